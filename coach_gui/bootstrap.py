@@ -1,0 +1,86 @@
+"""The one place that builds the real adapters from the config. Nothing connects at import."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coach_gui import paths
+from coach_gui.adapters.notes_fs import MarkdownNoteStore, seed_sample_notes
+from coach_gui.config import Config, config_path, load_config
+
+if TYPE_CHECKING:
+    from coach_gui.adapters.journal_sqlite import Journal
+
+LOG_FILE_NAME = "coach.log"
+
+
+@dataclass
+class AppContext:
+    config: Config
+    config_path: Path
+    notes: MarkdownNoteStore
+    data_dir: Path
+    log_file: Path
+    journal_path: Path
+    _journal: Journal | None = None
+
+    @property
+    def journal(self) -> Journal:
+        """The journal, opened (and migrated) on first use, so start-up does not wait on it."""
+        if self._journal is None:
+            from coach_gui.adapters.journal_sqlite import Journal
+
+            self._journal = Journal.open(self.journal_path)
+        return self._journal
+
+    def close(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+
+def setup_logging(log_file: Path, *, debug: bool = False) -> None:
+    """Log to a rotating file; the learner sees messages, the file keeps the details."""
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_coach", False)]:
+        if getattr(old, "baseFilename", None) == str(log_file.absolute()):
+            return
+        root.removeHandler(old)  # a new COACH_HOME (tests) gets its own log file
+        old.close()
+    try:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            log_file, maxBytes=1_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler._coach = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
+
+
+def build_context(*, seed: bool = True) -> AppContext:
+    """Load the config (ConfigError if it is bad), find the data folders, seed the sample
+    knowledge base on first run, and build the note store. The journal opens lazily."""
+    cfg_path = config_path()
+    config = load_config(cfg_path)
+    data = paths.data_dir()
+    log_file = paths.log_dir() / LOG_FILE_NAME
+    setup_logging(log_file)
+    kb = paths.kb_dir(config.kb.path)
+    if seed and not config.kb.path:
+        seed_sample_notes(kb)
+    store = MarkdownNoteStore(kb, paths.trash_dir(kb))
+    return AppContext(
+        config=config,
+        config_path=cfg_path,
+        notes=store,
+        data_dir=data,
+        log_file=log_file,
+        journal_path=paths.journal_path(),
+    )

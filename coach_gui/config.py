@@ -1,0 +1,237 @@
+"""`coach.config.json`: the schema, its defaults, loading and saving, with errors that name the key.
+
+The file at the repository root is the documented default; it is exactly what
+`default_config_text()` writes (a test keeps the two the same).
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from coach_gui.domain.errors import ConfigError
+
+CONFIG_FILE_NAME = "coach.config.json"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        strict=True,
+        populate_by_name=True,
+        validate_default=True,
+        allow_inf_nan=False,
+    )
+
+
+def is_loopback_host(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1, the only hosts Tier 1 may talk to."""
+    host = host.strip("[]").rstrip(".").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_loopback_url(url: str) -> str:
+    """`url` unchanged when it is an http(s) URL to a loopback host; otherwise ValueError."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"must be an http:// URL such as http://127.0.0.1:11434 (got {url!r})")
+    if not is_loopback_host(parts.hostname):
+        raise ValueError(
+            "Ollama must run on this computer: use localhost, 127.0.0.1 or [::1] "
+            f"(got host {parts.hostname!r})"
+        )
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError as exc:
+        raise ValueError(f"has a bad port ({url!r})") from exc
+    return url
+
+
+class KnowledgeBaseConfig(_Section):
+    path: str | None = Field(
+        default=None,
+        description="Folder of Markdown notes; null means <data>/kb.",
+    )
+
+
+class Tier1Config(_Section):
+    ollama_url: str = Field(default="http://127.0.0.1:11434", alias="ollamaUrl")
+    model: str = Field(default="llama3.2:3b", min_length=1)
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
+    seed: int | None = None
+    keep_alive: str = Field(default="10m", alias="keepAlive", min_length=1)
+    connect_timeout_seconds: float = Field(default=2.0, gt=0, le=60, alias="connectTimeoutSeconds")
+    read_timeout_seconds: float = Field(default=120.0, gt=0, le=3600, alias="readTimeoutSeconds")
+    challenges_per_session: int = Field(default=3, ge=1, le=20, alias="challengesPerSession")
+    follow_ups: bool = Field(default=True, alias="followUps")
+    max_regenerations: int = Field(default=2, ge=0, le=10, alias="maxRegenerations")
+
+    @field_validator("ollama_url")
+    @classmethod
+    def _loopback_only(cls, value: str) -> str:
+        return check_loopback_url(value)
+
+
+class JudgeConfig(_Section):
+    enabled: bool = True
+    include_assertions: bool = Field(default=True, alias="includeAssertions")
+    model: str = Field(default="gemini-2.5-flash", min_length=1)
+    base_url: str | None = Field(default=None, alias="baseUrl")
+    api_version: str = Field(default="v1beta", alias="apiVersion", pattern=r"^v[0-9a-z]+$")
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    timeout_seconds: float = Field(default=30.0, gt=0, le=600, alias="timeoutSeconds")
+    max_retries: int = Field(default=2, ge=0, le=10, alias="maxRetries")
+    review_payloads: bool = Field(default=False, alias="reviewPayloads")
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"must be an http(s) URL or null (got {value!r})")
+        return value
+
+
+class NoQuoteConfig(_Section):
+    max_shared_words: int = Field(default=6, ge=2, le=50, alias="maxSharedWords")
+    max_containment: float = Field(default=0.5, gt=0.0, le=1.0, alias="maxContainment")
+    shingle_words: int = Field(default=3, ge=1, le=10, alias="shingleWords")
+
+
+class Config(_Section):
+    kb: KnowledgeBaseConfig = KnowledgeBaseConfig()
+    tier1: Tier1Config = Tier1Config()
+    judge: JudgeConfig = JudgeConfig()
+    no_quote: NoQuoteConfig = Field(default=NoQuoteConfig(), alias="noQuote")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def with_changes(self, changes: dict[str, Any]) -> Config:
+        """A validated copy with dotted-key `changes` (``{"judge.enabled": False}``)."""
+        data = self.to_json_dict()
+        for dotted, value in changes.items():
+            section, _, key = dotted.partition(".")
+            data[section][key] = value
+        return parse_config(json.dumps(data))
+
+
+def default_config_text() -> str:
+    return json.dumps(Config().to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def _known_keys(loc: tuple[int | str, ...]) -> list[str]:
+    model: type[BaseModel] = Config
+    for part in loc[:-1]:
+        field = next(
+            (f for name, f in model.model_fields.items() if part in (name, f.alias)), None
+        )
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _message(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    loc = tuple(error["loc"])
+    got = error.get("input")
+    if kind == "extra_forbidden":
+        close = difflib.get_close_matches(str(loc[-1]), _known_keys(loc), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown key{hint}; remove it or check its spelling"
+    text = str(error["msg"])
+    text = text.removeprefix("Value error, ")
+    if kind.endswith("_type") or kind in ("model_type", "dict_type"):
+        return f"{text.lower()} (got {json.dumps(got)})"
+    if isinstance(got, (str, int, float, bool)) or got is None:
+        return f"{text} (got {json.dumps(got)})" if "(got" not in text else text
+    return text
+
+
+def parse_config(text: str, *, path: str | None = None) -> Config:
+    """Validate the JSON text of a config file; ConfigError names the first bad key."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix the file or reset it to the defaults",
+            path=path,
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError("must be a JSON object ({...})", path=path)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(_message(dict(first)), key=_dotted(tuple(first["loc"])), path=path) from None
+
+
+def config_path() -> Path:
+    """`COACH_CONFIG` if set, else coach.config.json in the user's config folder."""
+    override = os.environ.get("COACH_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    from coach_gui.paths import config_dir
+
+    return config_dir() / CONFIG_FILE_NAME
+
+
+def load_config(path: Path | None = None, *, create: bool = True) -> Config:
+    """Load the config; on first run write the defaults there and return them."""
+    path = path or config_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        if not create:
+            raise ConfigError("file not found", path=str(path)) from None
+        save_config(Config(), path)
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"cannot be read ({exc.strerror})", path=str(path)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError("is not UTF-8 text; reset it to the defaults", path=str(path)) from None
+    return parse_config(text, path=str(path))
+
+
+def save_config(config: Config, path: Path | None = None) -> Path:
+    """Write the config atomically (temp file, fsync, replace)."""
+    from coach_gui.adapters.files import atomic_write
+
+    path = path or config_path()
+    text = json.dumps(config.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, text.encode("utf-8"))
+    return path
+
+
+def reset_config(path: Path | None = None) -> Path:
+    """Replace the config with the defaults, keeping the old file as ``.bak`` next to it."""
+    path = path or config_path()
+    if path.exists():
+        backup = path.with_suffix(path.suffix + ".bak")
+        backup.write_bytes(path.read_bytes())
+    return save_config(Config(), path)
+

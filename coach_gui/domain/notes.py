@@ -1,0 +1,188 @@
+"""Concept notes: the learner's own distillation of a source, with its core assertions."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from coach_gui.domain.records import Record
+
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+def _check_id(value: str) -> str:
+    if not _ID_PATTERN.match(value):
+        raise ValueError(
+            "an id is 1–128 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return value
+
+
+def _check_no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("a note cannot contain NUL characters; remove them")
+    return value
+
+
+def _check_title(value: str) -> str:
+    _check_no_nul(value)
+    if not value.strip():
+        raise ValueError("a note needs a title")
+    if "\n" in value or "\r" in value:
+        raise ValueError("a title is one line")
+    return value
+
+
+def _check_tag(value: str) -> str:
+    _check_no_nul(value)
+    if not value.strip():
+        raise ValueError("a tag cannot be empty")
+    return value
+
+
+def _check_assertion(value: str) -> str:
+    _check_no_nul(value)
+    if not value.strip():
+        raise ValueError("a core assertion cannot be empty")
+    return value
+
+
+NoteId = Annotated[str, AfterValidator(_check_id)]
+Title = Annotated[str, AfterValidator(_check_title)]
+Tag = Annotated[str, AfterValidator(_check_tag)]
+Assertion = Annotated[str, AfterValidator(_check_assertion)]
+NoteText = Annotated[str, AfterValidator(_check_no_nul)]
+
+
+def new_note_id() -> str:
+    """A fresh, stable note id; generated once, then kept in the note's front matter."""
+    return uuid.uuid4().hex
+
+
+class Note(Record):
+    """One concept note as the learner wrote it (no file details)."""
+
+    id: NoteId
+    title: Title
+    source: NoteText = ""
+    tags: tuple[Tag, ...] = ()
+    core_assertions: tuple[Assertion, ...] = ()
+    body: NoteText = ""
+
+
+class NoteEntry(Record):
+    """A note together with where it lives, relative to the knowledge base folder."""
+
+    note: Note
+    file_name: str = Field(min_length=1)
+
+    @property
+    def stem(self) -> str:
+        """The file name without ``.md``: what ``coach practice NOTE`` accepts."""
+        name = self.file_name.rsplit("/", 1)[-1]
+        return name[:-3] if name.lower().endswith(".md") else name
+
+
+class BrokenNote(Record):
+    """A file in the knowledge base that could not be read; it is never overwritten."""
+
+    file_name: str
+    error: str
+
+
+class KnowledgeBaseSnapshot(Record):
+    """Everything found in the knowledge base folder at one moment."""
+
+    location: str
+    notes: tuple[NoteEntry, ...] = ()
+    broken: tuple[BrokenNote, ...] = ()
+
+    def find(self, key: str) -> NoteEntry | None:
+        """The note whose id, or file name without ``.md``, is `key`."""
+        for entry in self.notes:
+            if entry.note.id == key:
+                return entry
+        folded = key.casefold()
+        for entry in self.notes:
+            if entry.stem.casefold() == folded or entry.file_name.casefold() == folded:
+                return entry
+        return None
+
+
+def sort_key(entry: NoteEntry) -> tuple[str, str]:
+    """Notes are listed by title, case- and accent-insensitively, then by file name."""
+    return (fold(entry.note.title), entry.file_name)
+
+
+def ordered(entries: Iterable[NoteEntry]) -> list[NoteEntry]:
+    return sorted(entries, key=sort_key)
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive form used for ordering and search."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return stripped.casefold()
+
+
+def slug(title: str, *, taken: Sequence[str] = ()) -> str:
+    """A file-system-safe file name stem for a new note's title, unique among `taken`."""
+    base = re.sub(r"[^a-z0-9]+", "-", fold(title)).strip("-")[:60].strip("-") or "note"
+    taken_folded = {t.casefold() for t in taken}
+    candidate, n = base, 2
+    while candidate.casefold() in taken_folded:
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate
+
+
+class NoteSearchIndex:
+    """Search as you type: every word of the query must appear in the title, tags,
+    source, assertions or body. Title hits rank first, then tag hits, then the rest,
+    each group in list order.
+
+    Folded text is computed once per note, so a keystroke costs one substring scan per
+    note and query word.
+    """
+
+    def __init__(self, entries: Sequence[NoteEntry]) -> None:
+        self._entries = ordered(entries)
+        self._titles = [fold(e.note.title) for e in self._entries]
+        self._tags = [fold(" ".join(e.note.tags)) for e in self._entries]
+        self._texts = [
+            "\n".join(
+                (
+                    self._titles[i],
+                    self._tags[i],
+                    fold(e.note.source),
+                    fold("\n".join(e.note.core_assertions)),
+                    fold(e.note.body),
+                )
+            )
+            for i, e in enumerate(self._entries)
+        ]
+
+    @property
+    def entries(self) -> list[NoteEntry]:
+        return list(self._entries)
+
+    def search(self, query: str) -> list[NoteEntry]:
+        words = fold(query).split()
+        if not words:
+            return list(self._entries)
+        title_hits: list[NoteEntry] = []
+        tag_hits: list[NoteEntry] = []
+        other_hits: list[NoteEntry] = []
+        for i, text in enumerate(self._texts):
+            if all(w in text for w in words):
+                if all(w in self._titles[i] for w in words):
+                    title_hits.append(self._entries[i])
+                elif any(w in self._tags[i] for w in words):
+                    tag_hits.append(self._entries[i])
+                else:
+                    other_hits.append(self._entries[i])
+        return title_hits + tag_hits + other_hits

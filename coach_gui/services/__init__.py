@@ -1,0 +1,1 @@
+"""Use cases over ports. Imports the domain, never adapters or the GUI."""

@@ -1,0 +1,1 @@
+"""PySide6 only: windows, panes, dialogs and the background task helper."""

@@ -1,0 +1,74 @@
+"""Suite-wide rules: every test gets its own data and config folders, Qt runs offscreen,
+and any connection outside loopback fails the test (DESIGN §9)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Keep a developer's own keys and Gemini settings out of the tests.
+for _name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+    os.environ.pop(_name, None)
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_create_connection = socket.create_connection
+
+
+def _is_local(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    host = address[0] if isinstance(address, tuple) and address else address
+    if not isinstance(host, str):
+        return False
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+class NonLoopbackConnection(AssertionError):
+    pass
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise NonLoopbackConnection(f"test tried to connect outside loopback: {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise NonLoopbackConnection(f"test tried to connect outside loopback: {address!r}")
+    return _real_connect_ex(self, address)
+
+
+def _guarded_create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+    if not _is_local(address):
+        raise NonLoopbackConnection(f"test tried to connect outside loopback: {address!r}")
+    return _real_create_connection(address, *args, **kwargs)
+
+
+socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+socket.create_connection = _guarded_create_connection  # type: ignore[assignment]
+
+
+@pytest.fixture(autouse=True)
+def coach_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh COACH_HOME and COACH_CONFIG per test: nothing shared, nothing of the user's."""
+    home = tmp_path / "coach-home"
+    monkeypatch.setenv("COACH_HOME", str(home))
+    monkeypatch.setenv("COACH_CONFIG", str(tmp_path / "config" / "coach.config.json"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    yield home

@@ -1,0 +1,111 @@
+"""`coach notes`, `coach doctor` and `coach --version` as a script would run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from coach_gui import __version__
+
+
+def coach(*args: str, env_home: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COACH_HOME=str(env_home), COACH_CONFIG=str(config))
+    return subprocess.run(
+        [sys.executable, "-m", "coach_gui", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> tuple[Path, Path]:
+    return tmp_path / "home", tmp_path / "cfg" / "coach.config.json"
+
+
+def test_version(home: tuple[Path, Path]) -> None:
+    result = coach("--version", env_home=home[0], config=home[1])
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"coach {__version__}"
+
+
+def test_notes_json_on_an_empty_home_lists_the_samples(home: tuple[Path, Path]) -> None:
+    result = coach("notes", "--json", env_home=home[0], config=home[1])
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["location"] == str(home[0] / "kb")
+    assert 6 <= len(data["notes"]) <= 10
+    assert data["broken"] == []
+    for note in data["notes"]:
+        assert note["id"] and note["title"] and note["file"].endswith(".md")
+        assert 3 <= len(note["core_assertions"]) <= 5
+    assert home[1].exists()  # first run wrote the default config
+
+
+def test_doctor_passes_on_a_fresh_home(home: tuple[Path, Path]) -> None:
+    result = coach("doctor", "--json", env_home=home[0], config=home[1])
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["ok"] is True
+    names = [c["name"] for c in data["checks"]]
+    assert names[:3] == ["config", "knowledge base", "journal"]
+    assert (home[0] / "journal.sqlite3").exists()
+
+
+def test_a_broken_note_is_one_line_naming_the_file(home: tuple[Path, Path]) -> None:
+    coach("notes", env_home=home[0], config=home[1])
+    (home[0] / "kb" / "oops.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    result = coach("notes", "--json", env_home=home[0], config=home[1])
+    assert result.returncode == 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("coach: oops.md: ")
+    assert json.loads(result.stdout)["broken"][0]["file"] == "oops.md"
+    doctor = coach("doctor", env_home=home[0], config=home[1])
+    assert doctor.returncode == 1
+    assert "oops.md" in doctor.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"judge": {"enabeld": true}}', "judge.enabeld"),
+        ('{"tier1": {"ollamaUrl": "http://192.168.0.7:11434"}}', "tier1.ollamaUrl"),
+        ('{"judge": {"timeoutSeconds": "soon"}}', "judge.timeoutSeconds"),
+    ],
+)
+def test_a_bad_config_is_one_line_naming_the_key_and_exit_2(
+    home: tuple[Path, Path], text: str, key: str
+) -> None:
+    home[1].parent.mkdir(parents=True)
+    home[1].write_text(text, encoding="utf-8")
+    result = coach("notes", env_home=home[0], config=home[1])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"coach: {home[1]}: {key}: ")
+    assert "Traceback" not in result.stderr
+    doctor = coach("doctor", "--json", env_home=home[0], config=home[1])
+    assert doctor.returncode == 2
+    assert json.loads(doctor.stdout)["checks"][0]["ok"] is False
+
+
+def test_bad_json_config_names_the_file(home: tuple[Path, Path]) -> None:
+    home[1].parent.mkdir(parents=True)
+    home[1].write_text("{not json", encoding="utf-8")
+    result = coach("notes", env_home=home[0], config=home[1])
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"coach: {home[1]}: not valid JSON")
+
+
+def test_usage_errors_exit_2(home: tuple[Path, Path]) -> None:
+    result = coach("frobnicate", env_home=home[0], config=home[1])
+    assert result.returncode == 2
+    assert "invalid choice" in result.stderr

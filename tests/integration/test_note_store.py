@@ -1,0 +1,162 @@
+"""The knowledge base folder on a real file system."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from coach_gui.adapters import files
+from coach_gui.adapters.notes_fs import MarkdownNoteStore, NoteConflict, seed_sample_notes
+from coach_gui.domain.errors import NoteError
+from coach_gui.domain.notes import Note, new_note_id
+
+GOOD = b"---\nid: n1\ntitle: Struggle\ncore_assertions:\n  - More are born than survive.\n---\nBody\n"
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "struggle.md").write_bytes(GOOD)
+    return folder
+
+
+def _store(kb: Path) -> MarkdownNoteStore:
+    return MarkdownNoteStore(kb, kb.parent / "kb-trash")
+
+
+def test_open_then_save_without_edits_leaves_the_file_byte_identical(kb: Path) -> None:
+    store = _store(kb)
+    entry = store.load().notes[0]
+    before = (kb / "struggle.md").stat().st_mtime_ns
+    store.save(entry.note)
+    assert (kb / "struggle.md").read_bytes() == GOOD
+    assert (kb / "struggle.md").stat().st_mtime_ns == before  # not even rewritten
+
+
+def test_edit_is_written_and_read_back(kb: Path) -> None:
+    store = _store(kb)
+    note = store.load().notes[0].note
+    edited = note.model_copy(update={"core_assertions": ("A", "B"), "tags": ("bio",)})
+    store.save(edited)
+    assert _store(kb).load().notes[0].note == edited
+    assert not [p for p in kb.iterdir() if p.name.endswith(".tmp")]  # no temp left behind
+
+
+def test_broken_files_are_listed_with_their_error_and_never_overwritten(kb: Path) -> None:
+    bad = {
+        "bad-yaml.md": b"---\ntitle: [oops\n---\n",
+        "no-title.md": b"---\nid: x9\n---\nbody\n",
+        "latin1.md": "---\ntitle: caf\u00e9\n---\n".encode("latin-1"),
+        "binary.md": b"\x89PNG\r\n\x1a\n\x00\x00",
+        "huge.md": b"---\ntitle: big\n---\n" + b"a" * 1_100_000,
+    }
+    for name, raw in bad.items():
+        (kb / name).write_bytes(raw)
+    snapshot = _store(kb).load()
+    assert [e.file_name for e in snapshot.notes] == ["struggle.md"]
+    errors = {b.file_name: b.error for b in snapshot.broken}
+    assert set(errors) == set(bad)
+    assert "missing title" in errors["no-title.md"]
+    assert "UTF-8" in errors["latin1.md"]
+    for name, raw in bad.items():
+        assert (kb / name).read_bytes() == raw
+
+
+def test_a_note_without_id_gets_one_written_once(kb: Path) -> None:
+    (kb / "new.md").write_bytes(b"---\ntitle: Fresh\ntags: [a]\n---\nText\n")
+    first = {e.file_name: e.note.id for e in _store(kb).load().notes}
+    second = {e.file_name: e.note.id for e in _store(kb).load().notes}
+    assert first == second
+    assert (kb / "new.md").read_bytes() == f"---\nid: {first['new.md']}\ntitle: Fresh\ntags: [a]\n---\nText\n".encode()
+
+
+def test_duplicate_ids_are_reported_not_merged(kb: Path) -> None:
+    (kb / "copy.md").write_bytes(GOOD)
+    snapshot = _store(kb).load()
+    assert len(snapshot.notes) == 1
+    assert "same id" in snapshot.broken[0].error
+
+
+def test_new_notes_get_a_file_named_after_the_title(kb: Path) -> None:
+    store = _store(kb)
+    store.load()
+    first = store.save(Note(id=new_note_id(), title="Struggle!"))
+    second = store.save(Note(id=new_note_id(), title="Struggle?"))
+    assert (first.file_name, second.file_name) == ("struggle-2.md", "struggle-3.md")
+    assert len(_store(kb).load().notes) == 3
+
+
+def test_outside_edit_is_not_overwritten(kb: Path) -> None:
+    store = _store(kb)
+    note = store.load().notes[0].note
+    (kb / "struggle.md").write_bytes(GOOD.replace(b"Body", b"Edited elsewhere"))
+    with pytest.raises(NoteConflict, match="changed by another program"):
+        store.save(note.model_copy(update={"title": "Mine"}))
+    assert b"Edited elsewhere" in (kb / "struggle.md").read_bytes()
+
+
+def test_delete_moves_the_file_to_the_trash(kb: Path) -> None:
+    store = _store(kb)
+    store.load()
+    where = store.delete("n1")
+    assert not (kb / "struggle.md").exists()
+    assert Path(where).read_bytes() == GOOD
+    assert Path(where).parent == kb.parent / "kb-trash"
+    (kb / "struggle.md").write_bytes(GOOD)  # a second delete of the same name keeps both
+    store.load()
+    assert Path(store.delete("n1")).name != Path(where).name
+    assert len(list((kb.parent / "kb-trash").iterdir())) == 2
+    assert _store(kb).load().notes == ()
+
+
+def test_subfolders_are_read_and_hidden_ones_skipped(kb: Path) -> None:
+    (kb / "part2").mkdir()
+    (kb / "part2" / "x.md").write_bytes(b"---\nid: n2\ntitle: Deep\n---\n")
+    (kb / ".obsidian").mkdir()
+    (kb / ".obsidian" / "y.md").write_bytes(b"not a note")
+    names = [e.file_name for e in _store(kb).load().notes]
+    assert names == ["part2/x.md", "struggle.md"]
+
+
+def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(NoteError, match="does not exist"):
+        MarkdownNoteStore(tmp_path / "nope", tmp_path / "t").load()
+
+
+def test_failed_write_keeps_the_old_file_and_says_so(kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _store(kb)
+    note = store.load().notes[0].note
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full_disk)
+    with pytest.raises(NoteError, match="No space left on device"):
+        store.save(note.model_copy(update={"title": "Lost?"}))
+    assert (kb / "struggle.md").read_bytes() == GOOD
+    assert [p.name for p in kb.iterdir()] == ["struggle.md"]
+
+
+def test_atomic_write_keeps_mode_of_existing_file(tmp_path: Path) -> None:
+    target = tmp_path / "n.md"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o640)
+    files.atomic_write(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert target.stat().st_mode & 0o777 == 0o640
+
+
+def test_sample_notes_seed_once(tmp_path: Path) -> None:
+    folder = tmp_path / "kb"
+    count = seed_sample_notes(folder)
+    assert 6 <= count <= 10
+    snapshot = MarkdownNoteStore(folder, tmp_path / "trash").load()
+    assert len(snapshot.notes) == count and snapshot.broken == ()
+    for entry in snapshot.notes:
+        assert 3 <= len(entry.note.core_assertions) <= 5
+        assert "Darwin" in entry.note.source
+    (folder / snapshot.notes[0].file_name).unlink()
+    assert seed_sample_notes(folder) == 0  # the learner's folder is never refilled

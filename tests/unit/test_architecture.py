@@ -1,0 +1,82 @@
+"""The house rules of DESIGN §2, checked by tools rather than memory."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "coach_gui"
+
+
+def test_import_contracts_hold() -> None:
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports, "import-linter is a test dependency: pip install -e '.[test]'"
+    result = subprocess.run(
+        [lint_imports, "--no-cache"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def _imported_modules(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_only_the_gemini_adapter_may_import_google_genai() -> None:
+    """ADR-0021 decision 3; counts imports anywhere in a module, not just at the top."""
+    importers = sorted(
+        str(path.relative_to(REPO))
+        for path in PACKAGE.rglob("*.py")
+        if any(m == "google.genai" or m.startswith("google.genai.") for m in _imported_modules(path))
+    )
+    assert importers in ([], ["coach_gui/adapters/gemini.py"])
+
+
+def test_nothing_connects_or_builds_adapters_at_import() -> None:
+    code = (
+        "import socket, sys\n"
+        "def refuse(*a, **k): raise SystemExit('connected at import')\n"
+        "socket.socket.connect = refuse\n"
+        "import coach_gui.cli, coach_gui.bootstrap, coach_gui.config\n"
+        "print('PySide6' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"  # the CLI does not load Qt until the GUI opens
+
+
+def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
+    """A guard that cannot fail guards nothing: plant a Qt import in services and a
+    google.genai import in the domain, and expect both contracts to break."""
+    shutil.copytree(PACKAGE, tmp_path / "coach_gui", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "coach_gui" / "services" / "planted_qt.py").write_text(
+        "from PySide6 import QtCore\n", encoding="utf-8"
+    )
+    (tmp_path / "coach_gui" / "domain" / "planted_genai.py").write_text(
+        "from google import genai\n", encoding="utf-8"
+    )
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports
+    result = subprocess.run(
+        [lint_imports, "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(tmp_path), "PATH": str(Path(sys.executable).parent)},
+    )
+    assert result.returncode == 1
+    assert "coach_gui.services.planted_qt -> PySide6" in result.stdout
+    assert "coach_gui.domain.planted_genai -> google" in result.stdout

@@ -1,0 +1,140 @@
+"""The config file: defaults, and errors that name the key a person has to fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from coach_gui.config import (
+    Config,
+    default_config_text,
+    is_loopback_host,
+    load_config,
+    parse_config,
+    reset_config,
+    save_config,
+)
+from coach_gui.domain.errors import ConfigError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _with(section: str, key: str, value: object) -> str:
+    data = json.loads(default_config_text())
+    data[section][key] = value
+    return json.dumps(data)
+
+
+def test_repo_default_config_is_exactly_the_schema_defaults() -> None:
+    assert (REPO / "coach.config.json").read_text(encoding="utf-8") == default_config_text()
+
+
+def test_defaults_match_design() -> None:
+    config = parse_config(default_config_text())
+    assert config.judge.enabled is True
+    assert config.judge.include_assertions is True
+    assert config.tier1.ollama_url == "http://127.0.0.1:11434"
+
+
+def test_a_partial_file_takes_defaults_for_the_rest() -> None:
+    config = parse_config('{"judge": {"includeAssertions": false}}')
+    assert config.judge.include_assertions is False
+    assert config.judge.enabled is True
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "words"),
+    [
+        (_with("judge", "includeAssertion", True), "judge.includeAssertion", "did you mean 'includeAssertions'"),
+        ('{"colour": "blue"}', "colour", "unknown key"),
+        (_with("judge", "timeoutSeconds", "30"), "judge.timeoutSeconds", "got \"30\""),
+        (_with("judge", "enabled", "yes"), "judge.enabled", "boolean"),
+        (_with("judge", "timeoutSeconds", -1), "judge.timeoutSeconds", "greater than 0"),
+        (_with("tier1", "challengesPerSession", 0), "tier1.challengesPerSession", "greater than or equal to 1"),
+        (_with("noQuote", "maxContainment", 1.5), "noQuote.maxContainment", "less than or equal to 1"),
+        (_with("judge", "baseUrl", "ftp://x"), "judge.baseUrl", "http(s) URL"),
+        ('{"tier1": []}', "tier1", "got []"),
+    ],
+)
+def test_bad_values_name_the_key(text: str, key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, path="/home/me/coach.config.json")
+    assert caught.value.key == key
+    message = str(caught.value)
+    assert message.startswith(f"/home/me/coach.config.json: {key}: ")
+    assert words in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://192.168.1.10:11434",
+        "http://10.0.0.2:11434",
+        "http://example.com:11434",
+        "http://localhost.example.com:11434",
+        "http://[2001:db8::1]:11434",
+        "http://0.0.0.0:11434",
+        "ollama:11434",
+    ],
+)
+def test_tier1_must_be_on_loopback(url: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(_with("tier1", "ollamaUrl", url))
+    assert caught.value.key == "tier1.ollamaUrl"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://localhost:11434", "http://127.0.0.1:11434", "http://127.3.4.5:8080", "http://[::1]:11434"],
+)
+def test_tier1_loopback_urls_are_accepted(url: str) -> None:
+    assert parse_config(_with("tier1", "ollamaUrl", url)).tier1.ollama_url == url
+
+
+def test_loopback_host_rule() -> None:
+    assert is_loopback_host("LOCALHOST")
+    assert is_loopback_host("127.255.0.1")
+    assert not is_loopback_host("128.0.0.1")
+    assert not is_loopback_host("::2")
+
+
+def test_bad_json_says_where() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config('{"judge": {"enabled": true,}}')
+    assert caught.value.key is None
+    assert "not valid JSON (line 1" in str(caught.value)
+
+
+def test_first_run_writes_the_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "cfg" / "coach.config.json"
+    assert load_config(path) == Config()
+    assert path.read_text(encoding="utf-8") == default_config_text()
+
+
+def test_not_utf8_and_missing_files_are_clear(tmp_path: Path) -> None:
+    path = tmp_path / "coach.config.json"
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "missing.json", create=False)
+
+
+def test_save_then_load_round_trips_and_reset_keeps_a_backup(tmp_path: Path) -> None:
+    path = tmp_path / "coach.config.json"
+    changed = Config().with_changes({"judge.enabled": False, "tier1.model": "qwen3:4b"})
+    save_config(changed, path)
+    assert load_config(path) == changed
+    path.write_text("{broken", encoding="utf-8")
+    reset_config(path)
+    assert load_config(path) == Config()
+    assert path.with_suffix(".json.bak").read_text(encoding="utf-8") == "{broken"
+
+
+def test_with_changes_validates() -> None:
+    with pytest.raises(ConfigError) as caught:
+        Config().with_changes({"tier1.ollamaUrl": "http://203.0.113.5:11434"})
+    assert caught.value.key == "tier1.ollamaUrl"

@@ -1,0 +1,80 @@
+"""Note records, ordering and search as the learner types."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from coach_gui.domain.notes import Note, NoteEntry, NoteSearchIndex, ordered, slug
+
+
+def _entry(title: str, *, tags: tuple[str, ...] = (), body: str = "", file: str = "") -> NoteEntry:
+    note = Note(id=slug(title) + "1", title=title, tags=tags, body=body)
+    return NoteEntry(note=note, file_name=file or f"{slug(title)}.md")
+
+
+def test_records_are_closed_and_frozen() -> None:
+    with pytest.raises(ValidationError):
+        Note(id="a", title="T", colour="red")  # type: ignore[call-arg]
+    note = Note(id="a", title="T")
+    with pytest.raises(ValidationError):
+        note.title = "U"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"id": "a", "title": " "},
+        {"id": "a", "title": "two\nlines"},
+        {"id": "a b", "title": "T"},
+        {"id": "a", "title": "T", "core_assertions": ("ok", "")},
+        {"id": "a", "title": "T", "body": "nul\x00"},
+    ],
+)
+def test_invalid_notes_are_rejected(fields: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        Note(**fields)  # type: ignore[arg-type]
+
+
+def test_notes_are_ordered_by_title_ignoring_case_and_accents() -> None:
+    titles = [e.note.title for e in ordered([_entry("zebra"), _entry("Évolution"), _entry("apple")])]
+    assert titles == ["apple", "Évolution", "zebra"]
+
+
+def test_search_matches_all_words_and_ranks_title_hits_first() -> None:
+    index = NoteSearchIndex(
+        [
+            _entry("Natural selection", body="variation and inheritance"),
+            _entry("Struggle for existence", tags=("selection",)),
+            _entry("Geology", body="the record is imperfect; selection acts slowly"),
+        ]
+    )
+    assert [e.note.title for e in index.search("selection")] == [
+        "Natural selection",
+        "Struggle for existence",
+        "Geology",
+    ]
+    assert [e.note.title for e in index.search("SELECT slow")] == ["Geology"]
+    assert [e.note.title for e in index.search("evolution")] == []
+    assert len(index.search("   ")) == 3
+
+
+def test_search_ignores_accents() -> None:
+    index = NoteSearchIndex([_entry("Café society")])
+    assert index.search("cafe") and index.search("CAFÉ")
+
+
+def test_lookup_by_id_or_file_stem() -> None:
+    from coach_gui.domain.notes import KnowledgeBaseSnapshot
+
+    entry = _entry("Natural selection", file="sub/natural-selection.md")
+    snapshot = KnowledgeBaseSnapshot(location="/kb", notes=(entry,))
+    assert snapshot.find(entry.note.id) == entry
+    assert snapshot.find("Natural-Selection") == entry
+    assert snapshot.find("nothing") is None
+
+
+def test_slug_is_unique_and_safe() -> None:
+    assert slug("Why? Because: it's (so)!") == "why-because-it-s-so"
+    assert slug("???") == "note"
+    assert slug("A", taken=["a", "a-2"]) == "a-3"
