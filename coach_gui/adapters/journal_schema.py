@@ -1,0 +1,191 @@
+"""The journal's schema as forward migrations: version N's script turns a version N-1
+database into version N. Never edit a released script; add the next version instead.
+
+Conventions: ids are lowercase hex TEXT (uuid4 hex or SHA-256 hex), timestamps are
+ISO-8601 UTC TEXT written by the caller, JSON columns are TEXT checked with json_valid,
+every table is STRICT. Sealed records (traces, bindings, eval runs and their children)
+are write-once, enforced by triggers.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Migration(NamedTuple):
+    version: int
+    script: str
+
+
+# A column holding an id: non-empty lowercase hex.
+def _hex(column: str) -> str:
+    return f"CHECK (length({column}) > 0 AND {column} NOT GLOB '*[^0-9a-f]*')"
+
+
+def _immutable(table: str) -> str:
+    return f"""
+CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, 'sealed records are immutable'); END;
+CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+BEGIN SELECT RAISE(ABORT, 'sealed records are immutable'); END;
+"""
+
+
+_V1 = f"""
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY {_hex("id")},
+    note_id TEXT NOT NULL,
+    note_title_at_start TEXT NOT NULL,
+    note_digest TEXT NOT NULL,
+    config_digest TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('judged_with_assertions', 'judged_without', 'offline')),
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    disposition TEXT,
+    scheduler_decision_id TEXT,
+    gap_ids TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(gap_ids)),
+    sealed_trace_id TEXT REFERENCES sealed_traces (trace_id)
+) STRICT;
+
+CREATE TABLE challenges (
+    id TEXT PRIMARY KEY {_hex("id")},
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    position INTEGER NOT NULL CHECK (position >= 0),
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL CHECK (length(trim(text)) > 0),
+    origin TEXT NOT NULL CHECK (origin IN ('tier1', 'builtin', 'follow_up')),
+    parent_challenge_id TEXT REFERENCES challenges (id),
+    model TEXT,
+    target_assertions TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(target_assertions)),
+    created_at TEXT NOT NULL,
+    UNIQUE (session_id, position),
+    UNIQUE (id, session_id)
+) STRICT;
+
+-- A challenge that quoted the note is kept only as a digest and the reason: its text
+-- must never reach the learner, and the journal is something the learner can read.
+CREATE TABLE challenge_rejections (
+    id TEXT PRIMARY KEY {_hex("id")},
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    kind TEXT NOT NULL,
+    text_digest TEXT NOT NULL {_hex("text_digest")},
+    reason TEXT NOT NULL,
+    created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE attempts (
+    id TEXT PRIMARY KEY {_hex("id")},
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    challenge_id TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    submitted_at TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('unjudged', 'judged')),
+    unjudged_reason TEXT,
+    -- The challenge answered must belong to the same session.
+    FOREIGN KEY (challenge_id, session_id) REFERENCES challenges (id, session_id)
+) STRICT;
+
+CREATE TABLE outbox (
+    id TEXT PRIMARY KEY {_hex("id")},
+    created_at TEXT NOT NULL,
+    model TEXT NOT NULL,
+    payload TEXT NOT NULL CHECK (json_valid(payload)),
+    request_body TEXT NOT NULL,
+    response TEXT,
+    status TEXT NOT NULL CHECK (status IN ('sent', 'ok', 'error')),
+    error TEXT,
+    tokens_in INTEGER,
+    tokens_out INTEGER,
+    latency_ms INTEGER
+) STRICT;
+
+CREATE TABLE verdicts (
+    id TEXT PRIMARY KEY {_hex("id")},
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    outbox_id TEXT REFERENCES outbox (id),
+    verdict TEXT NOT NULL CHECK (verdict IN ('pass', 'fail')),
+    gaps TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(gaps)),
+    feedback TEXT NOT NULL,
+    assertions_sent INTEGER NOT NULL CHECK (assertions_sent IN (0, 1)),
+    assertions TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(assertions)),
+    judge_model TEXT NOT NULL,
+    created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE judge_refusals (
+    id TEXT PRIMARY KEY {_hex("id")},
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    reason_code TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE sealed_traces (
+    trace_id TEXT PRIMARY KEY {_hex("trace_id")},
+    session_id TEXT REFERENCES sessions (id),
+    kind TEXT NOT NULL CHECK (kind IN ('session', 'bound', 'eval_child')),
+    input_digest TEXT NOT NULL,
+    body TEXT NOT NULL CHECK (json_valid(body)),
+    created_at TEXT NOT NULL
+) STRICT;
+
+-- A binding's id is in the bound trace's chain, so the binding is written first and
+-- bound_trace_id may be filled once afterwards; nothing else about it ever changes.
+CREATE TABLE attempt_bindings (
+    id TEXT PRIMARY KEY {_hex("id")},
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    verdict_id TEXT NOT NULL REFERENCES verdicts (id),
+    bound_trace_id TEXT REFERENCES sealed_traces (trace_id),
+    created_at TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE eval_runs (
+    id TEXT PRIMARY KEY {_hex("id")},
+    created_at TEXT NOT NULL,
+    repeats INTEGER NOT NULL CHECK (repeats >= 1),
+    report TEXT NOT NULL CHECK (json_valid(report)),
+    signature TEXT NOT NULL,
+    key_id TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE eval_children (
+    eval_run_id TEXT NOT NULL REFERENCES eval_runs (id),
+    trace_id TEXT NOT NULL REFERENCES sealed_traces (trace_id),
+    arm TEXT NOT NULL CHECK (arm IN ('assertions_on', 'assertions_off')),
+    repeat INTEGER NOT NULL CHECK (repeat >= 0),
+    item INTEGER NOT NULL CHECK (item >= 0),
+    PRIMARY KEY (eval_run_id, arm, repeat, item)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX sessions_by_started ON sessions (started_at DESC);
+CREATE INDEX sessions_by_note ON sessions (note_id, started_at DESC);
+CREATE INDEX challenges_by_parent ON challenges (parent_challenge_id);
+CREATE INDEX rejections_by_session ON challenge_rejections (session_id);
+CREATE INDEX attempts_by_session ON attempts (session_id, submitted_at);
+CREATE INDEX attempts_by_challenge ON attempts (challenge_id, session_id);
+CREATE INDEX attempts_by_status ON attempts (status, submitted_at);
+CREATE INDEX verdicts_by_attempt ON verdicts (attempt_id, created_at);
+CREATE INDEX verdicts_by_outbox ON verdicts (outbox_id);
+CREATE INDEX refusals_by_attempt ON judge_refusals (attempt_id);
+CREATE INDEX traces_by_session ON sealed_traces (session_id);
+CREATE INDEX bindings_by_attempt ON attempt_bindings (attempt_id);
+CREATE INDEX bindings_by_verdict ON attempt_bindings (verdict_id);
+CREATE INDEX bindings_by_trace ON attempt_bindings (bound_trace_id);
+CREATE INDEX outbox_by_created ON outbox (created_at DESC);
+CREATE INDEX eval_runs_by_created ON eval_runs (created_at DESC);
+CREATE INDEX eval_children_by_trace ON eval_children (trace_id);
+{_immutable("sealed_traces")}
+{_immutable("eval_runs")}
+{_immutable("eval_children")}
+CREATE TRIGGER attempt_bindings_no_update BEFORE UPDATE ON attempt_bindings
+WHEN NOT (OLD.bound_trace_id IS NULL AND NEW.bound_trace_id IS NOT NULL
+          AND NEW.id = OLD.id AND NEW.attempt_id = OLD.attempt_id
+          AND NEW.verdict_id = OLD.verdict_id AND NEW.created_at = OLD.created_at)
+BEGIN SELECT RAISE(ABORT, 'sealed records are immutable'); END;
+CREATE TRIGGER attempt_bindings_no_delete BEFORE DELETE ON attempt_bindings
+BEGIN SELECT RAISE(ABORT, 'sealed records are immutable'); END;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, _V1),)
+
+LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,0 +1,317 @@
+"""The journal: one SQLite file in WAL mode, migrated forward by `PRAGMA user_version`,
+written by a single writer connection and read through per-thread read connections."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from coach_gui.adapters.files import fsync_dir
+from coach_gui.adapters.journal_schema import MIGRATIONS, Migration
+from coach_gui.domain.errors import JournalError
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_BUSY_SECONDS = 10.0  # another process (the CLI beside the GUI) may hold the write lock
+_WRITE_WAIT_SECONDS = 60.0  # a writer thread waits this long for our own lock
+_REPORT = "if it keeps happening, run `coach doctor` and report it with the log file"
+
+
+_BUSY = "Another Coach window or command is using it; close that one and try again."
+_DAMAGED = "The file is damaged; move it aside and restore a backup (*.bak beside it)."
+_DISK = "Check that its folder is writable and the disk is present, then try again."
+# The next step for the learner, by the prefix of SQLite's error name.
+_NEXT_STEPS = {
+    "SQLITE_CONSTRAINT": f"Coach refused to store an inconsistent record; {_REPORT}.",
+    "SQLITE_BUSY": _BUSY,
+    "SQLITE_LOCKED": _BUSY,
+    "SQLITE_FULL": "The disk is full; free some space and try again.",
+    "SQLITE_CORRUPT": _DAMAGED,
+    "SQLITE_NOTADB": _DAMAGED,
+    "SQLITE_READONLY": _DISK,
+    "SQLITE_CANTOPEN": _DISK,
+    "SQLITE_PERM": _DISK,
+    "SQLITE_IOERR": _DISK,
+}
+
+
+def _journal_error(path: Path, error: sqlite3.Error, doing: str) -> JournalError:
+    """Turn a vendor error into ours, with the next step the learner can take."""
+    name = getattr(error, "sqlite_errorname", "") or ""
+    step = next((s for key, s in _NEXT_STEPS.items() if name.startswith(key)), None)
+    step = step or f"Try again; {_REPORT}."
+    return JournalError(f"The journal {path} could not {doing}: {error}. {step}")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # Autocommit mode: transactions are opened explicitly (BEGIN IMMEDIATE for writes).
+    conn = sqlite3.connect(
+        path, timeout=_BUSY_SECONDS, isolation_level=None, check_same_thread=False
+    )
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    # FULL: a submitted answer survives power loss, not just a crash (NORMAL may lose it).
+    conn.execute("PRAGMA synchronous = FULL")
+    return conn
+
+
+def _statements(script: str) -> Iterator[str]:
+    """Split a script into statements (trigger bodies included), so a migration can run
+    inside our own transaction; `executescript` would commit it first."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
+
+def _probe(path: Path) -> tuple[int, bool]:
+    """(user_version, has tables) of an existing file, read without changing it."""
+    if not path.exists() or path.stat().st_size == 0:
+        return 0, False
+    with path.open("rb") as handle:
+        magic = handle.read(len(_SQLITE_MAGIC))
+    if magic != _SQLITE_MAGIC:
+        raise JournalError(
+            f"{path} is not a Coach journal (it is not an SQLite database). Move it aside "
+            "(rename it) or restore a backup, then start Coach again to create a fresh one."
+        )
+    uri = path.resolve().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=_BUSY_SECONDS)
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = int(conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0])
+    finally:
+        conn.close()
+    return version, tables > 0
+
+
+def _backup(writer: sqlite3.Connection, path: Path, next_version: int) -> Path:
+    """Copy the database, consistently and online, to `<name>.pre-v<N>.bak` beside it."""
+    target = path.with_name(f"{path.name}.pre-v{next_version}.bak")
+    partial = target.with_name(target.name + ".tmp")
+    partial.unlink(missing_ok=True)
+    copy = sqlite3.connect(partial)
+    try:
+        writer.backup(copy)
+    finally:
+        copy.close()
+    os.replace(partial, target)
+    fsync_dir(path.parent)
+    return target
+
+
+def _migrate(writer: sqlite3.Connection, path: Path, migrations: Sequence[Migration]) -> None:
+    """Apply each newer migration in its own transaction, rechecking the version inside
+    it so two Coach processes starting together cannot both apply one."""
+    writer.execute("PRAGMA foreign_keys = OFF")  # table rebuilds need it off; checked below
+    try:
+        for migration in migrations:
+            writer.execute("BEGIN IMMEDIATE")
+            try:
+                if writer.execute("PRAGMA user_version").fetchone()[0] >= migration.version:
+                    writer.execute("ROLLBACK")
+                    continue
+                for statement in _statements(migration.script):
+                    writer.execute(statement)
+                if writer.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                    raise sqlite3.IntegrityError("FOREIGN KEY constraint failed")
+                writer.execute(f"PRAGMA user_version = {int(migration.version)}")
+                writer.execute("COMMIT")
+            except sqlite3.Error as error:
+                if writer.in_transaction:
+                    writer.execute("ROLLBACK")
+                raise _journal_error(
+                    path, error, f"be upgraded to schema v{migration.version} (left unchanged)"
+                ) from error
+    finally:
+        writer.execute("PRAGMA foreign_keys = ON")
+
+
+class Journal:
+    """The open journal. Write with `with journal.write() as conn:` (one transaction,
+    committed on exit, rolled back on error); read with `with journal.read() as conn:`
+    (one consistent snapshot). Rows come back as `sqlite3.Row`."""
+
+    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
+        self._path = path
+        self._writer: sqlite3.Connection | None = writer
+        self._write_lock = threading.Lock()
+        self._writing_thread: int | None = None
+        self._readers_lock = threading.Lock()
+        self._readers: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
+
+    @classmethod
+    def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Journal:
+        """Open or create the journal at `path` and migrate it to the latest schema.
+        A database from a newer Coach, or a file that is not a Coach journal, is refused
+        and left untouched."""
+        if [m.version for m in migrations] != list(range(1, len(migrations) + 1)):
+            raise JournalError("Coach's journal migrations are out of order; report this bug.")
+        latest = migrations[-1].version
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_dir():
+                raise JournalError(f"{path} is a folder, not a journal; move it aside.")
+            version, has_tables = _probe(path)
+        except OSError as error:
+            raise JournalError(
+                f"Coach cannot use {path} for its journal ({error.strerror}: {error.filename}). "
+                "Check the folder's permissions, or set COACH_HOME to a writable folder."
+            ) from error
+        except sqlite3.Error as error:
+            raise _journal_error(path, error, "be opened") from error
+        if version > latest:
+            raise JournalError(
+                f"{path} was written by a newer Coach (schema v{version}); update Coach or "
+                f"restore a backup (this Coach knows schemas up to v{latest})."
+            )
+        if version == 0 and has_tables:
+            raise JournalError(
+                f"{path} is an SQLite database but not a Coach journal. Move it aside or "
+                "restore a backup, then start Coach again to create a fresh one."
+            )
+        writer: sqlite3.Connection | None = None
+        try:
+            writer = _connect(path)
+            writer.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
+            if version < latest:
+                if version > 0:
+                    _backup(writer, path, version + 1)
+                _migrate(writer, path, migrations)
+        except BaseException as error:
+            if writer is not None:
+                writer.close()
+            if isinstance(error, sqlite3.Error):
+                raise _journal_error(path, error, "be opened") from error
+            if isinstance(error, OSError):
+                raise JournalError(
+                    f"Coach could not back up {path} before upgrading it ({error}). "
+                    "Free some disk space or check the folder's permissions."
+                ) from error
+            raise
+        return cls(path, writer)
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def schema_version(self) -> int:
+        with self.read() as conn:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """The single writer, in one IMMEDIATE transaction. Do not call commit() inside."""
+        if self._writing_thread == threading.get_ident():
+            raise JournalError("Coach started a journal write inside another; report this bug.")
+        if not self._write_lock.acquire(timeout=_WRITE_WAIT_SECONDS):
+            raise JournalError("The journal stayed busy for a minute; try again.")
+        try:
+            if self._writer is None:
+                raise JournalError("The journal is closed; restart Coach.")
+            conn = self._writer
+            self._writing_thread = threading.get_ident()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+            except BaseException as error:
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error):
+                    raise _journal_error(self._path, error, "save a change") from error
+                raise
+        finally:
+            self._writing_thread = None
+            self._write_lock.release()
+
+    @contextlib.contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """This thread's read-only connection, in one snapshot (WAL: never blocked by the
+        writer). It does not see a write still open in the same thread."""
+        conn = self._reader()
+        outer = not conn.in_transaction  # a nested read shares the outer snapshot
+        try:
+            if outer:
+                conn.execute("BEGIN")
+            yield conn
+        except sqlite3.Error as error:
+            raise _journal_error(self._path, error, "be read") from error
+        finally:
+            if outer and conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+
+    def _reader(self) -> sqlite3.Connection:
+        ident, me = threading.get_ident(), threading.current_thread()
+        with self._readers_lock:
+            if self._writer is None:
+                raise JournalError("The journal is closed; restart Coach.")
+            entry = self._readers.get(ident)
+            if entry is not None and entry[0] is me:
+                return entry[1]
+            # Close the connections of threads that have ended (or whose id was reused).
+            for key, (thread, stale) in list(self._readers.items()):
+                if key == ident or not thread.is_alive():
+                    stale.close()
+                    del self._readers[key]
+            try:
+                conn = _connect(self._path)
+                conn.execute("PRAGMA query_only = ON")
+            except sqlite3.Error as error:
+                raise _journal_error(self._path, error, "be read") from error
+            self._readers[ident] = (me, conn)
+            return conn
+
+    def integrity_check(self) -> list[str]:
+        """Problems found by SQLite's integrity and foreign-key checks; empty when sound."""
+        try:
+            with self.read() as conn:
+                found = [str(row[0]) for row in conn.execute("PRAGMA integrity_check")]
+                orphans = conn.execute("PRAGMA foreign_key_check").fetchall()
+        except JournalError as error:
+            return [str(error)]
+        problems = [] if found == ["ok"] else found
+        problems += [f"{row[0]} row {row[1]} refers to a missing {row[2]} row" for row in orphans]
+        return problems
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table, by table name."""
+        with self.read() as conn:
+            names = [
+                str(row[0])
+                for row in conn.execute(
+                    "SELECT name FROM sqlite_schema WHERE type = 'table' "
+                    "AND name NOT LIKE 'sqlite%' ORDER BY name"
+                )
+            ]
+            return {
+                name: int(conn.execute(f'SELECT count(*) FROM "{name}"').fetchone()[0])
+                for name in names
+            }
+
+    def close(self) -> None:
+        """Wait for a write in progress, then close every connection. Idempotent."""
+        with self._write_lock, self._readers_lock:
+            for _, conn in self._readers.values():
+                conn.close()
+            self._readers.clear()
+            if self._writer is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    self._writer.execute("PRAGMA optimize")
+                self._writer.close()
+                self._writer = None
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
