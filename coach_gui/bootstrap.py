@@ -75,7 +75,9 @@ def build_context(*, seed: bool = True) -> AppContext:
     kb = paths.kb_dir(config.kb.path)
     if seed and not config.kb.path:
         seed_sample_notes(kb)
-    store = MarkdownNoteStore(kb, paths.trash_dir(kb))
+    store = MarkdownNoteStore(
+        kb, paths.trash_dir(kb), cache_file=data / "cache" / "front-matter.json"
+    )
     return AppContext(
         config=config,
         config_path=cfg_path,

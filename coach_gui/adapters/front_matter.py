@@ -8,7 +8,10 @@ edit keeps the front matter text as it was, and front-matter keys Coach does not
 
 from __future__ import annotations
 
+import hashlib
+import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +53,9 @@ def decode(raw: bytes) -> str:
             "split it into smaller notes"
         )
     if b"\x00" in raw:
-        raise NoteFormatError("this is a binary file, not a Markdown note; move it out of the folder")
+        raise NoteFormatError(
+            "this is a binary file, not a Markdown note; move it out of the folder"
+        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -97,8 +102,40 @@ def _field_label(loc: tuple[int | str, ...]) -> str:
     return f"'{name}' item {int(loc[1]) + 1}" if len(loc) > 1 else f"'{name}'"
 
 
-def parse(raw: bytes, *, fallback_id: str | None = None) -> ParsedFile:
-    """Parse a note file. `fallback_id` is used when the front matter has no id."""
+def _json_safe(value: Any) -> bool:
+    """True when `value` survives a JSON round trip unchanged (so it may be cached)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_json_safe(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
+    return False
+
+
+def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
+    """Parse front-matter YAML. `cache` maps a digest of the text to its parsed value:
+    YAML parsing is most of the cost of opening a large knowledge base, and the key is
+    the content itself, so a cached value can never be stale."""
+    key = hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    if cache is not None and key in cache:
+        return cache[key]  # shared, not copied: parsed front matter is only ever read
+    data = yaml.load(front, Loader=_Loader)  # noqa: S506 - a safe loader
+    if cache is not None and _json_safe(data):
+        cache[key] = data
+    return data
+
+
+def parse(
+    raw: bytes,
+    *,
+    fallback_id: str | Callable[[], str] | None = None,
+    yaml_cache: dict[str, Any] | None = None,
+) -> ParsedFile:
+    """Parse a note file. `fallback_id` (or what it returns) is used when the front
+    matter has no id."""
     text = decode(raw)
     bom = text.startswith(_BOM)
     if bom:
@@ -107,7 +144,7 @@ def parse(raw: bytes, *, fallback_id: str | None = None) -> ParsedFile:
     opening = _OPEN.match(text)
     newline = "\r\n" if opening and opening.group(0).endswith("\r\n") else "\n"
     try:
-        data = yaml.load(front, Loader=_Loader)  # noqa: S506 - a safe loader
+        data = load_yaml(front, yaml_cache)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (front matter line {mark.line + 1})" if mark is not None else ""
@@ -119,9 +156,11 @@ def parse(raw: bytes, *, fallback_id: str | None = None) -> ParsedFile:
         raise NoteFormatError("the front matter must be 'key: value' lines")
     raw_id = data.get("id")
     if raw_id is None:
-        raw_id = fallback_id
+        raw_id = fallback_id() if callable(fallback_id) else fallback_id
     if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or raw_id == "":
-        raise NoteFormatError("'id' must be text such as 3f2a9c...; delete the line to get a new one")
+        raise NoteFormatError(
+            "'id' must be text such as 3f2a9c...; delete the line to get a new one"
+        )
     title = data.get("title")
     if title is None or (isinstance(title, str) and not title.strip()):
         raise NoteFormatError("missing title: add a line 'title: ...' to the front matter")
@@ -174,9 +213,9 @@ def render_front_matter(note: Note, extra: dict[str, Any] | None = None) -> str:
 def render(note: Note, previous: ParsedFile | None = None) -> bytes:
     """The bytes of a note file for `note`, as close to `previous` as the edit allows."""
     newline = previous.newline if previous else "\n"
-    front_unchanged = previous is not None and previous.note.model_copy(
-        update={"body": note.body}
-    ) == note
+    front_unchanged = (
+        previous is not None and previous.note.model_copy(update={"body": note.body}) == note
+    )
     if previous is not None and front_unchanged:
         front = previous.front_matter_text
     else:

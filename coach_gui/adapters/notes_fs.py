@@ -8,6 +8,7 @@ trash folder; a note without an id gets one, written into its front matter once.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import shutil
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from coach_gui.adapters import front_matter
 from coach_gui.adapters.files import atomic_write
@@ -46,6 +48,26 @@ class _Loaded:
     digest: str  # of the bytes on disk when read or written, to detect outside edits
 
 
+class _CacheView(dict[str, Any]):
+    """Parsed front matter by content digest: looks up in what was cached last time, and
+    records every digest used now, so the cache written back holds no dead entries."""
+
+    def __init__(self, cached: dict[str, Any], used: dict[str, Any]) -> None:
+        super().__init__()
+        self._cached, self._used = cached, used
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._cached or key in self._used
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._used[key] if key in self._used else self._cached[key]
+        self._used[key] = value
+        return value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._used[key] = value
+
+
 def _digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
@@ -53,9 +75,10 @@ def _digest(raw: bytes) -> str:
 class MarkdownNoteStore:
     """A folder of ``.md`` notes (subfolders included, hidden folders skipped)."""
 
-    def __init__(self, folder: Path, trash: Path) -> None:
+    def __init__(self, folder: Path, trash: Path, *, cache_file: Path | None = None) -> None:
         self._folder = folder
         self._trash = trash
+        self._cache_file = cache_file
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
 
@@ -67,10 +90,12 @@ class MarkdownNoteStore:
     def trash_location(self) -> str:
         return str(self._trash)
 
-    def _files(self) -> list[Path]:
-        found: list[Path] = []
+    def _files(self) -> list[tuple[Path, str]]:
+        """Every note file with its name relative to the folder ('/'-separated)."""
+        found: list[tuple[Path, str]] = []
         trash = self._trash.resolve() if self._trash.exists() else None
-        for root, dirs, files in os.walk(self._folder):
+        top = str(self._folder)
+        for root, dirs, files in os.walk(top):
             dirs[:] = sorted(
                 d
                 for d in dirs
@@ -78,11 +103,12 @@ class MarkdownNoteStore:
                 and not d.startswith(".")
                 and (trash is None or Path(root, d).resolve() != trash)
             )
-            found.extend(Path(root, f) for f in sorted(files) if f.lower().endswith(".md"))
+            prefix = root[len(top) :].strip(os.sep).replace(os.sep, "/")
+            prefix = f"{prefix}/" if prefix else ""
+            found.extend(
+                (Path(root, f), prefix + f) for f in sorted(files) if f.lower().endswith(".md")
+            )
         return found
-
-    def _relative(self, path: Path) -> str:
-        return path.relative_to(self._folder).as_posix()
 
     def load(self) -> KnowledgeBaseSnapshot:
         if not self._folder.is_dir():
@@ -93,10 +119,11 @@ class MarkdownNoteStore:
         entries: list[NoteEntry] = []
         broken: list[BrokenNote] = []
         by_id: dict[str, _Loaded] = {}
-        for path in self._files():
-            name = self._relative(path)
+        cached = self._read_cache()
+        used: dict[str, Any] = {}
+        for path, name in self._files():
             try:
-                loaded = self._read(path, name)
+                loaded = self._read(path, name, _CacheView(cached, used))
             except NoteError as exc:
                 broken.append(BrokenNote(file_name=name, error=str(exc)))
                 continue
@@ -114,20 +141,45 @@ class MarkdownNoteStore:
             entries.append(NoteEntry(note=loaded.parsed.note, file_name=name))
         with self._lock:
             self._by_id = by_id
+        if used.keys() != cached.keys():
+            self._write_cache(used)
         return KnowledgeBaseSnapshot(
             location=str(self._folder), notes=tuple(ordered(entries)), broken=tuple(broken)
         )
 
-    def _read(self, path: Path, name: str) -> _Loaded:
+    def _read_cache(self) -> dict[str, Any]:
+        if self._cache_file is None:
+            return {}
+        try:
+            data = json.loads(self._cache_file.read_bytes())
+        except (OSError, ValueError):
+            return {}  # a missing or damaged cache only costs time
+        return data if isinstance(data, dict) else {}
+
+    def _write_cache(self, entries: dict[str, Any]) -> None:
+        if self._cache_file is None:
+            return
+        try:
+            text = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
+            atomic_write(self._cache_file, text.encode("utf-8"))
+        except OSError as exc:
+            log.info("front-matter cache not written: %s", exc)
+
+    def _read(self, path: Path, name: str, cache: dict[str, Any] | None = None) -> _Loaded:
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise NoteError(f"cannot be read ({exc.strerror})") from None
-        fresh_id = new_note_id()
-        parsed = front_matter.parse(raw, fallback_id=fresh_id)
-        if parsed.note.id == fresh_id:
+        generated: list[str] = []
+
+        def fresh_id() -> str:
+            generated.append(new_note_id())
+            return generated[0]
+
+        parsed = front_matter.parse(raw, fallback_id=fresh_id, yaml_cache=cache)
+        if generated:
             # Generated once, then kept in the file, so history keeps pointing at the note.
-            raw = front_matter.stamp_id(raw, fresh_id)
+            raw = front_matter.stamp_id(raw, generated[0])
             try:
                 atomic_write(path, raw)
             except OSError as exc:

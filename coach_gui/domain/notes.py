@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 import uuid
@@ -125,6 +126,8 @@ def ordered(entries: Iterable[NoteEntry]) -> list[NoteEntry]:
 
 def fold(text: str) -> str:
     """Case- and accent-insensitive form used for ordering and search."""
+    if text.isascii():  # the common case, and 50x cheaper than decomposing
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return stripped.casefold()
@@ -145,30 +148,79 @@ class NoteSearchIndex:
     source, assertions or body. Title hits rank first, then tag hits, then the rest,
     each group in list order.
 
-    Folded text is computed once per note, so a keystroke costs one substring scan per
-    note and query word.
+    The folded text of all notes is kept in one string, so the first word of a query is
+    found by C-speed `str.find` jumps rather than a Python loop over every note; and a
+    query that only extends the previous one (the learner typing on) searches only the
+    previous hits.
     """
+
+    _SEPARATOR = "\x00"  # never in a folded query word
 
     def __init__(self, entries: Sequence[NoteEntry]) -> None:
         self._entries = ordered(entries)
         self._titles = [fold(e.note.title) for e in self._entries]
         self._tags = [fold(" ".join(e.note.tags)) for e in self._entries]
+        # Each note's distinct whitespace-separated tokens: a query word never spans
+        # whitespace, so this finds the same notes as the full text in about half the bytes.
         self._texts = [
-            "\n".join(
-                (
-                    self._titles[i],
-                    self._tags[i],
-                    fold(e.note.source),
-                    fold("\n".join(e.note.core_assertions)),
-                    fold(e.note.body),
+            " ".join(
+                dict.fromkeys(
+                    fold(" ".join((n.title, *n.tags, n.source, *n.core_assertions, n.body))).split()
                 )
             )
-            for i, e in enumerate(self._entries)
+            for n in (e.note for e in self._entries)
         ]
+        self._starts: list[int] = []
+        position = 0
+        for text in self._texts:
+            self._starts.append(position)
+            position += len(text) + 1
+        self._blob = self._SEPARATOR.join(self._texts)
+        self._last: tuple[list[str], list[int]] = ([], list(range(len(self._entries))))
 
     @property
     def entries(self) -> list[NoteEntry]:
         return list(self._entries)
+
+    def _scan(self, word: str) -> list[int]:
+        """Indexes of the notes whose text contains `word`, in order.
+
+        A common word is found early in most texts, so testing each text is cheapest; a
+        rare one is cheapest to find by jumping through the joined text. A sample of the
+        first notes tells which case this is.
+        """
+        texts = self._texts
+        sample = texts[:200]
+        if sample and sum(word in t for t in sample) * 4 > len(sample):
+            return [i for i, text in enumerate(texts) if word in text]
+        hits: list[int] = []
+        starts, find = self._starts, self._blob.find
+        position = find(word)
+        while position >= 0:
+            index = bisect.bisect_right(starts, position) - 1
+            hits.append(index)
+            if index + 1 >= len(starts):
+                break
+            position = find(word, starts[index + 1])
+        return hits
+
+    def _matching(self, words: list[str]) -> list[int]:
+        previous_words, previous_hits = self._last
+        narrows = bool(previous_words) and all(
+            any(old in new for new in words) for old in previous_words
+        )
+        if narrows:
+            candidates, remaining = previous_hits, words
+        else:
+            longest = max(words, key=len)
+            candidates = self._scan(longest)
+            remaining = [w for w in words if w != longest]
+        texts = self._texts
+        hits = candidates
+        for word in remaining:  # one C-level substring test per candidate and word
+            hits = [i for i in hits if word in texts[i]]
+        self._last = (words, hits)
+        return hits
 
     def search(self, query: str) -> list[NoteEntry]:
         words = fold(query).split()
@@ -177,12 +229,13 @@ class NoteSearchIndex:
         title_hits: list[NoteEntry] = []
         tag_hits: list[NoteEntry] = []
         other_hits: list[NoteEntry] = []
-        for i, text in enumerate(self._texts):
-            if all(w in text for w in words):
-                if all(w in self._titles[i] for w in words):
-                    title_hits.append(self._entries[i])
-                elif any(w in self._tags[i] for w in words):
-                    tag_hits.append(self._entries[i])
-                else:
-                    other_hits.append(self._entries[i])
+        titles, tags, entries = self._titles, self._tags, self._entries
+        for i in self._matching(words):
+            title = titles[i]
+            if all(w in title for w in words):
+                title_hits.append(entries[i])
+            elif any(w in tags[i] for w in words):
+                tag_hits.append(entries[i])
+            else:
+                other_hits.append(entries[i])
         return title_hits + tag_hits + other_hits

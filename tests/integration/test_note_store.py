@@ -12,7 +12,9 @@ from coach_gui.adapters.notes_fs import MarkdownNoteStore, NoteConflict, seed_sa
 from coach_gui.domain.errors import NoteError
 from coach_gui.domain.notes import Note, new_note_id
 
-GOOD = b"---\nid: n1\ntitle: Struggle\ncore_assertions:\n  - More are born than survive.\n---\nBody\n"
+GOOD = (
+    b"---\nid: n1\ntitle: Struggle\ncore_assertions:\n  - More are born than survive.\n---\nBody\n"
+)
 
 
 @pytest.fixture
@@ -70,7 +72,9 @@ def test_a_note_without_id_gets_one_written_once(kb: Path) -> None:
     first = {e.file_name: e.note.id for e in _store(kb).load().notes}
     second = {e.file_name: e.note.id for e in _store(kb).load().notes}
     assert first == second
-    assert (kb / "new.md").read_bytes() == f"---\nid: {first['new.md']}\ntitle: Fresh\ntags: [a]\n---\nText\n".encode()
+    assert (
+        kb / "new.md"
+    ).read_bytes() == f"---\nid: {first['new.md']}\ntitle: Fresh\ntags: [a]\n---\nText\n".encode()
 
 
 def test_duplicate_ids_are_reported_not_merged(kb: Path) -> None:
@@ -126,7 +130,9 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
         MarkdownNoteStore(tmp_path / "nope", tmp_path / "t").load()
 
 
-def test_failed_write_keeps_the_old_file_and_says_so(kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_write_keeps_the_old_file_and_says_so(
+    kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = _store(kb)
     note = store.load().notes[0].note
 
@@ -160,3 +166,15 @@ def test_sample_notes_seed_once(tmp_path: Path) -> None:
         assert "Darwin" in entry.note.source
     (folder / snapshot.notes[0].file_name).unlink()
     assert seed_sample_notes(folder) == 0  # the learner's folder is never refilled
+
+
+def test_front_matter_cache_speeds_reopening_but_never_serves_stale_notes(kb: Path) -> None:
+    cache = kb.parent / "cache" / "front-matter.json"
+    MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    assert cache.exists()
+    (kb / "struggle.md").write_bytes(GOOD.replace(b"title: Struggle", b"title: Edited outside"))
+    again = MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    assert again.notes[0].note.title == "Edited outside"
+    cache.write_bytes(b"\x00garbage")  # a damaged cache costs time, not notes
+    third = MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    assert third.notes[0].note.title == "Edited outside"

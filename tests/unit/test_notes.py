@@ -37,7 +37,9 @@ def test_invalid_notes_are_rejected(fields: dict[str, object]) -> None:
 
 
 def test_notes_are_ordered_by_title_ignoring_case_and_accents() -> None:
-    titles = [e.note.title for e in ordered([_entry("zebra"), _entry("Évolution"), _entry("apple")])]
+    titles = [
+        e.note.title for e in ordered([_entry("zebra"), _entry("Évolution"), _entry("apple")])
+    ]
     assert titles == ["apple", "Évolution", "zebra"]
 
 
@@ -78,3 +80,20 @@ def test_slug_is_unique_and_safe() -> None:
     assert slug("Why? Because: it's (so)!") == "why-because-it-s-so"
     assert slug("???") == "note"
     assert slug("A", taken=["a", "a-2"]) == "a-3"
+
+
+def test_search_narrows_and_widens_as_the_learner_types_and_deletes() -> None:
+    entries = [_entry(f"Note {i}", body=f"word{i} common") for i in range(300)]
+    entries.append(_entry("Rare one", body="unusual"))
+    index = NoteSearchIndex(entries)
+    typed = ["u", "un", "unu", "unus", "unu", "un", "u", ""]
+    counts = [len(index.search(q)) for q in typed]
+    assert counts == [1, 1, 1, 1, 1, 1, 1, 301]
+    assert len(index.search("common")) == 300  # a common word (per-text path)
+    assert len(index.search("common word29")) == 11  # word29, word290..word299
+    assert [e.note.title for e in index.search("word7 common")][:1] == ["Note 7"]
+
+
+def test_query_words_match_inside_punctuated_tokens() -> None:
+    index = NoteSearchIndex([_entry("T", body="Darwin's theory, (1859).")])
+    assert index.search("darwin's") and index.search("theory") and index.search("1859")
