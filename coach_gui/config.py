@@ -142,9 +142,7 @@ def _dotted(loc: tuple[int | str, ...]) -> str:
 def _known_keys(loc: tuple[int | str, ...]) -> list[str]:
     model: type[BaseModel] = Config
     for part in loc[:-1]:
-        field = next(
-            (f for name, f in model.model_fields.items() if part in (name, f.alias)), None
-        )
+        field = next((f for name, f in model.model_fields.items() if part in (name, f.alias)), None)
         annotation = field.annotation if field else None
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return []
@@ -185,7 +183,9 @@ def parse_config(text: str, *, path: str | None = None) -> Config:
         return Config.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise ConfigError(_message(dict(first)), key=_dotted(tuple(first["loc"])), path=path) from None
+        raise ConfigError(
+            _message(dict(first)), key=_dotted(tuple(first["loc"])), path=path
+        ) from None
 
 
 def config_path() -> Path:
@@ -234,4 +234,3 @@ def reset_config(path: Path | None = None) -> Path:
         backup = path.with_suffix(path.suffix + ".bak")
         backup.write_bytes(path.read_bytes())
     return save_config(Config(), path)
-

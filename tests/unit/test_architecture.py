@@ -38,7 +38,9 @@ def test_only_the_gemini_adapter_may_import_google_genai() -> None:
     importers = sorted(
         str(path.relative_to(REPO))
         for path in PACKAGE.rglob("*.py")
-        if any(m == "google.genai" or m.startswith("google.genai.") for m in _imported_modules(path))
+        if any(
+            m == "google.genai" or m.startswith("google.genai.") for m in _imported_modules(path)
+        )
     )
     assert importers in ([], ["coach_gui/adapters/gemini.py"])
 
@@ -51,7 +53,9 @@ def test_nothing_connects_or_builds_adapters_at_import() -> None:
         "import coach_gui.cli, coach_gui.bootstrap, coach_gui.config\n"
         "print('PySide6' in sys.modules)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"  # the CLI does not load Qt until the GUI opens
 

@@ -47,13 +47,25 @@ def test_a_partial_file_takes_defaults_for_the_rest() -> None:
 @pytest.mark.parametrize(
     ("text", "key", "words"),
     [
-        (_with("judge", "includeAssertion", True), "judge.includeAssertion", "did you mean 'includeAssertions'"),
+        (
+            _with("judge", "includeAssertion", True),
+            "judge.includeAssertion",
+            "did you mean 'includeAssertions'",
+        ),
         ('{"colour": "blue"}', "colour", "unknown key"),
-        (_with("judge", "timeoutSeconds", "30"), "judge.timeoutSeconds", "got \"30\""),
+        (_with("judge", "timeoutSeconds", "30"), "judge.timeoutSeconds", 'got "30"'),
         (_with("judge", "enabled", "yes"), "judge.enabled", "boolean"),
         (_with("judge", "timeoutSeconds", -1), "judge.timeoutSeconds", "greater than 0"),
-        (_with("tier1", "challengesPerSession", 0), "tier1.challengesPerSession", "greater than or equal to 1"),
-        (_with("noQuote", "maxContainment", 1.5), "noQuote.maxContainment", "less than or equal to 1"),
+        (
+            _with("tier1", "challengesPerSession", 0),
+            "tier1.challengesPerSession",
+            "greater than or equal to 1",
+        ),
+        (
+            _with("noQuote", "maxContainment", 1.5),
+            "noQuote.maxContainment",
+            "less than or equal to 1",
+        ),
         (_with("judge", "baseUrl", "ftp://x"), "judge.baseUrl", "http(s) URL"),
         ('{"tier1": []}', "tier1", "got []"),
     ],
@@ -88,7 +100,12 @@ def test_tier1_must_be_on_loopback(url: str) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://localhost:11434", "http://127.0.0.1:11434", "http://127.3.4.5:8080", "http://[::1]:11434"],
+    [
+        "http://localhost:11434",
+        "http://127.0.0.1:11434",
+        "http://127.3.4.5:8080",
+        "http://[::1]:11434",
+    ],
 )
 def test_tier1_loopback_urls_are_accepted(url: str) -> None:
     assert parse_config(_with("tier1", "ollamaUrl", url)).tier1.ollama_url == url
