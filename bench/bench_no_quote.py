@@ -1,0 +1,95 @@
+"""No-quote check cost per challenge against a 5,000-word note (target: <= 2 ms).
+
+Run: python bench/bench_no_quote.py [--words 5000] [--checks 2000]
+Prints the one-off cost of building the check for the note and the per-check times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from coach_gui.config import NoQuoteConfig
+from coach_gui.domain.no_quote import NoQuoteCheck
+
+_VOCABULARY_TEXT = (
+    "the of and to in a is that for it as was with be by on not he this are or his from at "
+    "which but have an they you were her she there been one all we their has would when if "
+    "species variation selection market labour division worker pins machine harm liberty "
+    "opinion society individual power truth time life money property philosophy mind body "
+    "struggle existence offspring generation favourable advantage organ dexterity operation "
+    "extent village nails principle adult child care dogma invest waste guard retirement past"
+)
+VOCABULARY = _VOCABULARY_TEXT.split()
+QUESTIONS = (
+    "How would you explain {a} to a friend who has never heard of {b}?",
+    "Why might {a} change what happens to {b} over a long time?",
+    "Predict what happens to {a} if {b} disappears, and explain why.",
+    "Give an example of {a} from your own life and say how it relates to {b}.",
+)
+
+
+def make_note(words: int, rng: random.Random) -> tuple[str, list[str]]:
+    sentences = []
+    while sum(len(s.split()) for s in sentences) < words:
+        sentences.append(" ".join(rng.choices(VOCABULARY, k=rng.randint(8, 24))).capitalize())
+    body = ". ".join(sentences) + "."
+    assertions = [" ".join(rng.choices(VOCABULARY, k=12)) for _ in range(5)]
+    return body, assertions
+
+
+def make_challenges(body: str, count: int, rng: random.Random) -> list[str]:
+    words = body.split()
+    challenges = []
+    for i in range(count):
+        if i % 4 == 3:  # every fourth one quotes the note, so both paths are timed
+            start = rng.randrange(len(words) - 12)
+            challenges.append("Why is it that " + " ".join(words[start : start + 12]) + "?")
+        else:
+            a, b = rng.sample(VOCABULARY[40:], 2)
+            challenges.append(rng.choice(QUESTIONS).format(a=a, b=b))
+    return challenges
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--words", type=int, default=5000)
+    parser.add_argument("--checks", type=int, default=2000)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    settings = NoQuoteConfig()
+    body, assertions = make_note(args.words, rng)
+    challenges = make_challenges(body, args.checks, rng)
+
+    started = time.perf_counter()
+    check = NoQuoteCheck(
+        body,
+        assertions,
+        max_shared_words=settings.max_shared_words,
+        max_containment=settings.max_containment,
+        shingle_words=settings.shingle_words,
+    )
+    build_ms = (time.perf_counter() - started) * 1000
+
+    times = []
+    rejected = 0
+    for text in challenges:
+        started = time.perf_counter()
+        finding = check.check(text)
+        times.append((time.perf_counter() - started) * 1000)
+        rejected += finding is not None
+    times.sort()
+    p99 = times[int(len(times) * 0.99) - 1]
+    print(f"note: {len(body.split())} words + {len(assertions)} assertions")
+    print(f"build once per note: {build_ms:.2f} ms")
+    print(
+        f"check ({len(times)} challenges, {rejected} rejected): "
+        f"mean {statistics.fmean(times):.3f} ms, median {statistics.median(times):.3f} ms, "
+        f"p99 {p99:.3f} ms, max {times[-1]:.3f} ms (target <= 2 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Errors of Tier 1 (challenges written by the local Ollama model).
+
+Defined in the domain so that services can catch them without importing the adapter.
+Each message says what happened and what to do next.
+"""
+
+from __future__ import annotations
+
+from coach_gui.domain.errors import CoachError, ConfigError
+
+_FALLBACK = "you can practise with the built-in challenges meanwhile"
+
+
+class Tier1Error(CoachError):
+    """Tier 1 could not write a challenge or follow-up."""
+
+
+class Tier1Unavailable(Tier1Error):
+    """Tier 1 cannot be used until the learner fixes something: offer built-in challenges."""
+
+
+class OllamaNotRunning(Tier1Unavailable):
+    """Nothing answers at the configured Ollama URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        super().__init__(
+            f"Ollama is not running at {url} — start it with `ollama serve`; {_FALLBACK}."
+        )
+
+
+class ModelMissing(Tier1Unavailable):
+    """Ollama runs but does not have the configured model (HTTP 404)."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        super().__init__(
+            f"The model '{model}' is not installed in Ollama — run `ollama pull {model}` "
+            f"(or use Download model); {_FALLBACK}."
+        )
+
+
+class ModelPullFailed(Tier1Error):
+    """Ollama could not download a model."""
+
+    def __init__(self, model: str, detail: str) -> None:
+        self.model = model
+        self.detail = detail
+        super().__init__(
+            f"Ollama could not download '{model}': {detail}. Check the model name "
+            "(tier1.model in Settings) and the internet connection, then try again."
+        )
+
+
+class OllamaNotLoopback(ConfigError, Tier1Unavailable):
+    """The Ollama URL is not on this computer; Coach never sends a note anywhere else."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        super().__init__(
+            "Ollama must run on this computer, so Coach refuses to contact "
+            f"{url}: set it to http://127.0.0.1:11434 (or another localhost address)",
+            key="tier1.ollamaUrl",
+        )
+
+
+class OllamaTimeout(Tier1Error):
+    """Ollama accepted the request but did not answer in time."""
+
+    def __init__(self, url: str, seconds: float) -> None:
+        self.url = url
+        self.seconds = seconds
+        super().__init__(
+            f"Ollama at {url} did not answer within {seconds:g} s (it may still be loading "
+            "the model). Try again; if it keeps happening, raise tier1.readTimeoutSeconds "
+            "in Settings or choose a smaller model."
+        )
+
+
+class OllamaServerError(Tier1Error):
+    """Ollama answered with an error (an HTTP error status or an error line mid-stream)."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(
+            f"Ollama reported an error: {detail}. Try again; if it keeps happening, "
+            "restart Ollama (`ollama serve`) and look at its log."
+        )
+
+
+class StreamCut(Tier1Error):
+    """The reply stream ended before Ollama said it was done."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The connection to Ollama closed before the reply was finished. Try again; "
+            "if it keeps happening, restart Ollama (`ollama serve`)."
+        )
+
+
+class InvalidOllamaReply(Tier1Error):
+    """Ollama sent something that is not the JSON it documents."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(
+            f"Ollama sent a reply Coach cannot read ({detail}). Try again; if it keeps "
+            "happening, update Ollama or check that tier1.ollamaUrl points at Ollama."
+        )
+
+
+class InvalidChallengeReply(Tier1Error):
+    """The model's reply was not the JSON challenge it was asked for."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+        super().__init__(
+            f"The local model did not write a usable challenge ({detail}). Try again; if it "
+            "keeps happening, choose another model in Settings."
+        )
+
+
+class GenerationCancelled(Tier1Error):
+    """The learner cancelled generation; whatever was streamed so far is discarded."""
+
+    def __init__(self) -> None:
+        super().__init__("Generation was cancelled.")

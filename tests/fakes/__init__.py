@@ -1,0 +1,1 @@
+"""Hand-written fakes for tests: loopback servers that speak real wire formats."""

@@ -1,0 +1,376 @@
+"""A fake Ollama on 127.0.0.1 that speaks the real wire format, records every request,
+and injects faults on demand.
+
+Chat replies stream as chunked NDJSON, one token per line, then a ``done: true`` line with
+``done_reason``, ``eval_count``, ``prompt_eval_count`` and durations, as Ollama does.
+
+    with FakeOllama() as ollama:
+        ollama.queue_challenge("Why do species change over time?")
+        ollama.inject(Fault.CUT_STREAM, after_tokens=3)
+        OllamaClient(ollama.url, ...)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import select
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_MODEL = "llama3.2:3b"
+DEFAULT_CHALLENGE = "In your own words, why does this idea matter?"
+
+
+class Fault(StrEnum):
+    MODEL_NOT_FOUND = "model_not_found"  # 404 {"error": "model ... not found"}
+    SERVER_ERROR = "server_error"  # 500 before any streaming
+    ERROR_MID_STREAM = "error_mid_stream"  # a few tokens, then an {"error": ...} line
+    CUT_STREAM = "cut_stream"  # a few tokens, then the socket closes without `done`
+    GARBAGE_LINE = "garbage_line"  # a few tokens, then a line that is not JSON
+    HANG = "hang"  # a few tokens, then nothing until the client leaves or release()
+    SLOW_LOAD = "slow_load"  # no response at all (model loading) until release()
+    REDIRECT = "redirect"  # 307 to a host outside this computer
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # the parsed JSON body, or None
+
+
+@dataclass
+class _Injected:
+    fault: Fault
+    path: str
+    after_tokens: int
+    times: int | None  # None: every matching request
+
+
+@dataclass
+class FakeOllama:
+    models: list[str] = field(default_factory=lambda: [DEFAULT_MODEL])
+    version: str = "0.12.6"
+    token_delay: float = 0.0  # seconds between tokens ("slow tokens")
+    pull_steps: int = 5
+    pull_delay: float = 0.0
+    not_in_library: set[str] = field(default_factory=set)  # /api/pull fails for these
+    reply_for: Callable[[RecordedRequest], str] | None = None  # content from the request
+    redirect_to: str = "http://example.com/api/chat"
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._requests: list[RecordedRequest] = []
+        self._replies: deque[str] = deque()
+        self._faults: list[_Injected] = []
+        self._stopping = threading.Event()
+        self._release = threading.Event()
+        self.hanging = threading.Event()  # set when a HANG fault starts waiting
+        self.client_gone = threading.Event()  # set when a streaming client hung up early
+        self.done_lines_sent = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def start(self) -> FakeOllama:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeOllama:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "start() the fake first"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # --- scripting -----------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    def requests_to(self, path: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path == path]
+
+    def queue_reply(self, content: str) -> None:
+        """The next chat reply's content, exactly as the model would write it."""
+        with self._lock:
+            self._replies.append(content)
+
+    def queue_challenge(self, text: str, kind: str = "explain") -> None:
+        """The next chat reply: a challenge in the JSON shape Tier 1 asks for."""
+        self.queue_reply(json.dumps({"challenge": text, "kind": kind}))
+
+    def inject(
+        self,
+        fault: Fault,
+        *,
+        path: str = "/api/chat",
+        after_tokens: int = 2,
+        times: int | None = 1,
+    ) -> None:
+        with self._lock:
+            self._faults.append(_Injected(fault, path, after_tokens, times))
+
+    def release(self) -> None:
+        """Let a hanging stream carry on to its normal end."""
+        self._release.set()
+
+    # --- used by the handler -----------------------------------------------------------------
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _take_fault(self, path: str) -> _Injected | None:
+        with self._lock:
+            for injected in self._faults:
+                if injected.path == path:
+                    if injected.times is not None:
+                        injected.times -= 1
+                        if injected.times <= 0:
+                            self._faults.remove(injected)
+                    return injected
+        return None
+
+    def _content_for(self, request: RecordedRequest) -> str:
+        with self._lock:
+            if self._replies:
+                return self._replies.popleft()
+        if self.reply_for is not None:
+            return self.reply_for(request)
+        return json.dumps({"challenge": DEFAULT_CHALLENGE, "kind": "explain"})
+
+    def _wait(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+
+def _tokens(content: str) -> list[str]:
+    """Split like a tokenizer would, roughly: short pieces that rejoin to the content."""
+    return re.findall(r"\s*[^\s]{1,6}|\s+", content) or [""]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeOllama
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    # --- plumbing ------------------------------------------------------------------------
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError):
+            self.close_connection = True  # the client went away between requests
+
+    def _read_body(self) -> Any:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            return json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            return None
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _line(self, payload: Any | str) -> None:
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        data = (text + "\n").encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _cut(self) -> None:
+        self.wfile.flush()
+        self.close_connection = True
+        self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _client_left(self) -> bool:
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+
+    def _hang(self) -> bool:
+        """Wait for release(), the client leaving, or shutdown; True to carry on."""
+        self.fake.hanging.set()
+        while not self.fake._stopping.is_set():
+            if self.fake._release.wait(0.02):
+                return True
+            if self._client_left():
+                self.fake.client_gone.set()
+                return False
+        return False
+
+    # --- routes ---------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def _handle(self, method: str) -> None:
+        body = self._read_body() if method == "POST" else None
+        request = RecordedRequest(method, self.path, dict(self.headers.items()), body)
+        self.fake._record(request)
+        fault = self.fake._take_fault(self.path)
+        try:
+            if fault and fault.fault is Fault.SERVER_ERROR:
+                self._send_json(500, {"error": "llama runner process has terminated"})
+            elif fault and fault.fault is Fault.REDIRECT:
+                self._send_json(307, {}, {"Location": self.fake.redirect_to})
+            elif (method, self.path) == ("GET", "/api/version"):
+                self._send_json(200, {"version": self.fake.version})
+            elif (method, self.path) == ("GET", "/api/tags"):
+                self._send_json(200, {"models": [_tag(m) for m in self.fake.models]})
+            elif (method, self.path) == ("POST", "/api/chat"):
+                self._chat(request, fault)
+            elif (method, self.path) == ("POST", "/api/pull"):
+                self._pull(request, fault)
+            else:
+                self._send_json(404, {"error": "404 page not found"})
+        except (BrokenPipeError, ConnectionResetError):
+            self.fake.client_gone.set()
+            self.close_connection = True
+
+    def _chat(self, request: RecordedRequest, fault: _Injected | None) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model", ""))
+        if model not in self.fake.models or (fault and fault.fault is Fault.MODEL_NOT_FOUND):
+            self._send_json(404, {"error": f'model "{model}" not found, try pulling it first'})
+            return
+        if fault and fault.fault is Fault.SLOW_LOAD and not self._hang():
+            return
+        content = self.fake._content_for(request)
+        tokens = _tokens(content)
+        if body.get("stream", True) is False:
+            self._send_json(200, _chat_line(model, content) | _done_stats(len(tokens)))
+            self.fake.done_lines_sent += 1
+            return
+        self._start_stream()
+        for index, token in enumerate(tokens):
+            if fault and index == fault.after_tokens and not self._fault_mid_stream(fault):
+                return
+            self.fake._wait(self.fake.token_delay)
+            self._line(_chat_line(model, token, done=False))
+        self._line(_chat_line(model, "") | _done_stats(len(tokens)))
+        self.fake.done_lines_sent += 1
+        self._end_stream()
+
+    def _fault_mid_stream(self, fault: _Injected) -> bool:
+        """Play a mid-stream fault; True when the stream should carry on afterwards."""
+        if fault.fault is Fault.ERROR_MID_STREAM:
+            self._line({"error": "an error was encountered while running the model"})
+            self._end_stream()
+            return False
+        if fault.fault is Fault.CUT_STREAM:
+            self._cut()
+            return False
+        if fault.fault is Fault.GARBAGE_LINE:
+            self._line("<html>502 Bad Gateway</html>")
+            self._end_stream()
+            return False
+        if fault.fault is Fault.HANG:
+            return self._hang()
+        return True
+
+    def _pull(self, request: RecordedRequest, fault: _Injected | None) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model") or body.get("name") or "")
+        self._start_stream()
+        self._line({"status": "pulling manifest"})
+        if model in self.fake.not_in_library:
+            self._line({"error": "pull model manifest: file does not exist"})
+            self._end_stream()
+            return
+        total, digest = 2_000_000_000, "sha256:" + "ab" * 32
+        for step in range(1, self.fake.pull_steps + 1):
+            if fault and step - 1 == fault.after_tokens and not self._fault_mid_stream(fault):
+                return
+            self.fake._wait(self.fake.pull_delay)
+            completed = total * step // self.fake.pull_steps
+            self._line(
+                {"status": f"pulling {digest[7:19]}", "digest": digest, "total": total,
+                 "completed": completed}
+            )  # fmt: skip
+        for status in ("verifying sha256 digest", "writing manifest", "success"):
+            self._line({"status": status})
+        if model not in self.fake.models:
+            self.fake.models.append(model)
+        self._end_stream()
+
+
+def _tag(model: str) -> dict[str, Any]:
+    return {
+        "name": model,
+        "model": model,
+        "modified_at": "2025-01-01T00:00:00Z",
+        "size": 2_019_393_189,
+        "digest": "a80c4f17acd5" + "0" * 52,
+        "details": {"format": "gguf", "family": "llama", "parameter_size": "3.2B",
+                    "quantization_level": "Q4_K_M"},
+    }  # fmt: skip
+
+
+def _chat_line(model: str, content: str, *, done: bool = True) -> dict[str, Any]:
+    return {
+        "model": model,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "message": {"role": "assistant", "content": content},
+        "done": done,
+    }
+
+
+def _done_stats(tokens: int) -> dict[str, Any]:
+    return {
+        "done_reason": "stop",
+        "total_duration": 1_234_000_000,
+        "load_duration": 12_000_000,
+        "prompt_eval_count": 321,
+        "prompt_eval_duration": 200_000_000,
+        "eval_count": tokens,
+        "eval_duration": 1_000_000_000,
+    }

@@ -1,0 +1,405 @@
+"""The Ollama adapter against a fake Ollama over real loopback sockets: the wire format,
+every fault the learner can meet, cancelling, and never leaving this computer."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
+
+from coach_gui.adapters.ollama import ChatStream, OllamaClient
+from coach_gui.domain.challenges import CHALLENGE_SCHEMA, ChallengeKind, parse_challenge_json
+from coach_gui.domain.errors import ConfigError
+from coach_gui.domain.tier1_errors import (
+    GenerationCancelled,
+    InvalidOllamaReply,
+    ModelMissing,
+    ModelPullFailed,
+    OllamaNotLoopback,
+    OllamaNotRunning,
+    OllamaServerError,
+    OllamaTimeout,
+    StreamCut,
+    Tier1Unavailable,
+)
+
+MESSAGES = [{"role": "user", "content": "Write one challenge."}]
+JOIN_SECONDS = 10  # generous: only a hung thread could ever take this long
+
+
+@pytest.fixture
+def client(fake_ollama: FakeOllama) -> Iterator[OllamaClient]:
+    with OllamaClient(fake_ollama.url, connect_timeout=2, read_timeout=30) as ollama:
+        yield ollama
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Consumer:
+    """Reads a stream on its own thread, as the GUI's worker does."""
+
+    stream: ChatStream
+    pieces: list[str] = field(default_factory=list)
+    error: BaseException | None = None
+    first_piece: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            for piece in self.stream:
+                self.pieces.append(piece)
+                self.first_piece.set()
+        except BaseException as exc:  # the test inspects whatever ended the stream
+            self.error = exc
+
+    def finished(self) -> bool:
+        self.thread.join(JOIN_SECONDS)
+        return not self.thread.is_alive()
+
+
+# --- the wire format ---------------------------------------------------------------------------
+def test_version_and_installed_models(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.models.append("qwen3:1.7b")
+    assert client.version() == fake_ollama.version
+    assert client.models() == [DEFAULT_MODEL, "qwen3:1.7b"]
+    assert client.has_model(DEFAULT_MODEL)
+    assert not client.has_model("mistral")
+
+
+def test_chat_streams_a_structured_challenge_with_final_stats(
+    client: OllamaClient, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.queue_challenge("Why might two finches on nearby islands differ?", "predict")
+    stream = client.chat_stream(
+        DEFAULT_MODEL,
+        MESSAGES,
+        format_schema=CHALLENGE_SCHEMA,
+        options={"temperature": 0.7, "seed": 42},
+        keep_alive="10m",
+    )
+    pieces = list(stream)
+
+    assert len(pieces) > 5, "one piece per NDJSON line, not one blob"
+    parsed = parse_challenge_json("".join(pieces))
+    assert parsed.text == "Why might two finches on nearby islands differ?"
+    assert parsed.kind is ChallengeKind.PREDICT
+    assert stream.text == "".join(pieces)
+    assert stream.stats is not None
+    assert stream.stats.done_reason == "stop"
+    assert stream.stats.eval_count == len(pieces)
+    assert stream.stats.prompt_eval_count == 321
+    (request,) = fake_ollama.requests_to("/api/chat")
+    assert request.body == {
+        "model": DEFAULT_MODEL,
+        "messages": MESSAGES,
+        "stream": True,
+        "format": CHALLENGE_SCHEMA,
+        "options": {"temperature": 0.7, "seed": 42},
+        "keep_alive": "10m",
+        "think": False,
+    }
+    assert request.headers["Host"] == fake_ollama.url.removeprefix("http://")
+
+
+def test_pieces_reach_the_caller_before_the_reply_is_complete(
+    client: OllamaClient, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.queue_challenge("What would change if the market were larger?")
+    fake_ollama.inject(Fault.HANG, after_tokens=3)
+    consumer = Consumer(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+
+    assert fake_ollama.hanging.wait(JOIN_SECONDS)
+    assert consumer.first_piece.wait(JOIN_SECONDS)
+    assert fake_ollama.done_lines_sent == 0  # the server is still holding the rest back
+    fake_ollama.release()
+
+    assert consumer.finished()
+    assert consumer.error is None
+    assert parse_challenge_json("".join(consumer.pieces)).text.startswith("What would change")
+
+
+def test_slow_tokens_still_arrive_whole(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.token_delay = 0.01
+    fake_ollama.queue_challenge("How does a calm mind return to the past?")
+    stream = client.chat_stream(DEFAULT_MODEL, MESSAGES)
+    pieces = list(stream)
+    assert json.loads("".join(pieces))["challenge"] == "How does a calm mind return to the past?"
+    assert stream.stats is not None and stream.stats.eval_count == len(pieces)
+
+
+# --- faults: what the learner is told ---------------------------------------------------------
+def test_nothing_listening_says_start_ollama() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    with OllamaClient(url, connect_timeout=2, read_timeout=5) as client:
+        for call in (client.version, client.models, lambda: list(client.chat_stream("m", []))):
+            with pytest.raises(OllamaNotRunning) as caught:
+                call()
+            assert isinstance(caught.value, Tier1Unavailable)
+            assert f"Ollama is not running at {url}" in str(caught.value)
+            assert "`ollama serve`" in str(caught.value)
+
+
+def test_unknown_model_says_which_model_to_pull(client: OllamaClient) -> None:
+    with pytest.raises(ModelMissing) as caught:
+        list(client.chat_stream("phi4:14b", MESSAGES))
+    assert caught.value.model == "phi4:14b"
+    assert isinstance(caught.value, Tier1Unavailable)
+    assert "run `ollama pull phi4:14b`" in str(caught.value)
+
+
+def test_injected_404_is_a_missing_model(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.inject(Fault.MODEL_NOT_FOUND)
+    with pytest.raises(ModelMissing, match=f"ollama pull {DEFAULT_MODEL}"):
+        list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+
+
+def test_server_error_before_streaming(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.inject(Fault.SERVER_ERROR)
+    with pytest.raises(OllamaServerError) as caught:
+        list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    message = str(caught.value)
+    assert "llama runner process has terminated" in message
+    assert "restart Ollama" in message
+
+
+def test_server_error_on_a_simple_request(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.inject(Fault.SERVER_ERROR, path="/api/tags")
+    with pytest.raises(OllamaServerError, match="llama runner process has terminated"):
+        client.models()
+
+
+@pytest.mark.parametrize(
+    ("fault", "error", "words"),
+    [
+        (Fault.ERROR_MID_STREAM, OllamaServerError, "error was encountered while running"),
+        (Fault.CUT_STREAM, StreamCut, "closed before the reply was finished"),
+        (Fault.GARBAGE_LINE, InvalidOllamaReply, "not JSON"),
+    ],
+)
+def test_mid_stream_faults_keep_what_had_arrived(
+    client: OllamaClient,
+    fake_ollama: FakeOllama,
+    fault: Fault,
+    error: type[Exception],
+    words: str,
+) -> None:
+    fake_ollama.inject(fault, after_tokens=3)
+    stream = client.chat_stream(DEFAULT_MODEL, MESSAGES)
+    pieces: list[str] = []
+    with pytest.raises(error, match=words) as caught:
+        for piece in stream:
+            pieces.append(piece)
+    assert len(pieces) == 3
+    assert stream.text == "".join(pieces)
+    assert stream.stats is None
+    assert "Try again" in str(caught.value)
+
+
+def test_read_timeout_names_the_setting(fake_ollama: FakeOllama) -> None:
+    fake_ollama.inject(Fault.HANG, after_tokens=1)
+    client = OllamaClient(fake_ollama.url, connect_timeout=2, read_timeout=0.3)
+    with client, pytest.raises(OllamaTimeout) as caught:
+        list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    assert "tier1.readTimeoutSeconds" in str(caught.value)
+
+
+def test_the_client_is_usable_again_after_a_fault(
+    client: OllamaClient, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.inject(Fault.CUT_STREAM, after_tokens=1)
+    with pytest.raises(StreamCut):
+        list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    fake_ollama.queue_challenge("And now?")
+    assert parse_challenge_json("".join(client.chat_stream(DEFAULT_MODEL, MESSAGES))).text == (
+        "And now?"
+    )
+
+
+# --- cancel ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("cancel_via", ["client", "stream"])
+def test_cancel_mid_stream_stops_the_reader_and_closes_the_connection(
+    client: OllamaClient, fake_ollama: FakeOllama, cancel_via: str
+) -> None:
+    fake_ollama.inject(Fault.HANG, after_tokens=2)
+    stream = client.chat_stream(DEFAULT_MODEL, MESSAGES)
+    consumer = Consumer(stream)
+    assert fake_ollama.hanging.wait(JOIN_SECONDS)
+    assert consumer.first_piece.wait(JOIN_SECONDS)
+
+    (client.cancel if cancel_via == "client" else stream.cancel)()
+
+    assert consumer.finished()
+    assert isinstance(consumer.error, GenerationCancelled)
+    assert len(consumer.pieces) == 2
+    assert fake_ollama.client_gone.wait(JOIN_SECONDS), "the server saw the client hang up"
+
+
+def test_cancel_while_the_model_is_still_loading(
+    client: OllamaClient, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.inject(Fault.SLOW_LOAD)
+    consumer = Consumer(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    assert fake_ollama.hanging.wait(JOIN_SECONDS)  # request sent, no response yet
+    client.cancel()
+    assert consumer.finished()
+    assert isinstance(consumer.error, GenerationCancelled)
+    assert fake_ollama.client_gone.wait(JOIN_SECONDS)
+
+
+def test_cancel_before_reading_sends_nothing(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    stream = client.chat_stream(DEFAULT_MODEL, MESSAGES)
+    stream.cancel()
+    with pytest.raises(GenerationCancelled):
+        next(stream)
+    assert fake_ollama.requests_to("/api/chat") == []
+
+
+# --- pull -----------------------------------------------------------------------------------
+def test_pull_reports_progress_then_the_model_is_installed(
+    client: OllamaClient, fake_ollama: FakeOllama
+) -> None:
+    progress = list(client.pull("qwen3:1.7b"))
+    assert progress[0].status == "pulling manifest"
+    fractions = [p.fraction for p in progress if p.fraction is not None]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert progress[-1].status == "success"
+    assert fake_ollama.requests_to("/api/pull")[0].body == {"model": "qwen3:1.7b", "stream": True}
+    assert client.has_model("qwen3:1.7b")
+
+
+def test_pull_of_an_unknown_model_says_so(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.not_in_library.add("no-such-model")
+    with pytest.raises(ModelPullFailed) as caught:
+        list(client.pull("no-such-model"))
+    assert caught.value.model == "no-such-model"
+    assert "file does not exist" in str(caught.value)
+    assert "tier1.model" in str(caught.value)
+
+
+def test_pull_can_be_cancelled(client: OllamaClient, fake_ollama: FakeOllama) -> None:
+    fake_ollama.inject(Fault.HANG, path="/api/pull", after_tokens=2)
+    pull = client.pull("qwen3:1.7b")
+    seen: list[str] = []
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            seen.extend(p.status for p in pull)
+        except BaseException as exc:
+            errors.append(exc)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    assert fake_ollama.hanging.wait(JOIN_SECONDS)
+    client.cancel()
+    reader.join(JOIN_SECONDS)
+    assert not reader.is_alive()
+    assert [type(e) for e in errors] == [GenerationCancelled]
+    assert "qwen3:1.7b" not in fake_ollama.models
+
+
+# --- loopback only ------------------------------------------------------------------------------
+@dataclass
+class SocketLog:
+    connects: list[Any] = field(default_factory=list)
+    lookups: list[Any] = field(default_factory=list)
+
+    def hosts(self) -> set[str]:
+        return {str(a[0]) for a in self.connects} | {str(h) for h in self.lookups}
+
+
+@pytest.fixture
+def socket_log(monkeypatch: pytest.MonkeyPatch) -> SocketLog:
+    """Records every connect and name lookup made while the test runs."""
+    log = SocketLog()
+
+    def recording(real: Callable[..., Any], into: list[Any], pick: int) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            into.append(args[pick])
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(socket.socket, "connect", recording(socket.socket.connect, log.connects, 1))
+    monkeypatch.setattr(
+        socket, "create_connection", recording(socket.create_connection, log.connects, 0)
+    )
+    monkeypatch.setattr(socket, "getaddrinfo", recording(socket.getaddrinfo, log.lookups, 0))
+    return log
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com:11434",
+        "http://10.0.0.7:11434",
+        "http://192.168.1.20:11434",
+        "http://127.0.0.1.nip.io:11434",
+        "http://localhost.example.com:11434",
+        "http://[2001:db8::1]:11434",
+        "ftp://127.0.0.1:11434",
+        "not a url",
+    ],
+)
+def test_a_non_loopback_url_is_refused_before_any_connection(
+    socket_log: SocketLog, url: str
+) -> None:
+    with pytest.raises(OllamaNotLoopback) as caught:
+        OllamaClient(url)
+    assert isinstance(caught.value, ConfigError)
+    assert caught.value.key == "tier1.ollamaUrl"
+    assert "must run on this computer" in str(caught.value)
+    assert socket_log.connects == [] and socket_log.lookups == []
+
+
+def test_the_loopback_check_is_repeated_for_every_request(
+    client: OllamaClient, fake_ollama: FakeOllama, socket_log: SocketLog
+) -> None:
+    # Whatever changes the URL after construction, no request may leave this computer.
+    client._http.base_url = "http://example.com:11434"  # type: ignore[assignment]
+    client._streams_http.base_url = "http://example.com:11434"  # type: ignore[assignment]
+    with pytest.raises(OllamaNotLoopback):
+        client.version()
+    with pytest.raises(OllamaNotLoopback):
+        list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    assert socket_log.connects == [] and socket_log.lookups == []
+    assert fake_ollama.requests == []
+
+
+def test_redirects_are_not_followed(
+    client: OllamaClient, fake_ollama: FakeOllama, socket_log: SocketLog
+) -> None:
+    fake_ollama.inject(Fault.REDIRECT)
+    with pytest.raises(OllamaServerError, match="does not follow"):
+        list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    assert "example.com" not in socket_log.hosts()
+    assert socket_log.hosts() <= {"127.0.0.1"}
+
+
+def test_proxy_settings_in_the_environment_are_ignored(
+    fake_ollama: FakeOllama, socket_log: SocketLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://proxy.example.com:3128")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    fake_ollama.queue_challenge("Direct?")
+    with OllamaClient(fake_ollama.url) as client:
+        assert json.loads("".join(client.chat_stream(DEFAULT_MODEL, MESSAGES)))["challenge"] == (
+            "Direct?"
+        )
+    assert socket_log.hosts() <= {"127.0.0.1"}
