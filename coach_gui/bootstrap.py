@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,8 +15,18 @@ from coach_gui.config import Config, config_path, load_config
 
 if TYPE_CHECKING:
     from coach_gui.adapters.journal_sqlite import Journal
+    from coach_gui.adapters.ollama import OllamaClient
+    from coach_gui.adapters.tier1_ollama import OllamaTier1
+    from coach_gui.services.practice import PracticeSettings
 
 LOG_FILE_NAME = "coach.log"
+
+
+class SystemClock:
+    """The `Clock` port: wall-clock time in UTC."""
+
+    def now(self) -> str:
+        return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 @dataclass
@@ -36,6 +47,46 @@ class AppContext:
 
             self._journal = Journal.open(self.journal_path)
         return self._journal
+
+    def ollama_client(self) -> OllamaClient:
+        """A client for the configured Ollama (loopback only; connects on first use)."""
+        from coach_gui.adapters.ollama import OllamaClient
+
+        tier1 = self.config.tier1
+        return OllamaClient(
+            tier1.ollama_url,
+            connect_timeout=tier1.connect_timeout_seconds,
+            read_timeout=tier1.read_timeout_seconds,
+        )
+
+    def tier1(self) -> OllamaTier1:
+        from coach_gui.adapters.tier1_ollama import OllamaTier1
+
+        tier1 = self.config.tier1
+        return OllamaTier1(
+            self.ollama_client(),
+            tier1.model,
+            temperature=tier1.temperature,
+            seed=tier1.seed,
+            keep_alive=tier1.keep_alive,
+        )
+
+    def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:
+        from coach_gui.services.practice import PracticeSettings
+
+        config = self.config
+        return PracticeSettings(
+            challenges=config.tier1.challenges_per_session,
+            follow_ups=config.tier1.follow_ups,
+            max_regenerations=config.tier1.max_regenerations,
+            max_shared_words=config.no_quote.max_shared_words,
+            max_containment=config.no_quote.max_containment,
+            shingle_words=config.no_quote.shingle_words,
+            tier1_model=config.tier1.model,
+            judge_enabled=config.judge.enabled if judge_enabled is None else judge_enabled,
+            include_assertions=config.judge.include_assertions,
+            judge_model=config.judge.model,
+        )
 
     def close(self) -> None:
         if self._journal is not None:

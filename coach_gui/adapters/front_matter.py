@@ -122,7 +122,7 @@ def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
     key = hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
     if cache is not None and key in cache:
         return cache[key]  # shared, not copied: parsed front matter is only ever read
-    data = yaml.load(front, Loader=_Loader)  # noqa: S506 - a safe loader
+    data = yaml.load(front, Loader=_Loader)  # a safe loader (CSafeLoader or SafeLoader)
     if cache is not None and _json_safe(data):
         cache[key] = data
     return data

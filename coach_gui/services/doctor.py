@@ -6,17 +6,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coach_gui.domain.errors import CoachError
-from coach_gui.services.ports import JournalHealth, NoteStore
+from coach_gui.services.ports import JournalHealth, NoteStore, Tier1Health
 
 
 @dataclass(frozen=True)
 class Check:
+    """One finding. A warning (`warn`) is ok — Coach works — but worth fixing."""
+
     name: str
     ok: bool
     detail: str
+    warn: bool = False
+
+    @property
+    def level(self) -> str:
+        return "fail" if not self.ok else "warn" if self.warn else "ok"
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+        return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
 
 
 def check_notes(store: NoteStore) -> Check:
@@ -58,3 +65,30 @@ def check_journal(open_journal: Callable[[], JournalHealth], location: str) -> C
         f"{location} (schema v{journal.schema_version}, {sessions} sessions, "
         f"{attempts} answers; integrity ok)",
     )
+
+
+def check_ollama(ollama: Tier1Health, url: str, model: str) -> list[Check]:
+    """Ollama reachable, its version, the configured model installed. Practice works
+    without them (built-in challenges), so these are warnings, never failures."""
+    try:
+        version = ollama.version()
+    except CoachError as exc:
+        return [Check("ollama", True, f"{exc}", warn=True)]
+    checks = [Check("ollama", True, f"Ollama {version} at {url}")]
+    try:
+        present = ollama.has_model(model)
+    except CoachError as exc:
+        return [*checks, Check("tier1 model", True, str(exc), warn=True)]
+    if present:
+        checks.append(Check("tier1 model", True, f"{model} is installed"))
+    else:
+        checks.append(
+            Check(
+                "tier1 model",
+                True,
+                f"{model} is not installed: run `ollama pull {model}` (until then practice "
+                "uses built-in challenges)",
+                warn=True,
+            )
+        )
+    return checks

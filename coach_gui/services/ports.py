@@ -3,9 +3,12 @@ in-memory fake (tests/fakes), and the type checker holds both to this shape."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
+from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
+from coach_gui.domain.practice import Attempt, Disposition, PracticeSession
 
 
 class NoteStore(Protocol):
@@ -44,3 +47,66 @@ class JournalHealth(Protocol):
     def counts(self) -> dict[str, int]:
         """Rows per table."""
         ...
+
+
+class PracticeJournal(Protocol):
+    """Where a practice session is recorded as it happens; every call commits at once,
+    so a crash loses nothing the learner submitted."""
+
+    def start_session(self, session: PracticeSession) -> None: ...
+
+    def add_challenge(
+        self,
+        session_id: str,
+        position: int,
+        challenge: Challenge,
+        created_at: str,
+        *,
+        parent_challenge_id: str | None = None,
+    ) -> None: ...
+
+    def add_rejection(
+        self, session_id: str, kind: str, text: str, reason: str, created_at: str
+    ) -> None:
+        """Record that a challenge was dropped; only a digest of its text is kept."""
+        ...
+
+    def add_attempt(self, attempt: Attempt) -> None: ...
+
+    def end_session(self, session_id: str, ended_at: str, disposition: Disposition) -> None: ...
+
+    def open_session_ids(self) -> list[str]:
+        """Sessions started but never ended (the app was killed)."""
+        ...
+
+
+class Tier1Model(Protocol):
+    """The local model that writes challenges (Ollama on loopback)."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    def stream(
+        self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any]
+    ) -> Iterable[str]:
+        """The reply, piece by piece. Raises Tier1Error subclasses (GenerationCancelled
+        once `cancel()` was called, Tier1Unavailable when Ollama or the model is absent)."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop the reply being streamed, from any thread."""
+        ...
+
+
+class Clock(Protocol):
+    def now(self) -> str:
+        """The current time, ISO-8601 UTC."""
+        ...
+
+
+class Tier1Health(Protocol):
+    """What `coach doctor` asks of Ollama."""
+
+    def version(self) -> str: ...
+
+    def has_model(self, model: str) -> bool: ...

@@ -1,0 +1,103 @@
+"""The practice side of the journal: sessions, challenges, rejections and answers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.domain.challenges import Challenge
+from coach_gui.domain.practice import Attempt, Disposition, PracticeSession, new_id
+
+
+class SqlitePracticeJournal:
+    """`PracticeJournal` over the SQLite journal; each call is its own committed write."""
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+
+    def start_session(self, session: PracticeSession) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO sessions (id, note_id, note_title_at_start, note_digest,"
+                " config_digest, mode, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session.id,
+                    session.note_id,
+                    session.note_title,
+                    session.note_digest,
+                    session.config_digest,
+                    session.mode.value,
+                    session.started_at,
+                ),
+            )
+
+    def add_challenge(
+        self,
+        session_id: str,
+        position: int,
+        challenge: Challenge,
+        created_at: str,
+        *,
+        parent_challenge_id: str | None = None,
+    ) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO challenges (id, session_id, position, kind, text, origin,"
+                " parent_challenge_id, model, target_assertions, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    challenge.id,
+                    session_id,
+                    position,
+                    challenge.kind.value,
+                    challenge.text,
+                    challenge.origin,
+                    parent_challenge_id,
+                    challenge.model,
+                    json.dumps(list(challenge.target_assertions)),
+                    created_at,
+                ),
+            )
+
+    def add_rejection(
+        self, session_id: str, kind: str, text: str, reason: str, created_at: str
+    ) -> None:
+        text_digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO challenge_rejections (id, session_id, kind, text_digest, reason,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (new_id(), session_id, kind, text_digest, reason, created_at),
+            )
+
+    def add_attempt(self, attempt: Attempt) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO attempts (id, session_id, challenge_id, answer, submitted_at,"
+                " status, unjudged_reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    attempt.id,
+                    attempt.session_id,
+                    attempt.challenge_id,
+                    attempt.answer,
+                    attempt.submitted_at,
+                    attempt.status,
+                    attempt.unjudged_reason,
+                ),
+            )
+
+    def end_session(self, session_id: str, ended_at: str, disposition: Disposition) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "UPDATE sessions SET ended_at = ?, disposition = ?"
+                " WHERE id = ? AND ended_at IS NULL",
+                (ended_at, disposition.value, session_id),
+            )
+
+    def open_session_ids(self) -> list[str]:
+        with self._journal.read() as conn:
+            rows = conn.execute(
+                "SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY started_at"
+            ).fetchall()
+        return [row["id"] for row in rows]

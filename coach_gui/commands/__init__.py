@@ -1,0 +1,1 @@
+"""The `coach` sub-commands, one module each; `cli.py` parses and dispatches."""

@@ -1,0 +1,49 @@
+"""`coach notes [--json]`."""
+
+from __future__ import annotations
+
+import argparse
+
+from coach_gui.commands.output import EXIT_OK, emit_json, say
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("notes", help="list the notes in the knowledge base")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.bootstrap import build_context
+
+    context = build_context()
+    snapshot = context.notes.load()
+    for broken in snapshot.broken:
+        say(f"coach: {broken.file_name}: {broken.error}")
+    if args.json:
+        emit_json(
+            {
+                "location": snapshot.location,
+                "notes": [
+                    {
+                        "id": e.note.id,
+                        "title": e.note.title,
+                        "source": e.note.source,
+                        "tags": list(e.note.tags),
+                        "core_assertions": list(e.note.core_assertions),
+                        "file": e.file_name,
+                    }
+                    for e in snapshot.notes
+                ],
+                "broken": [{"file": b.file_name, "error": b.error} for b in snapshot.broken],
+            }
+        )
+        return EXIT_OK
+    if not snapshot.notes:
+        say(f"No notes in {snapshot.location} yet. Open Coach and press Ctrl+N to write one.")
+    width = max((len(e.note.title) for e in snapshot.notes), default=5)
+    for entry in snapshot.notes:
+        note = entry.note
+        tags = f"  [{', '.join(note.tags)}]" if note.tags else ""
+        print(f"{note.title:<{width}}  {len(note.core_assertions)} assertions  {entry.stem}{tags}")
+    return EXIT_OK

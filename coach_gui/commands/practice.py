@@ -1,0 +1,172 @@
+"""`coach practice NOTE [--count N] [--answers FILE] [--judge on|off] [--json]`.
+
+Scripted with `--answers` (a JSON list of strings, one per challenge, "" to skip one);
+interactive in a terminal without it. Every submitted answer is in the journal before
+the next challenge is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
+from coach_gui.domain.challenges import Challenge
+from coach_gui.domain.errors import NoteNotFound
+from coach_gui.domain.practice import Attempt
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("practice", help="practise one note")
+    parser.add_argument("note", metavar="NOTE", help="a note's id, or its file name without .md")
+    parser.add_argument("--count", type=int, help="how many challenges (default: from config)")
+    parser.add_argument(
+        "--answers", type=Path, metavar="FILE", help="JSON list of answers, one per challenge"
+    )
+    parser.add_argument("--judge", choices=("on", "off"), help="override judge.enabled")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def _read_answers(path: Path) -> list[str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the answers file {path}: {exc.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(f"the answers file {path} is not valid JSON: {exc}") from None
+    if not isinstance(data, list) or not all(isinstance(a, str) for a in data):
+        raise UsageError(f'the answers file {path} must be a JSON list of strings, like ["..."]')
+    return data
+
+
+class _Printer:
+    """Streams a challenge to the terminal as it becomes safe to show."""
+
+    def __init__(self, out: Any) -> None:
+        self._out = out
+        self._printed = ""
+
+    @property
+    def printed(self) -> str:
+        return self._printed
+
+    def __call__(self, text: str) -> None:
+        if text.startswith(self._printed):
+            self._out.write(text[len(self._printed) :])
+        else:  # withdrawn: end the line and say so (the notice follows)
+            self._out.write("  [withdrawn]\n")
+        self._printed = text
+        self._out.flush()
+
+    def end(self) -> None:
+        if self._printed:
+            self._out.write("\n")
+            self._out.flush()
+        self._printed = ""
+
+
+def _ask(prompt_out: Any) -> str:
+    prompt_out.write("Your answer (finish with an empty line; empty to skip):\n")
+    prompt_out.flush()
+    lines: list[str] = []
+    for line in sys.stdin:
+        if not line.strip():
+            break
+        lines.append(line.rstrip("\n"))
+    return "\n".join(lines)
+
+
+def _item(challenge: Challenge, attempt: Attempt | None, reason: str | None) -> dict[str, Any]:
+    return {
+        "challenge": challenge.text,
+        "kind": challenge.kind.value,
+        "origin": challenge.origin,
+        "answer": attempt.answer if attempt else None,
+        "status": attempt.status if attempt else "unjudged",
+        "verdict": None,
+        "gaps": [],
+        "reason": attempt.unjudged_reason if attempt else reason,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
+    from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.services.practice import PracticeRun
+
+    answers = _read_answers(args.answers) if args.answers else None
+    count = args.count or (len(answers) if answers is not None else None)
+    if count is not None and count < 1:
+        raise UsageError("--count must be at least 1")
+    if answers is not None and count is not None and len(answers) < count:
+        raise UsageError(f"--count is {count} but the answers file has {len(answers)} answers")
+    context = build_context()
+    entry = context.notes.load().find(args.note)
+    if entry is None:
+        raise NoteNotFound(f"no note with id or file name {args.note!r}; `coach notes` lists them")
+    settings = context.practice_settings(
+        judge_enabled=None if args.judge is None else args.judge == "on"
+    )
+    if count is not None:
+        settings = replace(settings, challenges=count)
+    if answers is not None:  # scripted: one answer per main challenge, no follow-ups
+        settings = replace(settings, follow_ups=False)
+    tier1 = context.tier1()
+    out = sys.stderr if args.json else sys.stdout
+    run_ = PracticeRun(
+        entry.note, settings, SqlitePracticeJournal(context.journal), tier1, SystemClock()
+    )
+    session = run_.start()
+    items: list[dict[str, Any]] = []
+    notices: list[str] = []
+    say(f"Practising “{entry.note.title}” ({settings.challenges} challenges).")
+    try:
+        for index in range(settings.challenges):
+            printer = _Printer(out)
+            out.write(f"\n[{index + 1}/{settings.challenges}] ")
+            result = run_.next_challenge(printer)
+            if not printer.printed:
+                printer(result.challenge.text)
+            printer.end()
+            for notice in result.notices:
+                say(f"coach: {notice}")
+            notices.extend(result.notices)
+            answer = answers[index] if answers is not None else _ask(out)
+            if not answer.strip():
+                items.append(_item(result.challenge, None, "skipped"))
+                continue
+            attempt = run_.submit(result.challenge, answer)
+            items.append(_item(result.challenge, attempt, None))
+            if answers is None:
+                follow = run_.follow_up(result.challenge, answer, printer)
+                if follow is not None:
+                    printer.end()
+                    follow_answer = _ask(out)
+                    if follow_answer.strip():
+                        follow_attempt = run_.submit(follow.challenge, follow_answer)
+                        items.append(_item(follow.challenge, follow_attempt, None))
+    finally:
+        disposition = run_.finish()
+        tier1.close()
+        context.close()
+    if args.json:
+        emit_json(
+            {
+                "session_id": session.id,
+                "trace_id": None,
+                "note_id": entry.note.id,
+                "disposition": disposition.value,
+                "mode": session.mode.value,
+                "offline_reason": run_.offline_reason,
+                "notices": notices,
+                "items": items,
+            }
+        )
+    else:
+        say(f"Session saved ({len(run_.attempts)} answers, {disposition.value}).")
+    return EXIT_OK

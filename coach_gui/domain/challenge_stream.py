@@ -1,0 +1,111 @@
+"""Showing a challenge while Tier 1 is still writing it, without ever showing a quote.
+
+The model replies with JSON (``{"challenge": "...", "kind": "..."}``), streamed a few
+characters at a time. `ChallengeStream` pulls the challenge text out of the partial JSON
+and releases words to the screen only when they are safe:
+
+- the last ``max_shared_words - 1`` words are held back, and every prefix is checked
+  with the shared-run rule, so no word that belongs to a quoted run is ever released
+  (a run that includes a released word lies wholly inside an already-checked prefix);
+- containment, a measure of the whole text, is checked on each prefix and again at the
+  end; a challenge that fails it late is *withdrawn* before the learner can answer it,
+  and is never stored or sent to the judge (ADR-0004).
+"""
+
+from __future__ import annotations
+
+import re
+
+from coach_gui.domain.challenges import ParsedChallenge, parse_challenge_json
+from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding
+from coach_gui.domain.tier1_errors import Tier1Error
+
+_KEY = re.compile(r'"challenge"\s*:\s*"')
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+class QuoteRejected(Tier1Error):
+    """A challenge broke the no-quote rule; `finding` says how."""
+
+    def __init__(self, finding: QuoteFinding) -> None:
+        self.finding = finding
+        super().__init__(f"The challenge was too close to your note ({finding.reason}).")
+
+
+def partial_json_string(raw: str, start: int) -> tuple[str, bool]:
+    """Decode the JSON string body that begins at `raw[start]` as far as it has arrived.
+    Returns (text so far, whether the closing quote has arrived)."""
+    out: list[str] = []
+    i = start
+    while i < len(raw):
+        ch = raw[i]
+        if ch == '"':
+            return "".join(out), True
+        if ch != "\\":
+            out.append(ch)
+            i += 1
+            continue
+        if i + 1 >= len(raw):
+            break  # an escape cut in half: wait for the rest
+        code = raw[i + 1]
+        if code == "u":
+            digits = raw[i + 2 : i + 6]
+            if len(digits) < 4:
+                break
+            try:
+                out.append(chr(int(digits, 16)))
+            except ValueError:
+                out.append("\ufffd")
+            i += 6
+            continue
+        out.append(_ESCAPES.get(code, code))
+        i += 2
+    return "".join(out), False
+
+
+class ChallengeStream:
+    """Feed raw reply pieces; get back text that is safe to show, as it becomes safe."""
+
+    def __init__(self, check: NoQuoteCheck) -> None:
+        self._check = check
+        self._raw = ""
+        self._shown = ""
+        self._hold = max(check.max_shared_words - 1, 1)
+
+    @property
+    def shown(self) -> str:
+        """Everything released to the screen so far."""
+        return self._shown
+
+    @property
+    def raw(self) -> str:
+        return self._raw
+
+    def feed(self, piece: str) -> str:
+        """Add a piece of the reply; returns newly releasable text ('' if none).
+        Raises QuoteRejected as soon as the text so far breaks the shared-run rule."""
+        self._raw += piece
+        key = _KEY.search(self._raw)
+        if not key:
+            return ""
+        text, closed = partial_json_string(self._raw, key.end())
+        finding = self._check.check(text)
+        if finding is not None and (finding.rule == "shared_run" or closed):
+            raise QuoteRejected(finding)
+        words = text.split()
+        # Until the string is closed, release whole words only, holding the last few back
+        # until more has arrived (the last one may still be arriving, too).
+        safe = " ".join(words if closed else words[: max(len(words) - self._hold, 0)])
+        if len(safe) <= len(self._shown) or not safe.startswith(self._shown):
+            return ""
+        new = safe[len(self._shown) :]
+        self._shown = safe
+        return new
+
+    def finish(self) -> ParsedChallenge:
+        """The whole reply has arrived: parse it and apply every rule to the full text."""
+        parsed = parse_challenge_json(self._raw)
+        finding = self._check.check(parsed.text)
+        if finding is not None:
+            raise QuoteRejected(finding)
+        return parsed

@@ -1,0 +1,341 @@
+"""A practice session over one note: challenges from Tier 1 (or built in), answers kept.
+
+Used the same way by the CLI (in its own thread) and the GUI (on a worker thread): every
+method may block on Ollama or the disk, and none touches a widget. Callbacks carry text
+that is safe to show, as it becomes safe.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from coach_gui.domain.canonical import digest
+from coach_gui.domain.challenge_stream import ChallengeStream, QuoteRejected
+from coach_gui.domain.challenges import (
+    CHALLENGE_SCHEMA,
+    Challenge,
+    ChallengeKind,
+    builtin_challenges,
+    follow_up_messages,
+    tier1_messages,
+)
+from coach_gui.domain.fencing import new_boundary
+from coach_gui.domain.no_quote import NoQuoteCheck
+from coach_gui.domain.notes import Note
+from coach_gui.domain.practice import (
+    Attempt,
+    Disposition,
+    PracticeSession,
+    SessionMode,
+    new_id,
+    note_digest,
+)
+from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
+from coach_gui.services.ports import Clock, PracticeJournal, Tier1Model
+
+log = logging.getLogger(__name__)
+
+KIND_ROTATION = (
+    ChallengeKind.EXPLAIN,
+    ChallengeKind.APPLY,
+    ChallengeKind.CONTRAST,
+    ChallengeKind.EXAMPLE,
+    ChallengeKind.PREDICT,
+)
+
+# Called with the whole text that is safe to show so far ('' clears a withdrawn challenge).
+OnText = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class PracticeSettings:
+    """What a session needs from the config, as plain values (built by the caller)."""
+
+    challenges: int = 3
+    follow_ups: bool = True
+    max_regenerations: int = 2
+    max_shared_words: int = 6
+    max_containment: float = 0.5
+    shingle_words: int = 3
+    tier1_model: str = "llama3.2:3b"
+    judge_enabled: bool = True
+    include_assertions: bool = True
+    judge_model: str = "gemini-2.5-flash"
+
+    @property
+    def mode(self) -> SessionMode:
+        if not self.judge_enabled:
+            return SessionMode.OFFLINE
+        if self.include_assertions:
+            return SessionMode.JUDGED_WITH_ASSERTIONS
+        return SessionMode.JUDGED_WITHOUT
+
+    def digest(self) -> str:
+        """The config digest sealed with a session (DESIGN §6)."""
+        return digest(
+            {
+                "judge_enabled": self.judge_enabled,
+                "include_assertions": self.include_assertions,
+                "tier1_model": self.tier1_model,
+                "judge_model": self.judge_model,
+            }
+        )
+
+
+@dataclass
+class ChallengeResult:
+    """A challenge ready for the learner, and what the learner should be told about it."""
+
+    challenge: Challenge
+    notices: list[str] = field(default_factory=list)
+
+
+class PracticeRun:
+    """One session. `start`, then `next_challenge` / `submit` (and `follow_up`), then
+    `finish`. Each recorded step is committed to the journal before the call returns."""
+
+    def __init__(
+        self,
+        note: Note,
+        settings: PracticeSettings,
+        journal: PracticeJournal,
+        tier1: Tier1Model | None,
+        clock: Clock,
+    ) -> None:
+        self.note = note
+        self.settings = settings
+        self._journal = journal
+        self._tier1 = tier1
+        self._clock = clock
+        self._check = NoQuoteCheck.for_note(
+            note,
+            max_shared_words=settings.max_shared_words,
+            max_containment=settings.max_containment,
+            shingle_words=settings.shingle_words,
+        )
+        self._builtin: Iterator[Challenge] = iter(
+            builtin_challenges(note.title, len(note.core_assertions), 50)
+        )
+        self._position = 0
+        self._asked = 0
+        self._asked_texts: list[str] = []
+        self._attempts: list[Attempt] = []
+        self.offline_reason: str | None = None if tier1 is not None else "Tier 1 is not set up"
+        self._cancelled = False
+        self.session: PracticeSession | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> PracticeSession:
+        self.session = PracticeSession(
+            id=new_id(),
+            note_id=self.note.id,
+            note_title=self.note.title,
+            note_digest=note_digest(self.note),
+            config_digest=self.settings.digest(),
+            mode=self.settings.mode,
+            started_at=self._clock.now(),
+        )
+        self._journal.start_session(self.session)
+        return self.session
+
+    @property
+    def remaining(self) -> int:
+        """Main challenges still to ask (follow-ups do not count)."""
+        return max(self.settings.challenges - self._asked, 0)
+
+    @property
+    def attempts(self) -> list[Attempt]:
+        return list(self._attempts)
+
+    def finish(self) -> Disposition:
+        session = self._require_session()
+        if not self._attempts:
+            disposition = Disposition.NO_ANSWERS
+        elif self.settings.mode is SessionMode.OFFLINE:
+            disposition = Disposition.UNJUDGED_OFFLINE
+        else:
+            disposition = Disposition.JUDGE_UNAVAILABLE
+        self._journal.end_session(session.id, self._clock.now(), disposition)
+        return disposition
+
+    def _require_session(self) -> PracticeSession:
+        if self.session is None:
+            raise RuntimeError("start() the session first")
+        return self.session
+
+    # --- challenges ----------------------------------------------------------------------------
+    def _targets(self) -> tuple[int, ...]:
+        count = len(self.note.core_assertions)
+        return (self._asked % count,) if count else ()
+
+    def next_challenge(self, on_text: OnText | None = None) -> ChallengeResult:
+        """Write (or pick) the next challenge, record it, and return it.
+
+        Raises GenerationCancelled if `cancel()` was called meanwhile; any other Tier 1
+        failure falls back to a built-in challenge with a notice saying why."""
+        session = self._require_session()
+        kind = KIND_ROTATION[self._asked % len(KIND_ROTATION)]
+        targets = self._targets()
+        notices: list[str] = []
+        challenge: Challenge | None = None
+        self._cancelled = False
+        if self._tier1 is not None and self.offline_reason is None:
+
+            def messages_for(reason: str | None) -> list[dict[str, str]]:
+                return tier1_messages(
+                    self.note.title,
+                    self.note.body,
+                    self.note.core_assertions,
+                    kind,
+                    new_boundary(),  # a fresh fence boundary for every request
+                    target_assertions=targets,
+                    previous=self._asked_texts,
+                    rejected_reason=reason,
+                )
+
+            challenge = self._generate(
+                session, messages_for, "tier1", targets, on_text, notices, parent=None
+            )
+        if challenge is None:
+            challenge = next(self._builtin)
+            if on_text is not None:
+                on_text(challenge.text)
+        self._record(session, challenge, parent=None)
+        self._asked += 1
+        return ChallengeResult(challenge, notices)
+
+    def follow_up(
+        self, parent: Challenge, answer: str, on_text: OnText | None = None
+    ) -> ChallengeResult | None:
+        """One Tier 1 follow-up probing `answer`, or None when follow-ups are off, Tier 1
+        is unavailable, or every attempt quoted the note (a notice then says so)."""
+        session = self._require_session()
+        if not self.settings.follow_ups or self._tier1 is None or self.offline_reason is not None:
+            return None
+        self._cancelled = False
+        notices: list[str] = []
+
+        def messages_for(reason: str | None) -> list[dict[str, str]]:
+            return follow_up_messages(
+                self.note.title,
+                self.note.body,
+                self.note.core_assertions,
+                parent.text,
+                answer,
+                new_boundary(),
+                rejected_reason=reason,
+            )
+
+        challenge = self._generate(
+            session,
+            messages_for,
+            "follow_up",
+            parent.target_assertions,
+            on_text,
+            notices,
+            parent=parent,
+        )
+        if challenge is None:
+            return None
+        self._record(session, challenge, parent=parent)
+        return ChallengeResult(challenge, notices)
+
+    def _record(
+        self, session: PracticeSession, challenge: Challenge, parent: Challenge | None
+    ) -> None:
+        self._journal.add_challenge(
+            session.id,
+            self._position,
+            challenge,
+            self._clock.now(),
+            parent_challenge_id=parent.id if parent else None,
+        )
+        self._position += 1
+        self._asked_texts.append(challenge.text)
+
+    def _generate(
+        self,
+        session: PracticeSession,
+        messages_for: Callable[[str | None], list[dict[str, str]]],
+        origin: str,
+        targets: tuple[int, ...],
+        on_text: OnText | None,
+        notices: list[str],
+        *,
+        parent: Challenge | None,
+    ) -> Challenge | None:
+        assert self._tier1 is not None
+        reason: str | None = None
+        for _ in range(1 + self.settings.max_regenerations):
+            if self._cancelled:
+                raise GenerationCancelled()
+            stream = ChallengeStream(self._check)
+            try:
+                for piece in self._tier1.stream(messages_for(reason), CHALLENGE_SCHEMA):
+                    if stream.feed(piece) and on_text is not None:
+                        on_text(stream.shown)
+                parsed = stream.finish()
+            except QuoteRejected as rejected:
+                reason = rejected.finding.reason
+                self._journal.add_rejection(
+                    session.id, origin, stream.raw, reason, self._clock.now()
+                )
+                notices.append(f"A challenge was withdrawn: {reason}.")
+                if on_text is not None and stream.shown:
+                    on_text("")  # withdraw what was shown
+                continue
+            except GenerationCancelled:
+                raise
+            except Tier1Unavailable as exc:
+                self.offline_reason = str(exc)
+                notices.append(str(exc))
+                return None
+            except Tier1Error as exc:
+                log.info("Tier 1 failed: %s", exc)
+                notices.append(f"{exc} A built-in challenge is used instead.")
+                return None
+            return Challenge(
+                id=new_id(),
+                kind=parsed.kind,
+                text=parsed.text,
+                origin="follow_up" if parent is not None else "tier1",
+                target_assertions=targets,
+                model=self._tier1.model_name,
+            )
+        notices.append(
+            "The local model kept writing challenges too close to your note, so a built-in "
+            "challenge is used instead."
+            if parent is None
+            else "The follow-up was dropped: the local model kept writing it too close to "
+            "your note."
+        )
+        return None
+
+    def cancel(self) -> None:
+        """Stop a challenge being written (from any thread); `next_challenge` or
+        `follow_up` then raises GenerationCancelled and records nothing."""
+        self._cancelled = True
+        if self._tier1 is not None:
+            self._tier1.cancel()
+
+    # --- answers ---------------------------------------------------------------------------------
+    def submit(self, challenge: Challenge, answer: str) -> Attempt:
+        """Store the answer at once (unjudged); raises ValidationError for a blank one."""
+        session = self._require_session()
+        reason = (
+            "the judge is switched off" if not self.settings.judge_enabled else "not judged yet"
+        )
+        attempt = Attempt(
+            id=new_id(),
+            session_id=session.id,
+            challenge_id=challenge.id,
+            answer=answer,
+            submitted_at=self._clock.now(),
+            status="unjudged",
+            unjudged_reason=reason,
+        )
+        self._journal.add_attempt(attempt)
+        self._attempts.append(attempt)
+        return attempt

@@ -1,0 +1,104 @@
+"""In-memory implementations of the service ports, recording what happened (no mocks)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from coach_gui.domain.challenges import Challenge
+from coach_gui.domain.practice import Attempt, Disposition, PracticeSession
+from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error
+from coach_gui.services.ports import Clock, PracticeJournal, Tier1Model
+
+
+class TickingClock:
+    """Each call is one second after the last, from a fixed start."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
+
+    def now(self) -> str:
+        self._now += timedelta(seconds=1)
+        return self._now.isoformat()
+
+
+@dataclass
+class MemoryPracticeJournal:
+    sessions: dict[str, PracticeSession] = field(default_factory=dict)
+    ended: dict[str, tuple[str, Disposition]] = field(default_factory=dict)
+    challenges: list[tuple[str, int, Challenge, str | None]] = field(default_factory=list)
+    rejections: list[tuple[str, str, str, str]] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+
+    def start_session(self, session: PracticeSession) -> None:
+        self.sessions[session.id] = session
+
+    def add_challenge(
+        self,
+        session_id: str,
+        position: int,
+        challenge: Challenge,
+        created_at: str,
+        *,
+        parent_challenge_id: str | None = None,
+    ) -> None:
+        self.challenges.append((session_id, position, challenge, parent_challenge_id))
+
+    def add_rejection(
+        self, session_id: str, kind: str, text: str, reason: str, created_at: str
+    ) -> None:
+        self.rejections.append((session_id, kind, text, reason))
+
+    def add_attempt(self, attempt: Attempt) -> None:
+        self.attempts.append(attempt)
+
+    def end_session(self, session_id: str, ended_at: str, disposition: Disposition) -> None:
+        self.ended[session_id] = (ended_at, disposition)
+
+    def open_session_ids(self) -> list[str]:
+        return [s for s in self.sessions if s not in self.ended]
+
+
+def reply(text: str, kind: str = "explain") -> str:
+    return json.dumps({"challenge": text, "kind": kind})
+
+
+class ScriptedTier1:
+    """Replies from a script, in pieces of a few characters. An entry may be a reply
+    string or a Tier1Error to raise. Records every request's messages."""
+
+    model_name = "scripted:1b"
+
+    def __init__(self, script: Iterable[str | Tier1Error], piece: int = 4) -> None:
+        self._script = list(script)
+        self._piece = piece
+        self.requests: list[list[dict[str, str]]] = []
+        self._cancel = threading.Event()
+        self.on_piece: Callable[[], None] | None = None
+
+    def stream(
+        self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any]
+    ) -> Iterator[str]:
+        self.requests.append([dict(m) for m in messages])
+        self._cancel.clear()
+        entry = self._script.pop(0)
+        if isinstance(entry, Tier1Error):
+            raise entry
+        for i in range(0, len(entry), self._piece):
+            if self._cancel.is_set():
+                raise GenerationCancelled()
+            if self.on_piece is not None:
+                self.on_piece()
+            yield entry[i : i + self._piece]
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+
+def _conforms() -> tuple[Clock, PracticeJournal, Tier1Model]:
+    """Type-checked only: the fakes satisfy the ports they stand in for."""
+    return TickingClock(), MemoryPracticeJournal(), ScriptedTier1([])
