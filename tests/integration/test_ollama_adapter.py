@@ -55,13 +55,16 @@ class Consumer:
     first_piece: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
+        self._arrived = threading.Condition()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         try:
             for piece in self.stream:
-                self.pieces.append(piece)
+                with self._arrived:
+                    self.pieces.append(piece)
+                    self._arrived.notify_all()
                 self.first_piece.set()
         except BaseException as exc:  # the test inspects whatever ended the stream
             self.error = exc
@@ -69,6 +72,11 @@ class Consumer:
     def finished(self) -> bool:
         self.thread.join(JOIN_SECONDS)
         return not self.thread.is_alive()
+
+    def received(self, count: int) -> bool:
+        """Wait until `count` pieces have been read (the server may send faster)."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self.pieces) >= count, JOIN_SECONDS)
 
 
 # --- the wire format ---------------------------------------------------------------------------
@@ -238,7 +246,7 @@ def test_cancel_mid_stream_stops_the_reader_and_closes_the_connection(
     stream = client.chat_stream(DEFAULT_MODEL, MESSAGES)
     consumer = Consumer(stream)
     assert fake_ollama.hanging.wait(JOIN_SECONDS)
-    assert consumer.first_piece.wait(JOIN_SECONDS)
+    assert consumer.received(2)  # both tokens read before the server went quiet
 
     (client.cancel if cancel_via == "client" else stream.cancel)()
 
