@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from fakes.gemini_server import FakeGemini
 from fakes.ollama_server import FakeOllama
 
 
@@ -12,4 +13,11 @@ from fakes.ollama_server import FakeOllama
 def fake_ollama() -> Iterator[FakeOllama]:
     """A fake Ollama on 127.0.0.1 with the default model installed; stopped afterwards."""
     with FakeOllama() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_gemini() -> Iterator[FakeGemini]:
+    """A fake Gemini API on 127.0.0.1 that accepts the key "test-key"; stopped afterwards."""
+    with FakeGemini(api_keys={"test-key"}) as server:
         yield server

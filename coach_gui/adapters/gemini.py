@@ -1,0 +1,340 @@
+"""The Gemini judge (Tier 2): the ONLY module that imports `google.genai` (ADR-0021 d3).
+
+Every payload is rebuilt through `tier2_payload` before it is sent; every request body is
+written to the outbox before its bytes leave (a request hook refuses to send one it could
+not record); the key goes in the `x-goog-api-key` header only. Every vendor failure leaves
+as one of our `JudgeError`s, raised outside the vendor's `except` so no vendor exception
+(which holds the request, headers and all) rides along as a cause or context.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+import httpx2
+from google import genai
+from google.genai import errors, types
+from pydantic import ValidationError
+
+from coach_gui.config import JudgeConfig
+from coach_gui.domain.errors import CoachError
+from coach_gui.domain.fencing import new_boundary
+from coach_gui.domain.judge_errors import (
+    JudgeAccessDenied,
+    JudgeBlocked,
+    JudgeDisabled,
+    JudgeError,
+    JudgeKeyInvalid,
+    JudgeKeyMissing,
+    JudgeModelNotFound,
+    JudgeNetworkDown,
+    JudgeQuotaExceeded,
+    JudgeRequestRejected,
+    JudgeServerError,
+    JudgeTimeout,
+    JudgeTruncated,
+    MalformedVerdict,
+    scrub,
+)
+from coach_gui.domain.tier2 import (
+    VERDICT_SCHEMA,
+    OutboxEntry,
+    OutboxOutcome,
+    PayloadRejected,
+    Tier2Payload,
+    judge_prompt,
+    revalidated,
+)
+from coach_gui.domain.verdicts import JudgeResponse
+
+RETRY_STATUS_CODES = (429, 500, 502, 503, 504)
+_BLOCKING_FINISH = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"}
+_TIMEOUTS = (httpx2.ConnectTimeout, httpx.ConnectTimeout)  # reachability, not slowness
+_SLOW = (httpx2.TimeoutException, httpx.TimeoutException)
+_NETWORK = (httpx2.HTTPError, httpx.HTTPError)
+
+
+class JudgeOutbox(Protocol):
+    """Where every judge request is recorded: first as sent, then how it ended."""
+
+    def record_sent(self, entry: OutboxEntry) -> str:
+        """Record a request about to leave; returns its outbox id."""
+        ...
+
+    def record_outcome(self, outbox_id: str, outcome: OutboxOutcome) -> None: ...
+
+
+@dataclass(frozen=True)
+class ConnectionCheck:
+    """What *Test connection* found: the key works and the model exists."""
+
+    model: str
+    latency_ms: int
+    detail: str
+
+
+@dataclass
+class _Pending:
+    """The judge call running on this thread, for the request hook."""
+
+    model: str
+    payload: str
+    body: str | None = None
+    outbox_id: str | None = None
+    local_seconds: float = 0.0  # spent writing the outbox, not waiting for the judge
+
+
+class GeminiJudge:
+    """One configured judge. Safe to share between threads; build it in bootstrap."""
+
+    def __init__(
+        self,
+        api_key: str | None,
+        *,
+        model: str,
+        base_url: str | None,
+        api_version: str,
+        timeout_seconds: float,
+        temperature: float,
+        max_retries: int,
+        outbox: JudgeOutbox,
+        assertions_allowed: bool | Callable[[], bool] = True,
+        retry_initial_delay: float = 1.0,
+    ) -> None:
+        if not api_key or not api_key.strip():
+            raise JudgeKeyMissing()
+        self._key = api_key.strip()
+        self.model = model
+        self.api_version = api_version
+        self.timeout_seconds = timeout_seconds
+        self.temperature = temperature
+        self._outbox = outbox
+        allowed = assertions_allowed
+        self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
+        self._local = threading.local()
+        retry = types.HttpRetryOptions(
+            attempts=1 + max_retries,
+            initial_delay=retry_initial_delay,
+            max_delay=max(retry_initial_delay, 10.0),
+            jitter=retry_initial_delay,
+            http_status_codes=list(RETRY_STATUS_CODES),
+        )
+        options = types.HttpOptions(
+            base_url=base_url,
+            api_version=api_version,  # explicit: the SDK's default changed between majors
+            timeout=max(1, round(timeout_seconds * 1000)),  # milliseconds
+            retry_options=retry,
+            client_args={"event_hooks": {"request": [self._before_send]}},
+        )
+        # vertexai=False: the environment (GOOGLE_GENAI_USE_VERTEXAI) must not redirect us.
+        self._client = genai.Client(api_key=self._key, vertexai=False, http_options=options)
+
+    @classmethod
+    def from_config(
+        cls,
+        judge: JudgeConfig,
+        api_key: str | None,
+        outbox: JudgeOutbox,
+        *,
+        assertions_allowed: bool | Callable[[], bool] | None = None,
+        retry_initial_delay: float = 1.0,
+    ) -> GeminiJudge:
+        """The judge `judge` configures; JudgeDisabled when it is switched off, so nothing
+        built from a switched-off config can send anything."""
+        if not judge.enabled:
+            raise JudgeDisabled()
+        return cls(
+            api_key,
+            model=judge.model,
+            base_url=judge.base_url,
+            api_version=judge.api_version,
+            timeout_seconds=judge.timeout_seconds,
+            temperature=judge.temperature,
+            max_retries=judge.max_retries,
+            outbox=outbox,
+            assertions_allowed=(
+                judge.include_assertions if assertions_allowed is None else assertions_allowed
+            ),
+            retry_initial_delay=retry_initial_delay,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    # --- judging -----------------------------------------------------------------------------
+    def judge(self, payload: Tier2Payload, *, boundary: str | None = None) -> JudgeResponse:
+        """Send one payload for grading and return the model's raw reply, unparsed (apply
+        `verdicts.parse_verdicts` to it). Raises PayloadRejected (nothing sent) or a
+        JudgeError; a request that left is in the outbox either way."""
+        checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
+        system, user = judge_prompt(checked, boundary or new_boundary())
+        config = types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=self.temperature,
+            response_mime_type="application/json",
+            response_json_schema=copy.deepcopy(VERDICT_SCHEMA),
+        )
+        pending = _Pending(model=self.model, payload=checked.canonical())
+        self._local.pending = pending
+        started = time.perf_counter()
+        failure: CoachError | None = None
+        try:
+            response = self._client.models.generate_content(
+                model=self.model, contents=user, config=config
+            )
+        except CoachError as error:  # raised by our own request hook
+            failure = error
+        except Exception as error:  # every vendor failure becomes ours, below
+            failure = self._translate(error)
+        finally:
+            self._local.pending = None
+        latency_ms = round((time.perf_counter() - started - pending.local_seconds) * 1000)
+        if failure is not None:
+            self._finish(pending, OutboxOutcome(status="error", error=str(failure),
+                                                latency_ms=latency_ms))  # fmt: skip
+            raise failure
+        usage = response.usage_metadata
+        tokens_in = usage.prompt_token_count if usage else None
+        tokens_out = _output_tokens(usage)
+        text, failure = _reply_text(response)
+        self._finish(
+            pending,
+            OutboxOutcome(
+                status="error" if failure else "ok",
+                response=text,
+                error=str(failure) if failure else None,
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                latency_ms=latency_ms,
+            ),
+        )
+        if failure is not None:
+            raise failure
+        assert text is not None and pending.body is not None
+        return JudgeResponse(
+            raw_text=text,
+            model=self.model,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            latency_ms=latency_ms,
+            request_body=pending.body,
+            outbox_id=pending.outbox_id,
+        )
+
+    def test_connection(self) -> ConnectionCheck:
+        """Check the key and the model with a request that sends no learner data (the
+        model's description); raises the same JudgeErrors as `judge`."""
+        started = time.perf_counter()
+        failure: JudgeError | None = None
+        try:
+            found = self._client.models.get(model=self.model)
+        except Exception as error:
+            failure = self._translate(error)
+        if failure is not None:
+            raise failure
+        latency_ms = round((time.perf_counter() - started) * 1000)
+        name = found.display_name or found.name or self.model
+        return ConnectionCheck(self.model, latency_ms, f"the key works and {name} answers")
+
+    # --- internals ---------------------------------------------------------------------------
+    def _before_send(self, request: httpx2.Request | httpx.Request) -> None:
+        """Runs on the sending thread before any byte leaves: record the body in the
+        outbox, or refuse to send it."""
+        body = request.content.decode("utf-8")
+        pending: _Pending | None = getattr(self._local, "pending", None)
+        if not body:
+            return  # a bodiless GET (test_connection) carries no learner data
+        if pending is None:
+            raise PayloadRejected("only a judge request may carry data (this is a bug in Coach)")
+        if self._key in body:
+            raise PayloadRejected("the request body held the API key (this is a bug in Coach)")
+        if body != pending.body:  # a retry resends the same body: one outbox row
+            started = time.perf_counter()
+            pending.body = body
+            pending.outbox_id = self._outbox.record_sent(
+                OutboxEntry(model=pending.model, payload=pending.payload, request_body=body)
+            )
+            pending.local_seconds += time.perf_counter() - started
+
+    def _finish(self, pending: _Pending, outcome: OutboxOutcome) -> None:
+        if pending.outbox_id is not None:
+            self._outbox.record_outcome(pending.outbox_id, outcome)
+
+    def _translate(self, error: Exception) -> JudgeError:
+        """Our error for a vendor exception. Vendor text is scrubbed of the key."""
+        if isinstance(error, errors.APIError):
+            return self._api_error(error)
+        detail = scrub(f"{type(error).__name__}: {error}".rstrip(": "), self._key)
+        if isinstance(error, _TIMEOUTS):
+            return JudgeNetworkDown(f"the connection timed out; {detail}")
+        if isinstance(error, _SLOW):
+            return JudgeTimeout(self.timeout_seconds)
+        if isinstance(error, _NETWORK):
+            return JudgeNetworkDown(detail)
+        if isinstance(error, (ValueError, ValidationError)):  # the reply was not Gemini JSON
+            return MalformedVerdict(f"the service's reply could not be read ({detail})")
+        return JudgeError(
+            f"The judge request failed unexpectedly ({detail}). Try again; if it keeps "
+            "happening, report it with the log file. Your answers are kept unjudged."
+        )
+
+    def _api_error(self, error: errors.APIError) -> JudgeError:
+        code = int(error.code or 0)
+        detail = scrub(str(error.message or error.status or "no detail"), self._key)
+        if (code == 400 and _key_invalid(error)) or code == 401:
+            return JudgeKeyInvalid()
+        if code == 403:
+            return JudgeAccessDenied(detail)
+        if code == 404:
+            return JudgeModelNotFound(self.model, self.api_version)
+        if code == 429:
+            return JudgeQuotaExceeded()
+        if code == 408:
+            return JudgeTimeout(self.timeout_seconds)
+        if code >= 500:
+            return JudgeServerError(code, detail)
+        return JudgeRequestRejected(code, detail)
+
+
+def _key_invalid(error: errors.APIError) -> bool:
+    """Google's bad-key answer: 400 with reason API_KEY_INVALID (or the message saying so)."""
+    body = error.details if isinstance(error.details, dict) else {}
+    inner = body.get("error", body)
+    details = inner.get("details") if isinstance(inner, dict) else None
+    reasons = {d.get("reason") for d in details or [] if isinstance(d, dict)}
+    return "API_KEY_INVALID" in reasons or "API key not valid" in str(error.message or "")
+
+
+def _output_tokens(usage: types.GenerateContentResponseUsageMetadata | None) -> int | None:
+    """Reply tokens, thinking included (both are billed as output)."""
+    if usage is None or usage.candidates_token_count is None:
+        return None
+    return usage.candidates_token_count + (usage.thoughts_token_count or 0)
+
+
+def _reply_text(response: types.GenerateContentResponse) -> tuple[str | None, JudgeError | None]:
+    """The reply text, or why there is none we may use (never `response.parsed`)."""
+    feedback = response.prompt_feedback
+    if feedback is not None and feedback.block_reason is not None:
+        return None, JudgeBlocked(_name(feedback.block_reason))
+    if not response.candidates:
+        return None, MalformedVerdict("the judge sent no reply at all")
+    finish = _name(response.candidates[0].finish_reason)
+    text = response.text
+    if finish == "MAX_TOKENS":
+        return text, JudgeTruncated()
+    if finish in _BLOCKING_FINISH:
+        return text, JudgeBlocked(finish)
+    if not text:
+        return text, MalformedVerdict(f"the judge sent an empty reply (finish reason {finish})")
+    return text, None
+
+
+def _name(value: Any) -> str:
+    return str(getattr(value, "value", value) or "unknown")

@@ -1,0 +1,156 @@
+"""Keys in the OS keyring (`keyring`, service ``coach``): the Gemini API key, and later the
+key that signs eval reports. Never a file, a log line, or an error message (DESIGN §1.7).
+
+Only a real OS keyring is used. A backend that stores keys in plain text (`keyrings.alt`),
+the `fail`/`null` placeholders, or anything keyring itself ranks below 1 is refused with
+`KeyringUnavailable`; there is no silent fallback. When keyring chains several backends,
+Coach talks to the best one directly, so a plain-text one further down is never touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import keyring
+import keyring.backend
+import keyring.errors
+from keyring.backends import chainer
+
+from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable, scrub
+
+SERVICE = "coach"
+GEMINI_API_KEY = "gemini_api_key"
+_MIN_PRIORITY = 1  # keyring's own advice: "a priority of one or greater is recommended"
+# Backends that keep keys in the clear, or that only pretend to store them.
+_REFUSED_MODULES = ("keyrings.alt",)
+_REFUSED_CLASSES = {
+    "keyring.backends.fail.Keyring",
+    "keyring.backends.null.Keyring",
+    "keyrings.alt.file.PlaintextKeyring",
+    "keyrings.alt.file.EncryptedKeyring",
+}
+_NO_OS_KEYRING = "no OS keyring is available (no Secret Service or KWallet on this session)"
+
+
+@dataclass(frozen=True)
+class KeyStatus:
+    """What `coach key status` and `coach doctor` show; never the key itself."""
+
+    backend: str  # e.g. "SecretService.Keyring"
+    has_key: bool
+    usable: bool
+    detail: str
+
+
+def backend_name(backend: keyring.backend.KeyringBackend) -> str:
+    """A short name people can search for, e.g. ``SecretService.Keyring``."""
+    cls = type(backend)
+    module = cls.__module__.removeprefix("keyring.backends.")
+    return f"{module}.{cls.__name__}"
+
+
+def _refusal(backend: keyring.backend.KeyringBackend) -> str | None:
+    """Why `backend` may not hold Coach's keys, or None when it may."""
+    cls = type(backend)
+    qualified = f"{cls.__module__}.{cls.__name__}"
+    name = backend_name(backend)
+    if qualified in _REFUSED_CLASSES or cls.__module__.startswith(_REFUSED_MODULES):
+        if qualified in ("keyring.backends.fail.Keyring", "keyring.backends.null.Keyring"):
+            return _NO_OS_KEYRING
+        return f"the keyring backend {name} keeps keys in a file, not in an OS keyring"
+    try:
+        priority = float(cls.priority)
+    except Exception as error:  # a backend reports "not here" by raising from priority
+        return f"the keyring backend {name} is not available ({type(error).__name__})"
+    if priority < _MIN_PRIORITY:
+        return f"the keyring backend {name} is not a recommended one (priority {priority:g})"
+    return None
+
+
+class KeyStore:
+    """One secret (`username`) of service ``coach`` in the OS keyring."""
+
+    def __init__(self, username: str = GEMINI_API_KEY, *, service: str = SERVICE) -> None:
+        self.service = service
+        self.username = username
+
+    def _backend(self) -> keyring.backend.KeyringBackend:
+        """The backend to use, or KeyringUnavailable saying why there is none."""
+        try:
+            chosen = keyring.get_keyring()
+        except Exception as error:
+            raise self._unavailable(error, "start", None) from None
+        if isinstance(chosen, chainer.ChainerBackend):
+            chained = list(chosen.backends)
+            if not chained:
+                raise KeyringUnavailable(_NO_OS_KEYRING)
+            chosen = chained[0]  # the best; never fall through to a weaker one
+        why = _refusal(chosen)
+        if why is not None:
+            raise KeyringUnavailable(why)
+        return chosen
+
+    @staticmethod
+    def _unavailable(error: Exception, doing: str, key: str | None) -> KeyringUnavailable:
+        """Ours for a backend failure; the backend's text is scrubbed of the key."""
+        if isinstance(error, keyring.errors.KeyringLocked):
+            return KeyringUnavailable(
+                f"the keyring is locked, so Coach could not {doing}",
+                "Unlock it (log in to the desktop session, or open your keyring app) and try "
+                "again.",
+            )
+        detail = scrub(f"{type(error).__name__}: {error}".rstrip(": "), key)
+        return KeyringUnavailable(f"the keyring could not {doing} ({detail})")
+
+    def get(self) -> str | None:
+        """The stored key, or None when none is set."""
+        backend = self._backend()
+        try:
+            value = backend.get_password(self.service, self.username)
+        except Exception as error:
+            raise self._unavailable(error, "read the key", None) from None
+        return value or None
+
+    def set(self, key: str) -> None:
+        """Store `key` (surrounding whitespace, e.g. a pasted newline, is dropped)."""
+        key = key.strip()
+        if not key:
+            raise EmptyKey()
+        backend = self._backend()
+        failure: KeyringUnavailable | None = None
+        try:
+            backend.set_password(self.service, self.username, key)
+        except Exception as error:
+            failure = self._unavailable(error, "store the key", key)
+        if failure is not None:
+            raise failure  # outside the except: the backend's error cannot ride along
+
+    def clear(self) -> bool:
+        """Remove the key; False when there was none."""
+        backend = self._backend()
+        try:
+            if backend.get_password(self.service, self.username) is None:
+                return False
+            backend.delete_password(self.service, self.username)
+        except keyring.errors.PasswordDeleteError:
+            return False  # gone already (another process removed it)
+        except Exception as error:
+            raise self._unavailable(error, "remove the key", None) from None
+        return True
+
+    def status(self) -> KeyStatus:
+        """Which backend, whether a key is set, and whether it can be used; never raises."""
+        name = "none"
+        try:
+            name = backend_name(keyring.get_keyring())
+            backend = self._backend()
+            name = backend_name(backend)
+            value = backend.get_password(self.service, self.username)
+        except KeyringUnavailable as error:
+            return KeyStatus(backend=name, has_key=False, usable=False, detail=str(error))
+        except Exception as error:
+            detail = str(self._unavailable(error, "read the key", None))
+            return KeyStatus(backend=name, has_key=False, usable=False, detail=detail)
+        has_key = bool(value)
+        detail = "a key is set" if has_key else "no key is set; run `coach key set`"
+        return KeyStatus(backend=name, has_key=has_key, usable=True, detail=detail)

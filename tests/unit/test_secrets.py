@@ -1,0 +1,226 @@
+"""Keys in the OS keyring (DESIGN §1.7): stored, read and cleared through a real keyring
+backend (in memory here), never through a plain-text or placeholder one, never echoed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import keyring
+import keyring.backend
+import keyring.errors
+import pytest
+from keyring.backends import chainer, fail, null
+from keyring.compat import properties
+
+from coach_gui.adapters.secrets import GEMINI_API_KEY, SERVICE, KeyStore
+from coach_gui.domain.errors import CoachError
+from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable
+
+SECRET = "AIzaSy-test-secret-0000000000000000000"
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A real backend that keeps passwords in a dict, recording what was asked of it."""
+
+    @properties.classproperty
+    def priority(cls) -> float:
+        return 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.passwords: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.passwords.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.passwords[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        if (service, username) not in self.passwords:
+            raise keyring.errors.PasswordDeleteError("not found")
+        del self.passwords[(service, username)]
+
+
+class PlaintextKeyring(MemoryKeyring):
+    """Stands in for keyrings.alt's file backend (not installed here), by its real name."""
+
+    @properties.classproperty
+    def priority(cls) -> float:
+        return 0.5
+
+
+PlaintextKeyring.__module__ = "keyrings.alt.file"
+
+
+class LowPriorityKeyring(MemoryKeyring):
+    @properties.classproperty
+    def priority(cls) -> float:
+        return 0.2
+
+
+class LockedKeyring(MemoryKeyring):
+    def get_password(self, service: str, username: str) -> str | None:
+        raise keyring.errors.KeyringLocked("Failed to unlock the collection!")
+
+    set_password = delete_password = get_password  # type: ignore[assignment]
+
+
+class EchoingKeyring(MemoryKeyring):
+    """A backend whose error repeats what it was given (the key must not reach us)."""
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.PasswordSetError(f"cannot store {password!r} for {username}")
+
+
+# Defining a backend class registers it with keyring's own discovery; take ours back out,
+# so no other test can get one of them as "the system keyring".
+for _test_backend in (
+    MemoryKeyring,
+    PlaintextKeyring,
+    LowPriorityKeyring,
+    LockedKeyring,
+    EchoingKeyring,
+):
+    keyring.backend.KeyringBackend._classes.discard(_test_backend)  # type: ignore[attr-defined]
+
+UseKeyring = Callable[[keyring.backend.KeyringBackend], keyring.backend.KeyringBackend]
+
+
+@pytest.fixture
+def use_keyring() -> Iterator[UseKeyring]:
+    """Set a backend for the test (`keyring.set_keyring`); the previous one comes back after."""
+    previous = keyring.get_keyring()
+
+    def use(backend: keyring.backend.KeyringBackend) -> keyring.backend.KeyringBackend:
+        keyring.set_keyring(backend)
+        return backend
+
+    yield use
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def memory(use_keyring: UseKeyring) -> MemoryKeyring:
+    backend = MemoryKeyring()
+    use_keyring(backend)
+    return backend
+
+
+def test_a_key_is_stored_read_and_cleared(memory: MemoryKeyring) -> None:
+    store = KeyStore()
+    assert store.get() is None
+    store.set(SECRET + "\n")  # pasted with a newline
+    assert memory.passwords == {(SERVICE, GEMINI_API_KEY): SECRET}
+    assert store.get() == SECRET
+    assert store.clear() is True
+    assert store.get() is None
+    assert store.clear() is False
+
+
+def test_service_and_username_are_coach_and_gemini_api_key(memory: MemoryKeyring) -> None:
+    KeyStore().set(SECRET)
+    assert list(memory.passwords) == [("coach", "gemini_api_key")]
+
+
+def test_another_username_holds_another_secret(memory: MemoryKeyring) -> None:
+    KeyStore().set(SECRET)
+    signing = KeyStore(username="eval_signing_key")
+    assert signing.get() is None
+    signing.set("hmac-secret")
+    assert KeyStore().get() == SECRET
+    assert memory.passwords[("coach", "eval_signing_key")] == "hmac-secret"
+
+
+def test_status_says_which_backend_and_whether_a_key_is_set(memory: MemoryKeyring) -> None:
+    store = KeyStore()
+    before = store.status()
+    assert (before.has_key, before.usable) == (False, True)
+    assert before.backend == "test_secrets.MemoryKeyring"
+    assert "coach key set" in before.detail
+    store.set(SECRET)
+    after = store.status()
+    assert (after.has_key, after.usable) == (True, True)
+    assert SECRET not in repr(after)
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\n"])
+def test_an_empty_key_is_refused(memory: MemoryKeyring, blank: str) -> None:
+    with pytest.raises(EmptyKey, match="Paste the whole key"):
+        KeyStore().set(blank)
+    assert memory.passwords == {}
+
+
+@pytest.mark.parametrize(
+    ("backend", "why"),
+    [
+        (fail.Keyring(), "no OS keyring is available"),
+        (null.Keyring(), "no OS keyring is available"),
+        (PlaintextKeyring(), "keyrings.alt.file.PlaintextKeyring keeps keys in a file"),
+        (LowPriorityKeyring(), "is not a recommended one (priority 0.2)"),
+    ],
+)
+def test_plaintext_and_placeholder_backends_are_refused(
+    use_keyring: UseKeyring,
+    backend: keyring.backend.KeyringBackend,
+    why: str,
+) -> None:
+    use_keyring(backend)
+    store = KeyStore()
+    for action in (store.get, lambda: store.set(SECRET), store.clear):
+        with pytest.raises(KeyringUnavailable) as caught:
+            action()
+        message = str(caught.value)
+        assert why in message
+        assert "gnome-keyring" in message and "KWallet" in message
+        assert "never keeps keys in a plain-text file" in message
+    assert getattr(backend, "passwords", {}) == {}
+    status = store.status()
+    assert (status.usable, status.has_key) == (False, False)
+    assert why in status.detail
+
+
+def test_a_chain_uses_only_its_best_backend(
+    use_keyring: UseKeyring,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    best, plaintext = MemoryKeyring(), PlaintextKeyring()
+    plaintext.passwords[(SERVICE, GEMINI_API_KEY)] = "stale-plaintext-key"
+    monkeypatch.setattr(chainer.ChainerBackend, "backends", [best, plaintext])
+    use_keyring(chainer.ChainerBackend())
+    store = KeyStore()
+    assert store.get() is None  # never falls through to the plain-text file
+    store.set(SECRET)
+    assert best.passwords == {(SERVICE, GEMINI_API_KEY): SECRET}
+    assert store.status().backend == "test_secrets.MemoryKeyring"
+
+
+def test_an_empty_chain_is_no_keyring(
+    use_keyring: UseKeyring,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(chainer.ChainerBackend, "backends", [])
+    use_keyring(chainer.ChainerBackend())
+    with pytest.raises(KeyringUnavailable, match="no OS keyring"):
+        KeyStore().get()
+
+
+def test_a_locked_keyring_says_to_unlock_it(use_keyring: UseKeyring) -> None:
+    use_keyring(LockedKeyring())
+    with pytest.raises(KeyringUnavailable, match="locked") as caught:
+        KeyStore().get()
+    assert isinstance(caught.value, CoachError)
+    assert "Unlock it (log in to the desktop session" in str(caught.value)
+    assert "Install" not in str(caught.value)
+    status = KeyStore().status()
+    assert status.usable is False and "locked" in status.detail
+
+
+def test_a_backend_error_never_carries_the_key(use_keyring: UseKeyring) -> None:
+    use_keyring(EchoingKeyring())
+    with pytest.raises(KeyringUnavailable) as caught:
+        KeyStore().set(SECRET)
+    error = caught.value
+    assert SECRET not in str(error)
+    assert "PasswordSetError" in str(error)
+    assert error.__context__ is None and error.__cause__ is None
