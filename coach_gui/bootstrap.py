@@ -14,8 +14,10 @@ from coach_gui.adapters.notes_fs import MarkdownNoteStore, seed_sample_notes
 from coach_gui.config import Config, config_path, load_config
 
 if TYPE_CHECKING:
+    from coach_gui.adapters.gemini import GeminiJudge
     from coach_gui.adapters.journal_sqlite import Journal
     from coach_gui.adapters.ollama import OllamaClient
+    from coach_gui.adapters.secrets import KeyStore
     from coach_gui.adapters.tier1_ollama import OllamaTier1
     from coach_gui.services.practice import PracticeSettings
 
@@ -70,6 +72,26 @@ class AppContext:
             seed=tier1.seed,
             keep_alive=tier1.keep_alive,
         )
+
+    def key_store(self) -> KeyStore:
+        from coach_gui.adapters.secrets import KeyStore
+
+        return KeyStore()
+
+    def judge(self, *, enabled: bool | None = None) -> GeminiJudge:
+        """The Gemini judge with the key from the OS keyring. Raises JudgeDisabled (switched
+        off), JudgeKeyMissing (no key) or KeyringUnavailable (no OS keyring)."""
+        from coach_gui.adapters.gemini import GeminiJudge
+        from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+
+        config = self.config.judge
+        if enabled is not None:
+            config = config.model_copy(update={"enabled": enabled})
+        if not config.enabled:
+            from coach_gui.domain.judge_errors import JudgeDisabled
+
+            raise JudgeDisabled()
+        return GeminiJudge.from_config(config, self.key_store().get(), SqliteOutbox(self.journal))
 
     def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:
         from coach_gui.services.practice import PracticeSettings

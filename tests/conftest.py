@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Every test, and every `coach` process a test starts, uses a file keyring of its own.
+_TESTS = str(Path(__file__).resolve().parent)
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_TESTS, os.environ.get("PYTHONPATH")) if p)
+os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
 # Keep a developer's own keys and Gemini settings out of the tests.
 for _name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
     os.environ.pop(_name, None)
@@ -71,4 +75,5 @@ def coach_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     monkeypatch.setenv("COACH_CONFIG", str(tmp_path / "config" / "coach.config.json"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     yield home

@@ -7,7 +7,14 @@ import json
 
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.domain.challenges import Challenge
-from coach_gui.domain.practice import Attempt, Disposition, PracticeSession, new_id
+from coach_gui.domain.practice import (
+    Attempt,
+    Disposition,
+    JudgeRefusal,
+    PracticeSession,
+    VerdictRecord,
+    new_id,
+)
 
 
 class SqlitePracticeJournal:
@@ -101,3 +108,45 @@ class SqlitePracticeJournal:
                 "SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY started_at"
             ).fetchall()
         return [row["id"] for row in rows]
+
+    def record_verdict(self, verdict: VerdictRecord) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO verdicts (id, attempt_id, outbox_id, verdict, gaps, feedback,"
+                " assertions_sent, assertions, judge_model, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    verdict.id,
+                    verdict.attempt_id,
+                    verdict.outbox_id,
+                    "pass" if verdict.passed else "fail",
+                    json.dumps([g.model_dump(mode="json") for g in verdict.gaps]),
+                    verdict.feedback,
+                    int(verdict.assertions_sent),
+                    json.dumps(list(verdict.assertions), ensure_ascii=False),
+                    verdict.judge_model,
+                    verdict.created_at,
+                ),
+            )
+            conn.execute(
+                "UPDATE attempts SET status = 'judged', unjudged_reason = NULL WHERE id = ?",
+                (verdict.attempt_id,),
+            )
+
+    def record_refusal(self, refusal: JudgeRefusal) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO judge_refusals (id, attempt_id, reason_code, detail, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (
+                    refusal.id,
+                    refusal.attempt_id,
+                    refusal.reason_code,
+                    refusal.detail,
+                    refusal.created_at,
+                ),
+            )
+            conn.execute(
+                "UPDATE attempts SET unjudged_reason = ? WHERE id = ? AND status = 'unjudged'",
+                (refusal.detail, refusal.attempt_id),
+            )

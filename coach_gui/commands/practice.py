@@ -17,7 +17,9 @@ from typing import Any
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
 from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.errors import NoteNotFound
+from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
 from coach_gui.domain.practice import Attempt
+from coach_gui.services.judging import JudgeOutcome
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,7 +29,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--answers", type=Path, metavar="FILE", help="JSON list of answers, one per challenge"
     )
-    parser.add_argument("--judge", choices=("on", "off"), help="override judge.enabled")
+    parser.add_argument(
+        "--judge", choices=("on", "off"), help="judge the answers or not (default: judge.enabled)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
 
@@ -81,17 +85,46 @@ def _ask(prompt_out: Any) -> str:
     return "\n".join(lines)
 
 
-def _item(challenge: Challenge, attempt: Attempt | None, reason: str | None) -> dict[str, Any]:
+def _item(
+    challenge: Challenge,
+    attempt: Attempt | None,
+    outcome: JudgeOutcome | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    verdict = outcome.verdict if outcome is not None else None
+    if verdict is not None:
+        reason = None
+    elif outcome is not None:
+        reason = outcome.reason
+    elif attempt is not None:
+        reason = attempt.unjudged_reason
     return {
         "challenge": challenge.text,
         "kind": challenge.kind.value,
         "origin": challenge.origin,
         "answer": attempt.answer if attempt else None,
-        "status": attempt.status if attempt else "unjudged",
-        "verdict": None,
-        "gaps": [],
-        "reason": attempt.unjudged_reason if attempt else reason,
+        "status": "judged" if verdict is not None else "unjudged",
+        "verdict": None if verdict is None else "pass" if verdict.passed else "fail",
+        "gaps": [g.model_dump(mode="json") for g in verdict.gaps] if verdict else [],
+        "feedback": verdict.feedback if verdict else None,
+        "reason": reason,
     }
+
+
+def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None:
+    """The verdict as the learner reads it, with their own assertion text (kept local)."""
+    if item["verdict"] is None:
+        out.write(f"  Saved, not judged: {item['reason']}\n")
+        return
+    out.write(f"  Verdict: {item['verdict']}\n")
+    for gap in item["gaps"]:
+        index = gap["assertion"]
+        text = assertions[index] if index is not None and index < len(assertions) else ""
+        label = f"key point {index + 1}: {text}" if text else "the challenge"
+        out.write(f"  - {gap['problem']}: {label}\n    {gap['explanation']}\n")
+    if item["feedback"]:
+        out.write(f"  {item['feedback']}\n")
+    out.flush()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,8 +151,23 @@ def run(args: argparse.Namespace) -> int:
         settings = replace(settings, follow_ups=False)
     tier1 = context.tier1()
     out = sys.stderr if args.json else sys.stdout
+    journal = SqlitePracticeJournal(context.journal)
+    judge, judge_unavailable = None, None
+    if settings.judge_enabled:
+        try:
+            judge = context.judge(enabled=True)
+        except (JudgeError, KeyringUnavailable) as exc:
+            judge_unavailable = str(exc)
+            say(f"coach: answers will be kept unjudged: {exc}")
     run_ = PracticeRun(
-        entry.note, settings, SqlitePracticeJournal(context.journal), tier1, SystemClock()
+        entry.note,
+        settings,
+        journal,
+        tier1,
+        SystemClock(),
+        judge=judge,
+        verdicts=journal,
+        judge_unavailable=judge_unavailable,
     )
     session = run_.start()
     items: list[dict[str, Any]] = []
@@ -138,10 +186,12 @@ def run(args: argparse.Namespace) -> int:
             notices.extend(result.notices)
             answer = answers[index] if answers is not None else _ask(out)
             if not answer.strip():
-                items.append(_item(result.challenge, None, "skipped"))
+                items.append(_item(result.challenge, None, reason="skipped"))
                 continue
             attempt = run_.submit(result.challenge, answer)
-            items.append(_item(result.challenge, attempt, None))
+            item = _item(result.challenge, attempt, run_.judge(attempt))
+            items.append(item)
+            _report(item, entry.note.core_assertions, out)
             if answers is None:
                 follow = run_.follow_up(result.challenge, answer, printer)
                 if follow is not None:
@@ -149,10 +199,16 @@ def run(args: argparse.Namespace) -> int:
                     follow_answer = _ask(out)
                     if follow_answer.strip():
                         follow_attempt = run_.submit(follow.challenge, follow_answer)
-                        items.append(_item(follow.challenge, follow_attempt, None))
+                        follow_item = _item(
+                            follow.challenge, follow_attempt, run_.judge(follow_attempt)
+                        )
+                        items.append(follow_item)
+                        _report(follow_item, entry.note.core_assertions, out)
     finally:
         disposition = run_.finish()
         tier1.close()
+        if judge is not None:
+            judge.close()
         context.close()
     if args.json:
         emit_json(

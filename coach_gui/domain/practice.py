@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator
 
 from coach_gui.domain.canonical import digest
+from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
+from coach_gui.domain.verdicts import Gap
 
 
 class SessionMode(StrEnum):
@@ -70,3 +73,61 @@ class Attempt(Record):
     submitted_at: str
     status: Literal["unjudged", "judged"] = "unjudged"
     unjudged_reason: str | None = None
+
+
+def content_id(kind: str, fields: Mapping[str, object]) -> str:
+    """A content-addressed id (DESIGN §6): SHA-256 of the record's canonical form with its
+    own id blank, so `coach verify` can recompute it from what is stored."""
+    return digest({"record": kind, **fields, "id": ""})
+
+
+def attempt_id(session_id: str, challenge_id: str, answer: str, submitted_at: str) -> str:
+    return content_id(
+        "attempt",
+        {
+            "session_id": session_id,
+            "challenge_id": challenge_id,
+            "answer": answer,
+            "submitted_at": submitted_at,
+        },
+    )
+
+
+def challenge_id(session_id: str, position: int, challenge: Challenge) -> str:
+    return content_id(
+        "challenge",
+        {
+            "session_id": session_id,
+            "position": position,
+            "kind": challenge.kind.value,
+            "text": challenge.text,
+            "origin": challenge.origin,
+            "target_assertions": list(challenge.target_assertions),
+            "model": challenge.model,
+        },
+    )
+
+
+class VerdictRecord(Record):
+    """The judge's verdict on one attempt, as the domain decided it."""
+
+    id: str
+    attempt_id: str
+    outbox_id: str | None
+    passed: bool
+    gaps: tuple[Gap, ...]
+    feedback: str
+    assertions_sent: bool
+    assertions: tuple[str, ...]  # the learner's assertions the gap indexes refer to
+    judge_model: str
+    created_at: str
+
+
+class JudgeRefusal(Record):
+    """Why an attempt could not be judged this time; it stays unjudged and can be retried."""
+
+    id: str
+    attempt_id: str
+    reason_code: str
+    detail: str
+    created_at: str

@@ -8,7 +8,15 @@ from typing import Any, Protocol
 
 from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
-from coach_gui.domain.practice import Attempt, Disposition, PracticeSession
+from coach_gui.domain.practice import (
+    Attempt,
+    Disposition,
+    JudgeRefusal,
+    PracticeSession,
+    VerdictRecord,
+)
+from coach_gui.domain.tier2 import Tier2Payload
+from coach_gui.domain.verdicts import JudgeResponse
 
 
 class NoteStore(Protocol):
@@ -110,3 +118,19 @@ class Tier1Health(Protocol):
     def version(self) -> str: ...
 
     def has_model(self, model: str) -> bool: ...
+
+
+class Judge(Protocol):
+    """The Tier 2 judge (Gemini): one request for a validated payload."""
+
+    def judge(self, payload: Tier2Payload) -> JudgeResponse:
+        """Raises JudgeError subclasses; never returns a partial response."""
+        ...
+
+
+class VerdictJournal(Protocol):
+    """Where verdicts and refusals go; recording one also updates the attempt's status."""
+
+    def record_verdict(self, verdict: VerdictRecord) -> None: ...
+
+    def record_refusal(self, refusal: JudgeRefusal) -> None: ...

@@ -29,11 +29,14 @@ from coach_gui.domain.practice import (
     Disposition,
     PracticeSession,
     SessionMode,
+    attempt_id,
+    challenge_id,
     new_id,
     note_digest,
 )
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
-from coach_gui.services.ports import Clock, PracticeJournal, Tier1Model
+from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items
+from coach_gui.services.ports import Clock, Judge, PracticeJournal, Tier1Model, VerdictJournal
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +106,18 @@ class PracticeRun:
         journal: PracticeJournal,
         tier1: Tier1Model | None,
         clock: Clock,
+        *,
+        judge: Judge | None = None,
+        verdicts: VerdictJournal | None = None,
+        judge_unavailable: str | None = None,
     ) -> None:
+        """`judge` and `verdicts` judge each answer after it is stored (judge switched on);
+        `judge_unavailable` is why there is no judge although it is switched on (no key,
+        no keyring): answers are then kept unjudged with that reason."""
         self.note = note
+        self._judge = judge if settings.judge_enabled else None
+        self._verdicts = verdicts
+        self._judge_unavailable = judge_unavailable
         self.settings = settings
         self._journal = journal
         self._tier1 = tier1
@@ -122,6 +135,8 @@ class PracticeRun:
         self._asked = 0
         self._asked_texts: list[str] = []
         self._attempts: list[Attempt] = []
+        self._challenges: dict[str, Challenge] = {}
+        self._outcomes: dict[str, JudgeOutcome] = {}
         self.offline_reason: str | None = None if tier1 is not None else "Tier 1 is not set up"
         self._cancelled = False
         self.session: PracticeSession | None = None
@@ -151,12 +166,17 @@ class PracticeRun:
 
     def finish(self) -> Disposition:
         session = self._require_session()
+        verdicts = [o.verdict for o in self._outcomes.values() if o.verdict is not None]
         if not self._attempts:
             disposition = Disposition.NO_ANSWERS
         elif self.settings.mode is SessionMode.OFFLINE:
             disposition = Disposition.UNJUDGED_OFFLINE
-        else:
+        elif len(verdicts) < len(self._attempts):
             disposition = Disposition.JUDGE_UNAVAILABLE
+        elif all(v.passed for v in verdicts):
+            disposition = Disposition.ALL_PASSED
+        else:
+            disposition = Disposition.GAPS_FOUND
         self._journal.end_session(session.id, self._clock.now(), disposition)
         return disposition
 
@@ -202,7 +222,7 @@ class PracticeRun:
             challenge = next(self._builtin)
             if on_text is not None:
                 on_text(challenge.text)
-        self._record(session, challenge, parent=None)
+        challenge = self._record(session, challenge, parent=None)
         self._asked += 1
         return ChallengeResult(challenge, notices)
 
@@ -239,12 +259,16 @@ class PracticeRun:
         )
         if challenge is None:
             return None
-        self._record(session, challenge, parent=parent)
+        challenge = self._record(session, challenge, parent=parent)
         return ChallengeResult(challenge, notices)
 
     def _record(
         self, session: PracticeSession, challenge: Challenge, parent: Challenge | None
-    ) -> None:
+    ) -> Challenge:
+        """Store `challenge` under its content-addressed id, and return it so."""
+        challenge = challenge.model_copy(
+            update={"id": challenge_id(session.id, self._position, challenge)}
+        )
         self._journal.add_challenge(
             session.id,
             self._position,
@@ -254,6 +278,8 @@ class PracticeRun:
         )
         self._position += 1
         self._asked_texts.append(challenge.text)
+        self._challenges[challenge.id] = challenge
+        return challenge
 
     def _generate(
         self,
@@ -322,20 +348,62 @@ class PracticeRun:
 
     # --- answers ---------------------------------------------------------------------------------
     def submit(self, challenge: Challenge, answer: str) -> Attempt:
-        """Store the answer at once (unjudged); raises ValidationError for a blank one."""
+        """Store the answer at once, unjudged; raises ValidationError for a blank one.
+        Call `judge(attempt)` afterwards to have it judged."""
         session = self._require_session()
-        reason = (
-            "the judge is switched off" if not self.settings.judge_enabled else "not judged yet"
-        )
+        if not self.settings.judge_enabled:
+            reason = "the judge is switched off"
+        elif self._judge is None:
+            reason = self._judge_unavailable or "no judge is set up"
+        else:
+            reason = "waiting for the judge"
+        submitted_at = self._clock.now()
         attempt = Attempt(
-            id=new_id(),
+            id=attempt_id(session.id, challenge.id, answer, submitted_at),
             session_id=session.id,
             challenge_id=challenge.id,
             answer=answer,
-            submitted_at=self._clock.now(),
+            submitted_at=submitted_at,
             status="unjudged",
             unjudged_reason=reason,
         )
         self._journal.add_attempt(attempt)
         self._attempts.append(attempt)
         return attempt
+
+    @property
+    def judging(self) -> bool:
+        """Whether answers are sent to the judge after they are stored."""
+        return self._judge is not None and self._verdicts is not None
+
+    def judge(self, attempt: Attempt) -> JudgeOutcome | None:
+        """Send one stored answer to the judge (when switched on and set up) and record the
+        verdict or the reason it stays unjudged. None when there is no judge."""
+        if self._judge is None or self._verdicts is None:
+            return None
+        challenge = self._challenges[attempt.challenge_id]
+        item = JudgeRequestItem(
+            attempt_id=attempt.id,
+            challenge=challenge.text,
+            answer=attempt.answer,
+            assertions=self.note.core_assertions,
+        )
+        (outcome,) = judge_items(
+            [item],
+            judge=self._judge,
+            journal=self._verdicts,
+            clock=self._clock,
+            include_assertions=self.settings.include_assertions,
+        )
+        self._outcomes[attempt.id] = outcome
+        if outcome.judged:
+            self._attempts = [
+                a.model_copy(update={"status": "judged", "unjudged_reason": None})
+                if a.id == attempt.id
+                else a
+                for a in self._attempts
+            ]
+        return outcome
+
+    def outcome(self, attempt_id: str) -> JudgeOutcome | None:
+        return self._outcomes.get(attempt_id)

@@ -10,9 +10,24 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from coach_gui.domain.challenges import Challenge
-from coach_gui.domain.practice import Attempt, Disposition, PracticeSession
+from coach_gui.domain.judge_errors import JudgeError
+from coach_gui.domain.practice import (
+    Attempt,
+    Disposition,
+    JudgeRefusal,
+    PracticeSession,
+    VerdictRecord,
+)
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error
-from coach_gui.services.ports import Clock, PracticeJournal, Tier1Model
+from coach_gui.domain.tier2 import Tier2Payload
+from coach_gui.domain.verdicts import JudgeResponse
+from coach_gui.services.ports import (
+    Clock,
+    Judge,
+    PracticeJournal,
+    Tier1Model,
+    VerdictJournal,
+)
 
 
 class TickingClock:
@@ -102,3 +117,49 @@ class ScriptedTier1:
 def _conforms() -> tuple[Clock, PracticeJournal, Tier1Model]:
     """Type-checked only: the fakes satisfy the ports they stand in for."""
     return TickingClock(), MemoryPracticeJournal(), ScriptedTier1([])
+
+
+@dataclass
+class MemoryVerdictJournal:
+    verdicts: list[VerdictRecord] = field(default_factory=list)
+    refusals: list[JudgeRefusal] = field(default_factory=list)
+
+    def record_verdict(self, verdict: VerdictRecord) -> None:
+        self.verdicts.append(verdict)
+
+    def record_refusal(self, refusal: JudgeRefusal) -> None:
+        self.refusals.append(refusal)
+
+
+class ScriptedJudge:
+    """Answers each request with the next scripted reply text (or raises the scripted
+    JudgeError), and records every payload it was given."""
+
+    def __init__(self, script: Iterable[str | JudgeError]) -> None:
+        self._script = list(script)
+        self.payloads: list[Tier2Payload] = []
+
+    def judge(self, payload: Tier2Payload) -> JudgeResponse:
+        self.payloads.append(payload)
+        entry = self._script.pop(0)
+        if isinstance(entry, JudgeError):
+            raise entry
+        return JudgeResponse(
+            raw_text=entry, model="gemini-test", latency_ms=1, request_body="{}", outbox_id=None
+        )
+
+
+def verdict_json(*items: tuple[str, list[dict[str, object]]], feedback: str = "ok") -> str:
+    """A judge reply: one (verdict, gaps) per item, indexes in order."""
+    return json.dumps(
+        {
+            "items": [
+                {"index": i, "verdict": v, "gaps": gaps, "feedback": feedback}
+                for i, (v, gaps) in enumerate(items)
+            ]
+        }
+    )
+
+
+def _conforms_judge() -> tuple[Judge, VerdictJournal]:
+    return ScriptedJudge([]), MemoryVerdictJournal()

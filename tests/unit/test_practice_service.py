@@ -54,7 +54,7 @@ def test_a_session_records_challenges_and_answers_as_they_happen() -> None:
     assert [c[2].id for c in journal.challenges] == [result.challenge.id]
     attempt = run.submit(result.challenge, "Because selection accumulates small changes.")
     assert journal.attempts == [attempt]  # committed before submit returned
-    assert attempt.status == "unjudged" and attempt.unjudged_reason == "not judged yet"
+    assert attempt.status == "unjudged" and attempt.unjudged_reason == "no judge is set up"
     follow = run.follow_up(result.challenge, attempt.answer)
     assert follow is not None and follow.challenge.origin == "follow_up"
     assert journal.challenges[-1][3] == result.challenge.id  # linked to its parent

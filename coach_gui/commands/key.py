@@ -1,0 +1,54 @@
+"""`coach key set|clear|status`: the Gemini API key in the OS keyring, never printed."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("key", help="store, remove or check the Gemini API key")
+    parser.add_argument("action", choices=("set", "clear", "status"))
+    parser.add_argument("--json", action="store_true", help="print one JSON object (status)")
+    parser.set_defaults(run=run)
+
+
+def _read_key() -> str:
+    if sys.stdin.isatty():
+        return getpass.getpass("Gemini API key (not shown): ")
+    return sys.stdin.read()
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.secrets import KeyStore
+
+    store = KeyStore()
+    if args.action == "set":
+        key = _read_key()
+        if not key.strip():
+            raise UsageError("no key on standard input; e.g. `coach key set < keyfile`")
+        store.set(key)
+        say("coach: the key is stored in the OS keyring")
+        return EXIT_OK
+    if args.action == "clear":
+        removed = store.clear()
+        say("coach: the key was removed" if removed else "coach: no key was stored")
+        return EXIT_OK
+    status = store.status()
+    if args.json:
+        emit_json(
+            {
+                "backend": status.backend,
+                "has_key": status.has_key,
+                "usable": status.usable,
+                "detail": status.detail,
+            }
+        )
+    else:
+        print(f"backend: {status.backend}")
+        print(f"key: {'set' if status.has_key else 'not set'}")
+        print(status.detail)
+    return EXIT_OK if status.usable else EXIT_CHECK_FAILED

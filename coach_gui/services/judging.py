@@ -1,0 +1,130 @@
+"""Judging answers (DESIGN §4): build the one payload that may leave the machine, send it,
+apply the verdict rule, and record the outcome. A failure never loses an answer: the
+attempt stays unjudged with the reason, and can be judged again later."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from coach_gui.domain.judge_errors import JudgeError
+from coach_gui.domain.practice import JudgeRefusal, VerdictRecord, content_id
+from coach_gui.domain.tier2 import tier2_payload
+from coach_gui.domain.verdicts import parse_verdicts
+from coach_gui.services.ports import Clock, Judge, VerdictJournal
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JudgeRequestItem:
+    """One attempt to judge: what the learner was asked, what they wrote, and the
+    assertions of the note it covers (sent only when the privacy switch allows)."""
+
+    attempt_id: str
+    challenge: str
+    answer: str
+    assertions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    attempt_id: str
+    verdict: VerdictRecord | None = None
+    refusal: JudgeRefusal | None = None
+
+    @property
+    def judged(self) -> bool:
+        return self.verdict is not None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the attempt is still unjudged (None once judged)."""
+        return self.refusal.detail if self.refusal is not None else None
+
+
+def _payload_items(
+    items: Sequence[JudgeRequestItem], include_assertions: bool
+) -> list[dict[str, object]]:
+    payload: list[dict[str, object]] = []
+    for item in items:
+        entry: dict[str, object] = {"challenge": item.challenge, "answer": item.answer}
+        if include_assertions and item.assertions:
+            entry["core_assertions"] = list(item.assertions)
+        payload.append(entry)
+    return payload
+
+
+def refuse_all(
+    items: Sequence[JudgeRequestItem],
+    error: JudgeError,
+    journal: VerdictJournal,
+    clock: Clock,
+) -> list[JudgeOutcome]:
+    """Record that these attempts could not be judged, and why."""
+    outcomes: list[JudgeOutcome] = []
+    now = clock.now()
+    for item in items:
+        fields = {
+            "attempt_id": item.attempt_id,
+            "reason_code": error.reason_code,
+            "detail": str(error),
+            "created_at": now,
+        }
+        refusal = JudgeRefusal(id=content_id("judge_refusal", fields), **fields)
+        journal.record_refusal(refusal)
+        outcomes.append(JudgeOutcome(item.attempt_id, refusal=refusal))
+    return outcomes
+
+
+def judge_items(
+    items: Sequence[JudgeRequestItem],
+    *,
+    judge: Judge,
+    journal: VerdictJournal,
+    clock: Clock,
+    include_assertions: bool,
+) -> list[JudgeOutcome]:
+    """Judge `items` in one request. Only challenge, answer and (switch on) the assertions
+    are sent; the domain, not the model, decides each verdict."""
+    if not items:
+        return []
+    payload = tier2_payload(
+        _payload_items(items, include_assertions), allow_assertions=include_assertions
+    )
+    try:
+        response = judge.judge(payload)
+        verdicts = parse_verdicts(response.raw_text, payload)
+    except JudgeError as error:
+        log.info("judging %d item(s) failed: %s", len(items), error.reason_code)
+        return refuse_all(items, error, journal, clock)
+    outcomes: list[JudgeOutcome] = []
+    now = clock.now()
+    for item, sent, verdict in zip(items, payload.items, verdicts, strict=True):
+        fields = {
+            "attempt_id": item.attempt_id,
+            "outbox_id": response.outbox_id,
+            "passed": verdict.passed,
+            "gaps": [gap.model_dump(mode="json") for gap in verdict.gaps],
+            "feedback": verdict.feedback,
+            "assertions_sent": sent.core_assertions is not None,
+            "assertions": list(item.assertions),
+            "judge_model": response.model,
+            "created_at": now,
+        }
+        record = VerdictRecord(
+            id=content_id("verdict", fields),
+            attempt_id=item.attempt_id,
+            outbox_id=response.outbox_id,
+            passed=verdict.passed,
+            gaps=verdict.gaps,
+            feedback=verdict.feedback,
+            assertions_sent=sent.core_assertions is not None,
+            assertions=item.assertions,
+            judge_model=response.model,
+            created_at=now,
+        )
+        journal.record_verdict(record)
+        outcomes.append(JudgeOutcome(item.attempt_id, verdict=record))
+    return outcomes

@@ -1,0 +1,170 @@
+"""Judging answers over in-memory ports: what is sent, what the domain decides, and that a
+failure keeps the answer unjudged with its reason."""
+
+from __future__ import annotations
+
+import pytest
+from fakes.memory import (
+    MemoryPracticeJournal,
+    MemoryVerdictJournal,
+    ScriptedJudge,
+    ScriptedTier1,
+    TickingClock,
+    reply,
+    verdict_json,
+)
+
+from coach_gui.domain.judge_errors import JudgeKeyInvalid, JudgeQuotaExceeded
+from coach_gui.domain.notes import Note
+from coach_gui.domain.practice import Disposition, attempt_id, challenge_id
+from coach_gui.services.judging import JudgeRequestItem, judge_items
+from coach_gui.services.practice import PracticeRun, PracticeSettings
+
+NOTE = Note(
+    id="n1",
+    title="SECRET-TITLE",
+    source="SECRET-SOURCE",
+    tags=("SECRET-TAG",),
+    core_assertions=("Selection needs inherited variation.", "Change is slow."),
+    body="SECRET-BODY text of the note.",
+)
+ITEM = JudgeRequestItem("a1", "Why is change slow?", "Small steps add up.", NOTE.core_assertions)
+
+
+def _judge(
+    script: list[object], *, include: bool = True
+) -> tuple[list[object], ScriptedJudge, MemoryVerdictJournal]:
+    judge = ScriptedJudge(script)  # type: ignore[arg-type]
+    journal = MemoryVerdictJournal()
+    outcomes = judge_items(
+        [ITEM], judge=judge, journal=journal, clock=TickingClock(), include_assertions=include
+    )
+    return outcomes, judge, journal  # type: ignore[return-value]
+
+
+def test_adr0021_d1_only_challenge_answer_and_assertions_are_sent() -> None:
+    _, judge, _ = _judge([verdict_json(("pass", []))])
+    sent = judge.payloads[0].to_json_dict()
+    assert sent == {
+        "items": [
+            {
+                "challenge": ITEM.challenge,
+                "answer": ITEM.answer,
+                "core_assertions": list(NOTE.core_assertions),
+            }
+        ]
+    }
+
+
+def test_adr0021_d2_switch_off_sends_exactly_challenge_and_answer() -> None:
+    _, judge, journal = _judge(
+        [
+            verdict_json(
+                ("pass", [{"assertion": None, "problem": "unexplained", "explanation": "x"}])
+            )
+        ],
+        include=False,
+    )
+    assert judge.payloads[0].to_json_dict() == {
+        "items": [{"challenge": ITEM.challenge, "answer": ITEM.answer}]
+    }
+    assert journal.verdicts[0].assertions_sent is False
+
+
+def test_adr0021_d4_an_item_passes_only_when_no_gap_is_listed() -> None:
+    gap = {"assertion": 1, "problem": "unexplained", "explanation": "slowness not explained"}
+    outcomes, _, journal = _judge([verdict_json(("pass", [gap]))])
+    verdict = journal.verdicts[0]
+    assert verdict.passed is False  # the model said pass, the domain says fail
+    assert verdict.gaps[0].assertion == 1 and verdict.gaps[0].problem == "unexplained"
+    assert outcomes[0].judged  # type: ignore[attr-defined]
+
+
+def test_a_malformed_verdict_keeps_the_attempt_unjudged_with_the_reason() -> None:
+    outcomes, _, journal = _judge([verdict_json(("pass", []), ("pass", []))])  # an extra index
+    assert journal.verdicts == []
+    assert journal.refusals[0].reason_code == "malformed"
+    assert not outcomes[0].judged  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("error", [JudgeKeyInvalid(), JudgeQuotaExceeded()])
+def test_judge_errors_are_recorded_as_refusals_never_as_fails(error: Exception) -> None:
+    outcomes, _, journal = _judge([error])
+    assert journal.verdicts == []
+    assert journal.refusals[0].detail == str(error)
+    assert outcomes[0].reason == str(error)  # type: ignore[attr-defined]
+
+
+def test_ids_are_content_addressed() -> None:
+    _, _, first = _judge([verdict_json(("fail", []))])
+    _, _, second = _judge([verdict_json(("fail", []))])
+    assert first.verdicts[0].id == second.verdicts[0].id  # same content, same clock
+    assert len(first.verdicts[0].id) == 64
+
+
+def _run(
+    judge_script: list[object], **settings: object
+) -> tuple[PracticeRun, MemoryPracticeJournal, MemoryVerdictJournal, ScriptedJudge]:
+    journal, verdicts = MemoryPracticeJournal(), MemoryVerdictJournal()
+    judge = ScriptedJudge(judge_script)  # type: ignore[arg-type]
+    tier1 = ScriptedTier1([reply("Why is change slow in this account?")] * 3)
+    run = PracticeRun(
+        NOTE,
+        PracticeSettings(**settings),
+        journal,
+        tier1,
+        TickingClock(),
+        judge=judge,
+        verdicts=verdicts,
+    )  # type: ignore[arg-type]
+    run.start()
+    return run, journal, verdicts, judge
+
+
+def test_practice_judges_each_answer_after_storing_it() -> None:
+    gap = {"assertion": 0, "problem": "wrong", "explanation": "variation is not created"}
+    run, journal, _, judge = _run([verdict_json(("fail", [gap]))])
+    challenge = run.next_challenge().challenge
+    attempt = run.submit(challenge, "Selection creates new variation.")
+    assert journal.attempts == [attempt] and attempt.unjudged_reason == "waiting for the judge"
+    outcome = run.judge(attempt)
+    assert outcome is not None and outcome.verdict is not None
+    assert outcome.verdict.gaps[0].problem == "wrong"
+    assert run.attempts[0].status == "judged"
+    assert run.finish() is Disposition.GAPS_FOUND
+    body = judge.payloads[0].canonical()
+    for marker in (
+        "SECRET-TITLE",
+        "SECRET-SOURCE",
+        "SECRET-TAG",
+        "SECRET-BODY",
+        "n1",
+        attempt.session_id,
+    ):
+        assert marker not in body
+
+
+def test_all_passed_and_judge_unavailable_dispositions() -> None:
+    run, *_ = _run([verdict_json(("pass", []))])
+    run.judge(run.submit(run.next_challenge().challenge, "answer"))
+    assert run.finish() is Disposition.ALL_PASSED
+    run, *_ = _run([JudgeQuotaExceeded()])
+    outcome = run.judge(run.submit(run.next_challenge().challenge, "answer"))
+    assert outcome is not None and "quota" in (outcome.reason or "").lower()
+    assert run.finish() is Disposition.JUDGE_UNAVAILABLE
+
+
+def test_judge_off_means_no_judge_call_at_all() -> None:
+    run, _, _, judge = _run([verdict_json(("pass", []))], judge_enabled=False)
+    attempt = run.submit(run.next_challenge().challenge, "answer")
+    assert run.judge(attempt) is None and judge.payloads == []
+    assert attempt.unjudged_reason == "the judge is switched off"
+
+
+def test_challenge_and_attempt_ids_are_recomputable() -> None:
+    run, journal, *_ = _run([verdict_json(("pass", []))])
+    challenge = run.next_challenge().challenge
+    attempt = run.submit(challenge, "answer")
+    session_id = journal.challenges[0][0]
+    assert challenge.id == challenge_id(session_id, 0, challenge)
+    assert attempt.id == attempt_id(session_id, challenge.id, "answer", attempt.submitted_at)
