@@ -1,0 +1,66 @@
+"""The questions Coach asks before anything is lost: each says what will happen, and
+the safe answer is the default."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+
+class UnsavedChoice(Enum):
+    SAVE = "save"
+    DISCARD = "discard"
+    CANCEL = "cancel"
+
+
+def ask_about_unsaved(parent: QWidget, title: str) -> UnsavedChoice:
+    buttons = QMessageBox.StandardButton
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Unsaved changes",
+        f"Save your changes to “{title}”?",
+        buttons.Save | buttons.Discard | buttons.Cancel,
+        parent,
+    )
+    box.setInformativeText("If you don't save, your changes will be lost.")
+    box.setDefaultButton(buttons.Save)
+    box.setAccessibleName("Unsaved changes")
+    answer = box.exec()
+    if answer == buttons.Save:
+        return UnsavedChoice.SAVE
+    if answer == buttons.Discard:
+        return UnsavedChoice.DISCARD
+    return UnsavedChoice.CANCEL
+
+
+def _confirm(parent: QWidget, heading: str, text: str, detail: str, action: str) -> bool:
+    box = QMessageBox(QMessageBox.Icon.Question, heading, text, parent=parent)
+    box.setInformativeText(detail)
+    yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setAccessibleName(heading)
+    box.exec()
+    return box.clickedButton() is yes
+
+
+def confirm_delete(parent: QWidget, title: str, file_name: str, trash: str) -> bool:
+    return _confirm(
+        parent,
+        "Delete note",
+        f"Delete “{title}”?",
+        f"The file {file_name} will be moved to the trash folder:\n{trash}\n\n"
+        "Nothing is erased: move the file back into the notes folder to restore it.",
+        "Move to trash",
+    )
+
+
+def confirm_discard_new(parent: QWidget, title: str) -> bool:
+    return _confirm(
+        parent,
+        "Discard new note",
+        f"Discard the new note “{title}”?",
+        "It has not been saved, so nothing is written or moved.",
+        "Discard note",
+    )

@@ -1,0 +1,301 @@
+"""The main window: note list on the left, the open note on the right."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
+
+from coach_gui.domain.notes import KnowledgeBaseSnapshot, NoteEntry, NoteSearchIndex, ordered
+from coach_gui.ui import window_state
+from coach_gui.ui.confirmations import (
+    UnsavedChoice,
+    ask_about_unsaved,
+    confirm_delete,
+    confirm_discard_new,
+)
+from coach_gui.ui.failures import show_failure
+from coach_gui.ui.main_actions import build_main_actions
+from coach_gui.ui.note_editor import NoteEditor
+from coach_gui.ui.note_list import NoteListPane
+from coach_gui.ui.tasks import Lane, Task, wait_for_writes
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+
+
+def short_path(path: str) -> str:
+    """`path` with the home folder written as ~, as people read paths in a status bar."""
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
+
+
+class MainWindow(QMainWindow):
+    notes_listed = Signal()  # each time a load of the knowledge base is on screen
+    search_ready = Signal()  # each time the search index has caught up with the notes
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self._entries: dict[str, NoteEntry] = {}
+        self._index_task: Task[NoteSearchIndex] | None = None
+        self._may_close = False
+        self._broken_count = 0
+        self._first_load = True
+        self._load_started = False  # the first load starts once the window is on screen
+        self.setWindowTitle("Coach")
+        self.setAccessibleName("Coach")
+
+        self.note_list = NoteListPane(self)
+        self.editor = NoteEditor(context.notes, self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.note_list)
+        self.splitter.addWidget(self.editor)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([300, 800])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+
+        self.where_label = QLabel(f"Notes in {short_path(context.notes.location)}", self)
+        self.where_label.setToolTip(context.notes.location)
+        self.where_label.setAccessibleName("Knowledge base folder")
+        self.where_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.count_label = QLabel(self)
+        self.count_label.setAccessibleName("Number of notes")
+        self.statusBar().addWidget(self.where_label, 1)
+        self.statusBar().addPermanentWidget(self.count_label)
+
+        self.menu_actions = build_main_actions(self)
+        self._update_actions()
+        self.note_list.current_note_changed.connect(self._on_note_picked)
+        self.editor.dirty_changed.connect(self._on_dirty_changed)
+        self.editor.title_changed.connect(self._update_title)
+        self.editor.saved.connect(self._on_note_saved)
+        window_state.restore_layout(
+            self, self.splitter, self.editor.splitter, self.editor.body_tabs
+        )
+        self.setTabOrder(self.note_list.search_box, self.note_list.view)
+        self.setTabOrder(self.note_list.view, self.editor.title_edit)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._load_started:
+            self._load_started = True
+            # After the first frame: on 2 cores a loading thread slows the first paint.
+            QTimer.singleShot(0, self.load_notes)
+
+    def _update_actions(self) -> None:
+        self.menu_actions.save.setEnabled(self.editor.has_note() and self.editor.is_dirty())
+        self.menu_actions.delete.setEnabled(self.editor.has_note())
+
+    def _update_title(self, *_args: object) -> None:
+        title = self.editor.display_title() if self.editor.has_note() else ""
+        self.setWindowTitle(f"{title}[*] — Coach" if title else "Coach")
+        self.setWindowModified(self.editor.is_dirty())
+
+    def _on_dirty_changed(self, _dirty: bool) -> None:
+        self._update_title()
+        self._update_actions()
+
+    # --- loading -------------------------------------------------------------------
+    def load_notes(self) -> None:
+        self.note_list.show_loading()
+        store = self.context.notes
+        Task(
+            self,
+            op=lambda _p: store.load(),
+            success=self._on_loaded,
+            failure=self._on_load_failed,
+            name="load notes",
+        ).run()
+
+    def reload_notes(self) -> None:
+        self.guard_unsaved(self.load_notes)
+
+    def _on_loaded(self, snapshot: KnowledgeBaseSnapshot) -> None:
+        self._entries = {entry.note.id: entry for entry in snapshot.notes}
+        if self._first_load:
+            if not self.editor.has_note():  # reopen the note open when Coach last closed
+                last = window_state.last_note_id()
+                if last in self._entries:
+                    self.editor.show_note(self._entries[last])
+        elif self.editor.file_name() is not None:  # a reload: show the note as it is on disk
+            self.editor.show_note(self._entries.get(self.editor.current_note_id() or ""))
+        self._first_load = False
+        self.note_list.select_note(self.editor.current_note_id() or "")
+        self.note_list.set_notes(snapshot.notes)
+        self.note_list.set_broken(snapshot.broken)
+        self._broken_count = len(snapshot.broken)
+        self._update_counts()
+        self._update_actions()
+        self.notes_listed.emit()
+        self._rebuild_index()  # folding 10,000 notes takes a while: list them first
+
+    def _on_load_failed(self, error: Exception) -> None:
+        self.note_list.show_loading(
+            "The notes could not be loaded.\nSee the message, then press F5."
+        )
+        show_failure(self, error)
+
+    def _update_counts(self) -> None:
+        n = len(self._entries)
+        text = f"{n} note{'s' if n != 1 else ''}"
+        if self._broken_count:
+            text += f" · {self._broken_count} unreadable"
+        self.count_label.setText(text)
+
+    def _rebuild_index(self) -> None:
+        if self._index_task is not None:
+            self._index_task.cancel()
+        entries = tuple(self._entries.values())
+        self._index_task = Task(
+            self,
+            op=lambda _p: NoteSearchIndex(entries),
+            success=self._on_index_ready,
+            name="index notes",
+        ).run()
+
+    def _on_index_ready(self, index: NoteSearchIndex) -> None:
+        self.note_list.set_index(index)
+        self.search_ready.emit()
+
+    def _show_all_notes(self) -> None:
+        self.note_list.set_notes(ordered(self._entries.values()))
+        self._rebuild_index()  # titles, tags and text all feed the search
+
+    # --- switching notes -----------------------------------------------------------
+    def guard_unsaved(
+        self, proceed: Callable[[], None], cancelled: Callable[[], None] | None = None
+    ) -> None:
+        """Run `proceed` once unsaved edits are saved or discarded; ask first."""
+        if not (self.editor.has_note() and self.editor.is_dirty()):
+            proceed()
+            return
+        choice = ask_about_unsaved(self, self.editor.display_title())
+        if choice is UnsavedChoice.SAVE:
+            if not self.editor.save(then=proceed) and cancelled:
+                cancelled()  # the note cannot be saved as it is (no title)
+        elif choice is UnsavedChoice.DISCARD:
+            proceed()
+        elif cancelled is not None:
+            cancelled()
+
+    def _on_note_picked(self, note_id: str) -> None:
+        current = self.editor.current_note_id() or ""
+
+        def stay() -> None:
+            self.note_list.select_note(current)
+
+        self.guard_unsaved(lambda: self.open_note(note_id), cancelled=stay)
+
+    def open_note(self, note_id: str) -> None:
+        entry = self._entries.get(note_id)
+        self.note_list.select_note(note_id if entry else "")
+        self.editor.show_note(entry)
+        self._update_actions()
+
+    def new_note(self) -> None:
+        def start() -> None:
+            self.note_list.select_note("")
+            self.editor.new_note()
+            self._update_actions()
+
+        self.guard_unsaved(start)
+
+    def save_note(self) -> None:
+        if self.editor.has_note():
+            self.editor.save()
+
+    def _on_note_saved(self, entry: NoteEntry) -> None:
+        self._entries[entry.note.id] = entry
+        self.note_list.select_note(entry.note.id)
+        self._show_all_notes()
+        self._update_counts()
+        self._update_actions()
+        self.statusBar().showMessage(f"Saved “{entry.note.title}” to {entry.file_name}", 5000)
+
+    def delete_note(self) -> None:
+        editor, note_id = self.editor, self.editor.current_note_id()
+        if note_id is None:
+            return
+        if editor.file_name() is None:  # never saved: nothing on disk to move
+            if not editor.is_dirty() or confirm_discard_new(self, editor.display_title()):
+                editor.show_note(None)
+                self._update_actions()
+            return
+        trash = getattr(self.context.notes, "trash_location", "the trash folder")
+        if not confirm_delete(self, editor.display_title(), editor.file_name() or "", trash):
+            return
+        store = self.context.notes
+        Task(
+            self,
+            op=lambda _p: store.delete(note_id),
+            success=lambda where: self._on_deleted(note_id, where),
+            lane=Lane.WRITER,
+            name="delete note",
+        ).run()
+
+    def _on_deleted(self, note_id: str, where: str) -> None:
+        entry = self._entries.pop(note_id, None)
+        if self.editor.current_note_id() == note_id:
+            self.editor.show_note(None)
+        self.note_list.select_note("")
+        self._update_counts()
+        self._update_actions()
+        name = entry.file_name if entry else "The note"
+        self.statusBar().showMessage(f"Moved {name} to the trash: {where}", 8000)
+        self._show_all_notes()
+
+    # --- other windows -------------------------------------------------------------
+    def focus_search(self) -> None:
+        self.note_list.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.note_list.search_box.selectAll()
+
+    def open_settings(self) -> None:
+        from coach_gui.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.context.config, self.context.config_path, self)
+        if dialog.exec() == SettingsDialog.DialogCode.Accepted:
+            self.context.config = dialog.config
+            self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
+
+    def show_shortcuts(self) -> None:
+        from coach_gui.ui import help_dialogs
+
+        help_dialogs.ShortcutsDialog(
+            help_dialogs.shortcut_rows(self.menu_actions.with_shortcuts()), self
+        ).exec()
+
+    def show_locations(self) -> None:
+        from coach_gui.ui import help_dialogs
+
+        context = self.context
+        help_dialogs.show_locations(
+            self,
+            data_dir=context.data_dir,
+            kb=context.notes.location,
+            config=context.config_path,
+            log_file=context.log_file,
+        )
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._may_close and self.editor.has_note() and self.editor.is_dirty():
+            event.ignore()
+
+            def close_now() -> None:
+                self._may_close = True
+                self.close()
+
+            self.guard_unsaved(close_now)
+            return
+        kept = self.editor.current_note_id() if self.editor.file_name() else None
+        window_state.remember_layout(
+            self, self.splitter, self.editor.splitter, self.editor.body_tabs, kept or ""
+        )
+        wait_for_writes()  # a save still being written finishes before we go
+        event.accept()

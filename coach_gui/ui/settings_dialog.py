@@ -1,0 +1,286 @@
+"""Settings: edits coach.config.json, validated as you type, saved in the background."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from coach_gui.config import Config, save_config
+from coach_gui.domain.errors import ConfigError
+from coach_gui.ui.failures import show_failure
+from coach_gui.ui.tasks import Lane, Task
+from coach_gui.ui.theme import warning_colour
+
+_Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox
+
+
+class SettingsDialog(QDialog):
+    """`config` holds the saved settings once the dialog is accepted."""
+
+    def __init__(self, config: Config, path: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings — Coach")
+        self.setAccessibleName("Settings")
+        self.config = config
+        self._path = path
+        self._fields: dict[str, tuple[QLabel | None, _Field, str]] = {}
+        self._pending: Config | None = config
+        self._boxes: list[QGroupBox] = []
+
+        tier1 = self._group("Local model (Tier 1, Ollama on this computer)")
+        self.ollama_url = self._text(
+            tier1,
+            "tier1.ollamaUrl",
+            "Ollama &address",
+            "Where Ollama listens; it must be on this computer",
+        )
+        self.tier1_model = self._text(
+            tier1,
+            "tier1.model",
+            "&Model",
+            "The Ollama model that writes challenges, e.g. llama3.2:3b",
+        )
+        self.connect_timeout = self._seconds(
+            tier1, "tier1.connectTimeoutSeconds", "&Connect timeout", 0.5, 60
+        )
+        self.read_timeout = self._seconds(
+            tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
+        )
+
+        judge = self._group("Judge (Tier 2, Google Gemini)")
+        self.judge_enabled = self._check(
+            judge,
+            "judge.enabled",
+            "&Judge answers with Gemini",
+            "Off: nothing leaves this computer; answers are kept and can be judged later",
+        )
+        self.include_assertions = self._check(
+            judge,
+            "judge.includeAssertions",
+            "&Send core assertions to the judge",
+            "On: the judge gets each challenge, your answer and the note's core assertions. "
+            "Off: only the challenge and your answer. Never the note's text, title or tags",
+        )
+        self.judge_model = self._text(
+            judge, "judge.model", "Judge mo&del", "The Gemini model that grades answers"
+        )
+        self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Judge &timeout", 1, 600)
+
+        no_quote = self._group("No-quote check (challenges must not quote your note)")
+        self.max_shared_words = QSpinBox(self)
+        self.max_shared_words.setRange(2, 50)
+        self.max_shared_words.setSuffix(" words")
+        self._add(
+            no_quote,
+            "noQuote.maxSharedWords",
+            "Longest shared &run",
+            self.max_shared_words,
+            "A challenge sharing this many words in a row with the note is rejected",
+        )
+        self.max_containment = QDoubleSpinBox(self)
+        self.max_containment.setRange(0.05, 1.0)
+        self.max_containment.setSingleStep(0.05)
+        self.max_containment.setDecimals(2)
+        self._add(
+            no_quote,
+            "noQuote.maxContainment",
+            "Most &overlap allowed",
+            self.max_containment,
+            "Share of a challenge's word groups that may also appear in the note (0–1)",
+        )
+        self.shingle_words = QSpinBox(self)
+        self.shingle_words.setRange(1, 10)
+        self.shingle_words.setSuffix(" words")
+        self._add(
+            no_quote,
+            "noQuote.shingleWords",
+            "Word &group size",
+            self.shingle_words,
+            "How many words in a row make one word group for the overlap measure",
+        )
+
+        self.problem_label = QLabel(self)
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet(f"color: {warning_colour(self.palette())};")
+        self.problem_label.setAccessibleName("Problem with these settings")
+        self.problem_label.hide()
+        where = QLabel(f"Saved in {path}", self)
+        where.setEnabled(False)
+        where.setWordWrap(True)
+        where.setAccessibleName("Settings file location")
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults,
+            self,
+        )
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setText("&Save")
+        self.ok_button.setAccessibleName("Save settings")
+        cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setAccessibleName("Cancel")
+        defaults = self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
+        defaults.setText("Restore &defaults")
+        defaults.setAccessibleName("Restore default settings")
+        defaults.setAccessibleDescription("Fills in the default values; nothing is saved yet")
+        self.buttons.accepted.connect(self._save)
+        self.buttons.rejected.connect(self.reject)
+        defaults.clicked.connect(lambda: self._show(Config()))
+
+        layout = QVBoxLayout(self)
+        for box in self._boxes:
+            layout.addWidget(box)
+        layout.addWidget(self.problem_label)
+        layout.addWidget(where)
+        layout.addWidget(self.buttons)
+
+        labels = [label for label, _field, _name in self._fields.values() if label is not None]
+        width = max(label.sizeHint().width() for label in labels)
+        for label in labels:  # one label column across the three groups
+            label.setMinimumWidth(width)
+        self._show(config)
+        for _label, field, _ in self._fields.values():
+            self._connect(field)
+
+    # --- building ------------------------------------------------------------------
+    def _group(self, title: str) -> QFormLayout:
+        box = QGroupBox(title, self)
+        box.setAccessibleName(title)
+        self._boxes.append(box)
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        return form
+
+    def _add(self, form: QFormLayout, key: str, text: str, field: _Field, help_text: str) -> None:
+        field.setAccessibleName(text.replace("&", ""))
+        field.setAccessibleDescription(help_text)
+        field.setToolTip(help_text)
+        if isinstance(field, QCheckBox):
+            form.addRow(field)
+            self._fields[key] = (None, field, text.replace("&", ""))
+            return
+        label = QLabel(text, self)
+        label.setBuddy(field)
+        form.addRow(label, field)
+        self._fields[key] = (label, field, text.replace("&", ""))
+
+    def _text(self, form: QFormLayout, key: str, text: str, help_text: str) -> QLineEdit:
+        field = QLineEdit(self)
+        self._add(form, key, text, field, help_text)
+        return field
+
+    def _seconds(
+        self, form: QFormLayout, key: str, text: str, low: float, high: float
+    ) -> QDoubleSpinBox:
+        field = QDoubleSpinBox(self)
+        field.setRange(low, high)
+        field.setDecimals(1)
+        field.setSuffix(" s")
+        self._add(form, key, text, field, f"Seconds to wait before giving up ({low:g}–{high:g})")
+        return field
+
+    def _check(self, form: QFormLayout, key: str, text: str, help_text: str) -> QCheckBox:
+        field = QCheckBox(text, self)
+        self._add(form, key, text, field, help_text)
+        note = QLabel(help_text + ".", self)  # privacy choices are explained, not hidden
+        note.setWordWrap(True)
+        note.setEnabled(False)
+        note.setContentsMargins(24, 0, 0, 4)
+        form.addRow(note)
+        return field
+
+    def _connect(self, field: _Field) -> None:
+        if isinstance(field, QLineEdit):
+            field.textChanged.connect(self._validate)
+        elif isinstance(field, QCheckBox):
+            field.toggled.connect(self._validate)
+        else:
+            field.valueChanged.connect(self._validate)
+
+    # --- values --------------------------------------------------------------------
+    def _show(self, config: Config) -> None:
+        data = config.to_json_dict()
+        for key, (_label, field, _name) in self._fields.items():
+            section, _, name = key.partition(".")
+            value = data[section][name]
+            if isinstance(field, QLineEdit):
+                field.setText(str(value))
+            elif isinstance(field, QCheckBox):
+                field.setChecked(bool(value))
+            elif isinstance(field, QSpinBox):
+                field.setValue(int(value))
+            else:
+                field.setValue(float(value))
+        self._validate()
+
+    def _changes(self) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
+        for key, (_label, field, _name) in self._fields.items():
+            if isinstance(field, QLineEdit):
+                changes[key] = field.text().strip()
+            elif isinstance(field, QCheckBox):
+                changes[key] = field.isChecked()
+            else:
+                changes[key] = field.value()
+        return changes
+
+    def _validate(self, *_args: object) -> None:
+        for label, _field, _name in self._fields.values():
+            if label is not None:
+                label.setStyleSheet("")
+        try:
+            self._pending = self.config.with_changes(self._changes())
+        except ConfigError as exc:
+            self._pending = None
+            known = self._fields.get(exc.key or "")
+            label, name = (known[0], known[2]) if known else (None, "This setting")
+            if label is not None:
+                label.setStyleSheet(f"color: {warning_colour(self.palette())};")
+            self.problem_label.setText(f"{name}: {exc.detail}")
+            self.problem_label.setAccessibleDescription(self.problem_label.text())
+            self.problem_label.show()
+        else:
+            self.problem_label.hide()
+        self.ok_button.setEnabled(self._pending is not None)
+
+    def _save(self) -> None:
+        pending, path = self._pending, self._path
+        if pending is None:
+            return
+        self.ok_button.setEnabled(False)
+        Task(
+            self,
+            op=lambda _progress: save_config(pending, path),
+            success=lambda _saved: self._saved(pending),
+            failure=self._save_failed,
+            lane=Lane.WRITER,
+            name="save settings",
+        ).run()
+
+    def _saved(self, config: Config) -> None:
+        self.config = config
+        self.accept()
+
+    def _save_failed(self, error: Exception) -> None:
+        self.ok_button.setEnabled(True)
+        if isinstance(error, OSError):
+            error = ConfigError(
+                f"could not be saved ({error.strerror}); check the folder is writable",
+                path=str(self._path),
+            )
+        show_failure(self, error)

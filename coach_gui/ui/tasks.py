@@ -1,0 +1,227 @@
+"""Background work in Anki's QueryOp style: the GUI thread never waits on disk or network.
+
+    Task(self, op=lambda progress: store.load(), success=self._show_notes).run()
+
+`op` runs on a worker thread and gets plain data only (never a widget); `success`,
+`failure` and `progress` run on the GUI thread. Writes go to the `WRITER` lane, a
+single-thread pool, so they happen one at a time and in order; everything else goes to
+the `GENERAL` lane. A task whose parent widget is gone delivers nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class Lane(Enum):
+    GENERAL = "general"  # reads, searches, anything that may run side by side
+    WRITER = "writer"  # note files, config, journal: one writer, in submission order
+
+
+@dataclass(frozen=True)
+class ProgressUpdate:
+    done: int
+    total: int | None = None  # None while the total is not known yet
+    text: str = ""
+
+
+class TaskCancelled(Exception):
+    """Raised inside `op` (by `TaskProgress.check`) to stop a cancelled task early."""
+
+
+class TaskProgress:
+    """Handed to `op` on the worker thread: report progress, and notice a cancel."""
+
+    def __init__(self, emit: Callable[[ProgressUpdate], None], cancel_flag: threading.Event):
+        self._emit = emit
+        self._cancel_flag = cancel_flag
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel_flag.is_set()
+
+    def check(self) -> None:
+        """Stop here (raise TaskCancelled) if the learner cancelled the task."""
+        if self._cancel_flag.is_set():
+            raise TaskCancelled
+
+    def __call__(self, done: int, total: int | None = None, text: str = "") -> None:
+        self.check()
+        self._emit(ProgressUpdate(done, total, text))
+
+
+class _TaskSignals(QObject):
+    """Created on the GUI thread, so the worker's emits are delivered there (queued)."""
+
+    succeeded = Signal(object)
+    failed = Signal(object)
+    progressed = Signal(object)
+    cancelled = Signal()
+
+    def __init__(self, task: Task[Any]) -> None:
+        super().__init__()
+        self._task = task
+        self.succeeded.connect(self._on_succeeded)
+        self.failed.connect(self._on_failed)
+        self.progressed.connect(self._on_progressed)
+        self.cancelled.connect(self._on_cancelled)
+
+    @Slot(object)
+    def _on_succeeded(self, result: object) -> None:
+        self._task._deliver_success(result)
+
+    @Slot(object)
+    def _on_failed(self, error: object) -> None:
+        self._task._deliver_failure(error)  # type: ignore[arg-type]
+
+    @Slot(object)
+    def _on_progressed(self, update: object) -> None:
+        self._task._deliver_progress(update)  # type: ignore[arg-type]
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._task._finish()
+
+
+_pools: dict[Lane, QThreadPool] = {}
+_live: set[Task[Any]] = set()  # submitted and not yet delivered; keeps each task alive
+
+
+def _pool(lane: Lane) -> QThreadPool:
+    pool = _pools.get(lane)
+    if pool is None:
+        # Dedicated pools: the global one has only 2 threads here and Qt uses it too.
+        pool = QThreadPool(QCoreApplication.instance())
+        pool.setObjectName(f"coach-{lane.value}")
+        pool.setMaxThreadCount(1 if lane is Lane.WRITER else 2)
+        _pools[lane] = pool
+    return pool
+
+
+class Task(Generic[T]):
+    """One piece of background work; build it, then `run()` it (once)."""
+
+    def __init__(
+        self,
+        parent: QObject | None,
+        op: Callable[[TaskProgress], T],
+        success: Callable[[T], None],
+        failure: Callable[[Exception], None] | None = None,
+        progress: Callable[[ProgressUpdate], None] | None = None,
+        *,
+        lane: Lane = Lane.GENERAL,
+        name: str | None = None,
+    ) -> None:
+        self._parent = parent
+        self._op = op
+        self._success = success
+        self._failure = failure
+        self._progress = progress
+        self._lane = lane
+        self.name: str = name or str(getattr(op, "__qualname__", "task"))
+        self._cancel_flag = threading.Event()
+        self._signals: _TaskSignals | None = None
+        self._done = False
+
+    def run(self) -> Task[T]:
+        if self._signals is not None:
+            raise RuntimeError("a Task runs once; build a new one")
+        self._signals = _TaskSignals(self)
+        _live.add(self)
+        _pool(self._lane).start(self._work)
+        return self
+
+    def cancel(self) -> None:
+        """Ask the task to stop; neither `success` nor `failure` will be called."""
+        self._cancel_flag.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel_flag.is_set()
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    # --- worker thread -------------------------------------------------------------
+    def _work(self) -> None:
+        signals = self._signals
+        assert signals is not None
+        try:
+            if self._cancel_flag.is_set():
+                signals.cancelled.emit()
+                return
+            reporter = TaskProgress(signals.progressed.emit, self._cancel_flag)
+            try:
+                result = self._op(reporter)
+            except TaskCancelled:
+                signals.cancelled.emit()
+            except Exception as exc:
+                signals.failed.emit(exc)
+            except BaseException as exc:  # never let a worker die silently
+                signals.failed.emit(RuntimeError(f"background task stopped: {exc!r}"))
+            else:
+                signals.succeeded.emit(result)
+        except RuntimeError:
+            # The signals holder is gone: the app is shutting down, nobody is listening.
+            log.info("%s finished after the app closed; its result was dropped", self.name)
+
+    # --- GUI thread ----------------------------------------------------------------
+    def _parent_alive(self) -> bool:
+        return self._parent is None or shiboken6.isValid(self._parent)
+
+    def _deliver_success(self, result: object) -> None:
+        self._finish()
+        if self._cancel_flag.is_set() or not self._parent_alive():
+            return
+        self._success(result)  # type: ignore[arg-type]
+
+    def _deliver_failure(self, error: Exception) -> None:
+        self._finish()
+        if self._cancel_flag.is_set() or not self._parent_alive():
+            log.info("dropped the failure of %s (cancelled or closed): %r", self.name, error)
+            return
+        if self._failure is not None:
+            self._failure(error)
+        else:
+            from coach_gui.ui.failures import show_failure
+
+            parent = self._parent if self._parent is not None else None
+            show_failure(parent, error)  # type: ignore[arg-type]
+
+    def _deliver_progress(self, update: ProgressUpdate) -> None:
+        if self._progress is not None and not self._done and self._parent_alive():
+            self._progress(update)
+
+    def _finish(self) -> None:
+        self._done = True
+        _live.discard(self)
+
+
+def pending_tasks() -> list[str]:
+    """Names of tasks submitted and not yet delivered (tests fail if any are left)."""
+    return sorted(t.name for t in _live)
+
+
+def wait_for_writes(timeout_ms: int = 10_000) -> bool:
+    """Block until every queued write is on disk (before the main window closes)."""
+    pool = _pools.get(Lane.WRITER)
+    return pool is None or pool.waitForDone(timeout_ms)
+
+
+def wait_for_all(timeout_ms: int = 5000) -> bool:
+    """Block until every worker is idle (teardown and quit); False if one is still busy.
+    Results not yet delivered arrive at the next turn of the event loop."""
+    return all(pool.waitForDone(timeout_ms) for pool in list(_pools.values()))

@@ -1,0 +1,126 @@
+"""The Settings dialog validates as you type and saves coach.config.json; a bad config
+at start-up is explained, and can be reset to the defaults."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from coach_gui.config import Config, config_path, load_config, save_config
+from coach_gui.ui.app import open_main_window
+from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.settings_dialog import SettingsDialog
+
+Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
+
+
+def make_dialog(qtbot: QtBot) -> SettingsDialog:
+    path = config_path()
+    save_config(Config(), path)
+    dialog = SettingsDialog(load_config(path), path)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def test_a_remote_ollama_address_is_refused_inline_and_save_is_disabled(qtbot: QtBot) -> None:
+    dialog = make_dialog(qtbot)
+    assert dialog.ok_button.isEnabled() and not dialog.problem_label.isVisible()
+
+    dialog.ollama_url.selectAll()
+    qtbot.keyClicks(dialog.ollama_url, "http://ollama.example.com:11434")
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.problem_label.isVisible()
+    assert dialog.problem_label.text().startswith("Ollama address: ")
+    assert "must run on this computer" in dialog.problem_label.text()
+
+    dialog.ollama_url.selectAll()
+    qtbot.keyClicks(dialog.ollama_url, "http://localhost:11434")
+    assert dialog.ok_button.isEnabled() and not dialog.problem_label.isVisible()
+
+    dialog.judge_model.clear()
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.problem_label.text().startswith("Judge model: ")
+
+
+def test_saved_settings_land_in_the_config_file(qtbot: QtBot) -> None:
+    dialog = make_dialog(qtbot)
+    qtbot.mouseClick(dialog.include_assertions, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.judge_enabled, Qt.MouseButton.LeftButton)
+    dialog.tier1_model.selectAll()
+    qtbot.keyClicks(dialog.tier1_model, "qwen2.5:3b")
+    dialog.judge_timeout.setValue(45)
+    dialog.max_shared_words.setValue(8)
+
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    on_disk = json.loads(config_path().read_text(encoding="utf-8"))
+    assert on_disk["judge"]["includeAssertions"] is False
+    assert on_disk["judge"]["enabled"] is False
+    assert on_disk["judge"]["timeoutSeconds"] == 45
+    assert on_disk["tier1"]["model"] == "qwen2.5:3b"
+    assert on_disk["noQuote"]["maxSharedWords"] == 8
+    assert dialog.config == load_config(config_path())
+
+
+def test_cancel_leaves_the_config_file_alone(qtbot: QtBot) -> None:
+    dialog = make_dialog(qtbot)
+    before = config_path().read_bytes()
+    qtbot.mouseClick(dialog.judge_enabled, Qt.MouseButton.LeftButton)
+    dialog.reject()
+    assert config_path().read_bytes() == before
+
+
+def test_every_settings_control_has_a_name_for_screen_readers(
+    qtbot: QtBot, unnamed_controls: Callable[..., list[str]]
+) -> None:
+    dialog = make_dialog(qtbot)
+    assert unnamed_controls(dialog) == []
+
+
+def test_a_bad_config_at_start_can_be_reset_to_the_defaults(
+    qtbot: QtBot, answer_dialog: Answer
+) -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    bad = b'{"judge": {"enabeld": true}}\n'
+    path.write_bytes(bad)
+
+    answer = answer_dialog("Reset to defaults")
+    window = open_main_window()
+    assert answer.answered
+    assert "judge.enabeld" in answer.informative and "did you mean 'enabled'" in answer.informative
+    assert {"Open config file", "Try again", "Reset to defaults", "Quit"} <= set(answer.buttons)
+    assert isinstance(window, MainWindow)
+    qtbot.addWidget(window)
+    assert load_config(path) == Config()
+    assert path.with_suffix(".json.bak").read_bytes() == bad
+
+
+def test_quitting_at_a_bad_config_opens_no_window(answer_dialog: Answer) -> None:
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"tier1": {"ollamaUrl": "http://10.0.0.5:11434"}}', encoding="utf-8")
+    answer = answer_dialog("Quit")
+    assert open_main_window() is None
+    assert answer.answered and "tier1.ollamaUrl" in answer.informative
+    assert "10.0.0.5" in path.read_text(encoding="utf-8")  # left for the learner to fix
+
+
+def test_settings_open_from_the_main_window_with_ctrl_comma(
+    qtbot: QtBot, answer_dialog: Answer
+) -> None:
+    window = open_main_window()
+    assert window is not None
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=10_000):
+        window.show()
+    window.activateWindow()
+    answer = answer_dialog("Cancel")
+    qtbot.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    assert answer.answered and answer.title == "Settings — Coach"

@@ -1,0 +1,168 @@
+"""The background task helper: results arrive on the GUI thread, failures reach the
+learner, cancelled work delivers nothing, and writes happen one at a time in order."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from PySide6.QtCore import QThread
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from coach_gui.domain.errors import NoteError
+from coach_gui.ui.tasks import Lane, ProgressUpdate, Task, TaskProgress, pending_tasks
+
+
+def _gui_thread() -> QThread:
+    app = QApplication.instance()
+    assert app is not None
+    return app.thread()
+
+
+def test_op_runs_off_the_gui_thread_and_success_runs_on_it(qtbot: QtBot) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    seen: dict[str, object] = {}
+
+    def op(_progress: TaskProgress) -> int:
+        seen["op_on_gui_thread"] = QThread.currentThread() is _gui_thread()
+        return 42
+
+    def success(value: int) -> None:
+        seen["value"] = value
+        seen["success_on_gui_thread"] = QThread.currentThread() is _gui_thread()
+
+    Task(parent, op=op, success=success).run()
+    qtbot.waitUntil(lambda: "value" in seen)
+    assert seen == {"op_on_gui_thread": False, "value": 42, "success_on_gui_thread": True}
+    assert pending_tasks() == []
+
+
+def test_progress_reaches_the_gui_in_order(qtbot: QtBot) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    updates: list[ProgressUpdate] = []
+    finished: list[str] = []
+
+    def op(progress: TaskProgress) -> str:
+        for i in range(3):
+            progress(i + 1, 3, f"step {i + 1}")
+        return "done"
+
+    Task(parent, op=op, success=finished.append, progress=updates.append).run()
+    qtbot.waitUntil(lambda: finished == ["done"])
+    assert [(u.done, u.total, u.text) for u in updates] == [
+        (1, 3, "step 1"),
+        (2, 3, "step 2"),
+        (3, 3, "step 3"),
+    ]
+
+
+def test_a_failure_without_handler_is_shown_in_the_learners_words(qtbot: QtBot) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+
+    def op(_progress: TaskProgress) -> None:
+        raise NoteError("Could not save x.md: disk full. Free some space, then save again.")
+
+    Task(parent, op=op, success=lambda _r: None).run()
+
+    def box() -> QMessageBox | None:
+        found = [w for w in parent.findChildren(QMessageBox) if w.isVisible()]
+        return found[0] if found else None
+
+    qtbot.waitUntil(lambda: box() is not None)
+    shown = box()
+    assert shown is not None
+    assert "disk full. Free some space" in shown.informativeText()
+    shown.close()
+
+
+def test_an_unexpected_failure_shows_a_calm_message_and_the_log_location(qtbot: QtBot) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+    handled: list[Exception] = []
+
+    def op(_progress: TaskProgress) -> None:
+        raise KeyError("internal detail")
+
+    Task(parent, op=op, success=lambda _r: None).run()
+    qtbot.waitUntil(lambda: any(w.isVisible() for w in parent.findChildren(QMessageBox)))
+    shown = next(w for w in parent.findChildren(QMessageBox) if w.isVisible())
+    assert "log file" in shown.informativeText()
+    assert "internal detail" not in shown.informativeText()  # no internals on screen
+    shown.close()
+
+    Task(parent, op=op, success=lambda _r: None, failure=handled.append).run()
+    qtbot.waitUntil(lambda: len(handled) == 1)
+    assert isinstance(handled[0], KeyError)
+
+
+def test_a_cancelled_task_delivers_nothing(qtbot: QtBot) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    started, release = threading.Event(), threading.Event()
+    delivered: list[object] = []
+
+    def op(progress: TaskProgress) -> str:
+        started.set()
+        release.wait(5)
+        progress.check()  # a long op checks between steps
+        return "late result"
+
+    task = Task(parent, op=op, success=delivered.append, failure=delivered.append).run()
+    assert started.wait(5)
+    task.cancel()
+    release.set()
+    qtbot.waitUntil(lambda: task.done)
+    assert delivered == []
+
+
+def test_writes_run_one_at_a_time_in_submission_order(qtbot: QtBot) -> None:
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    log: list[str] = []
+    running = [0]
+    overlap = [False]
+
+    def write(n: int) -> str:
+        running[0] += 1
+        overlap[0] = overlap[0] or running[0] > 1
+        time.sleep(0.01)
+        log.append(f"write {n}")
+        running[0] -= 1
+        return f"write {n}"
+
+    delivered: list[str] = []
+    for n in range(5):
+        Task(
+            parent,
+            op=lambda _p, n=n: write(n),
+            success=delivered.append,
+            lane=Lane.WRITER,
+        ).run()
+    qtbot.waitUntil(lambda: len(delivered) == 5)
+    assert log == [f"write {n}" for n in range(5)]
+    assert delivered == log
+    assert not overlap[0]
+
+
+def test_nothing_is_delivered_to_a_closed_window(qtbot: QtBot) -> None:
+    parent = QWidget()
+    release = threading.Event()
+    delivered: list[str] = []
+    task = Task(parent, op=lambda _p: release.wait(5) and "x", success=delivered.append).run()
+    parent.deleteLater()
+    qtbot.waitUntil(lambda: not _alive(parent))
+    release.set()
+    qtbot.waitUntil(lambda: task.done)
+    assert delivered == []
+
+
+def _alive(widget: QWidget) -> bool:
+    import shiboken6
+
+    return shiboken6.isValid(widget)
