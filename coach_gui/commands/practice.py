@@ -12,14 +12,15 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
-from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.errors import NoteNotFound
-from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
-from coach_gui.domain.practice import Attempt
-from coach_gui.services.judging import JudgeOutcome
+
+if TYPE_CHECKING:  # imported when the command runs: `coach` alone opens the app faster
+    from coach_gui.domain.challenges import Challenge
+    from coach_gui.domain.practice import Attempt
+    from coach_gui.services.judging import JudgeOutcome
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -130,6 +131,7 @@ def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None
 def run(args: argparse.Namespace) -> int:
     from coach_gui.adapters.practice_journal import SqlitePracticeJournal
     from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
     from coach_gui.services.practice import PracticeRun
 
     answers = _read_answers(args.answers) if args.answers else None

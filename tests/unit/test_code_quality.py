@@ -1,0 +1,37 @@
+"""STYLE habit 10, kept by the suite: ruff lint and format, and strict types in the core."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=False)
+
+
+def test_ruff_lint_is_clean() -> None:
+    result = _run(str(BIN / "ruff"), "check", "coach_gui", "tests", "bench")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    result = _run(str(BIN / "ruff"), "format", "--check", "coach_gui", "tests", "bench")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_domain_services_and_config_type_check_strictly() -> None:
+    result = _run(
+        sys.executable,
+        "-m",
+        "mypy",
+        "--no-incremental",
+        "coach_gui/domain",
+        "coach_gui/services",
+        "coach_gui/config.py",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
