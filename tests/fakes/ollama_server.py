@@ -66,6 +66,8 @@ class FakeOllama:
     not_in_library: set[str] = field(default_factory=set)  # /api/pull fails for these
     reply_for: Callable[[RecordedRequest], str] | None = None  # content from the request
     redirect_to: str = "http://example.com/api/chat"
+    # Benchmarks: when a list, each chat token's send time (time.perf_counter) is appended.
+    token_sent_at: list[float] | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -296,6 +298,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             self.fake._wait(self.fake.token_delay)
             self._line(_chat_line(model, token, done=False))
+            if self.fake.token_sent_at is not None:
+                self.fake.token_sent_at.append(time.perf_counter())
         self._line(_chat_line(model, "") | _done_stats(len(tokens)))
         self.fake.done_lines_sent += 1
         self._end_stream()

@@ -1,0 +1,445 @@
+"""The practice pane against a fake Ollama over a real socket and a real SQLite journal:
+what the learner sees, what they can do with the keyboard, and what ends up in the journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.domain.notes import Note
+from coach_gui.ui.model_download import ModelDownloadDialog
+from coach_gui.ui.practice_pane import Phase, PracticePane, SessionSummary
+from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+HONEST = "Why can a process that only keeps or removes traits still produce new kinds?"
+CONTRAST = "How would the work of a pigeon fancier differ from what happens in the wild?"
+FOLLOW_UP = "You said small changes add up: what stops them from cancelling each other out?"
+# Verbatim from the body of the sample note "Natural selection".
+QUOTE = (
+    "This preservation of favourable variations and the rejection of injurious variations, "
+    "I call Natural Selection."
+)
+LONG_QUESTION = (
+    "Imagine a valley where winters slowly grow longer over many centuries. Which animals "
+    "there would leave more young, and how would the population look after a thousand "
+    "generations?"
+)
+WAIT_MS = 10_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _context(ollama_url: str, **tier1: object) -> AppContext:
+    """Write this test's config (COACH_CONFIG is per test) and build the real context."""
+    path = Path(os.environ["COACH_CONFIG"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    settings = {"ollamaUrl": ollama_url, "model": DEFAULT_MODEL, **tier1}
+    path.write_text(json.dumps({"tier1": settings}), encoding="utf-8")
+    return build_context()
+
+
+def _note(context: AppContext) -> Note:
+    entry = context.notes.load().find("natural-selection")
+    assert entry is not None
+    return entry.note
+
+
+def _rows(context: AppContext, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(context.journal_path) as conn:
+        return conn.execute(sql).fetchall()
+
+
+@pytest.fixture
+def ollama() -> Iterator[FakeOllama]:
+    with FakeOllama() as server:
+        yield server
+
+
+@pytest.fixture
+def make_pane(qtbot: QtBot) -> Iterator[Callable[[AppContext], PracticePane]]:
+    """Real panes, shown; at the end each session is ended and its worker drained."""
+    made: list[tuple[PracticePane, AppContext]] = []
+
+    def make(context: AppContext) -> PracticePane:
+        pane = PracticePane(context)
+        qtbot.addWidget(pane)
+        pane.resize(900, 640)
+        pane.show()
+        qtbot.waitExposed(pane)
+        made.append((pane, context))
+        return pane
+
+    yield make
+    for pane, context in made:
+        assert pane.shutdown(WAIT_MS), "the practice worker was still busy at the end"
+        qtbot.wait(10)  # let the last queued results arrive (and be dropped)
+        context.close()
+
+
+def _wait_phase(qtbot: QtBot, pane: PracticePane, phase: Phase) -> None:
+    qtbot.waitUntil(lambda: pane.phase is phase, timeout=WAIT_MS)
+
+
+def _answer(qtbot: QtBot, pane: PracticePane, text: str) -> None:
+    pane.answer_box.setFocus()
+    qtbot.keyClicks(pane.answer_box, text)
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def save_png(widget: QWidget, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / name
+    assert widget.grab().save(str(path), "PNG")
+    return path
+
+
+def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
+    qtbot: QtBot, ollama: FakeOllama, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    ollama.token_delay = 0.01  # slow enough that the stream shows in steps
+    for text in (HONEST, FOLLOW_UP, CONTRAST):
+        ollama.queue_challenge(text)
+    context = _context(ollama.url, challengesPerSession=2)
+    pane = make_pane(context)
+    shown: list[str] = []
+    pane.challenge_view.textChanged.connect(lambda: shown.append(pane.challenge_view.toPlainText()))
+
+    pane.start(_note(context))
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert pane.challenge_view.toPlainText() == HONEST
+    assert pane.progress_label.text() == "Challenge 1 of 2"
+    assert any(0 < len(t) < len(HONEST) for t in shown), "the challenge did not stream in"
+    assert pane.answer_box.hasFocus()
+
+    _answer(qtbot, pane, "Small useful changes add up over many generations.")  # Ctrl+Enter
+    qtbot.waitUntil(lambda: "Saved — not judged yet" in pane.status_label.text(), timeout=WAIT_MS)
+    _wait_phase(qtbot, pane, Phase.ANSWERING)  # the follow-up has streamed in
+    assert pane.challenge_view.toPlainText() == FOLLOW_UP
+    assert pane.progress_label.text() == "Challenge 1 of 2 · follow-up"
+
+    _answer(qtbot, pane, "Harmful ones are weeded out, useful ones kept.")
+    _wait_phase(qtbot, pane, Phase.ANSWERED)
+    assert pane.next_button.isEnabled()
+    qtbot.keyClick(pane.next_button, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert pane.challenge_view.toPlainText() == CONTRAST
+    assert pane.progress_label.text() == "Challenge 2 of 2"
+
+    _answer(qtbot, pane, "The fancier chooses; nature only lets the fit breed more.")
+    _wait_phase(qtbot, pane, Phase.ANSWERING)  # a follow-up again (the fake's default one)
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
+        qtbot.mouseClick(pane.skip_button, Qt.MouseButton.LeftButton)  # last: ends the session
+    summary = finished.args[0]
+    assert isinstance(summary, SessionSummary)
+    assert (summary.answers_saved, summary.skipped) == (3, 1)
+    assert pane.phase is Phase.FINISHED
+    assert "3 answers saved, 1 skipped" in pane.summary_label.text()
+
+    saved = _rows(
+        context,
+        "SELECT c.text, a.answer, a.status FROM attempts a JOIN challenges c"
+        " ON c.id = a.challenge_id ORDER BY a.submitted_at",
+    )
+    assert saved == [
+        (HONEST, "Small useful changes add up over many generations.", "unjudged"),
+        (FOLLOW_UP, "Harmful ones are weeded out, useful ones kept.", "unjudged"),
+        (CONTRAST, "The fancier chooses; nature only lets the fit breed more.", "unjudged"),
+    ]
+    assert _rows(context, "SELECT disposition FROM sessions") == [("judge_unavailable",)]
+
+
+def test_esc_closes_the_stream_at_once_records_nothing_and_the_learner_can_go_on(
+    qtbot: QtBot, ollama: FakeOllama, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    ollama.queue_challenge(HONEST)
+    ollama.inject(Fault.HANG, after_tokens=24)  # some words on screen, then the model stalls
+    context = _context(ollama.url, challengesPerSession=2, followUps=False)
+    pane = make_pane(context)
+    pane.start(_note(context))
+    qtbot.waitUntil(lambda: ollama.hanging.is_set(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: pane.challenge_view.toPlainText() != "", timeout=WAIT_MS)
+    assert pane.phase is Phase.STREAMING and pane.cancel_button.isEnabled()
+    assert pane.writing_label.text() == "writing…"
+
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Escape)
+    assert not pane.cancel_button.isEnabled()  # at once, before the worker reports back
+    assert pane.challenge_view.toPlainText() == ""
+    assert "nothing was saved" in pane.status_label.text()
+    qtbot.waitUntil(lambda: ollama.client_gone.is_set(), timeout=WAIT_MS)  # socket closed
+    _wait_phase(qtbot, pane, Phase.CANCELLED)
+    assert pane.retry_button.isVisible() and pane.builtin_button.isVisible()
+    assert _rows(context, "SELECT COUNT(*) FROM challenges") == [(0,)]
+
+    ollama.queue_challenge(CONTRAST)
+    qtbot.mouseClick(pane.retry_button, Qt.MouseButton.LeftButton)
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert pane.challenge_view.toPlainText() == CONTRAST
+    assert pane.progress_label.text() == "Challenge 1 of 2"  # the retry takes the same slot
+    _answer(qtbot, pane, "One is chosen by a person, the other by survival.")
+    _wait_phase(qtbot, pane, Phase.ANSWERED)
+
+    ollama.queue_challenge(LONG_QUESTION, "predict")
+    ollama.inject(Fault.HANG, after_tokens=24)
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    _wait_phase(qtbot, pane, Phase.STREAMING)
+    qtbot.waitUntil(lambda: pane.challenge_view.toPlainText() != "", timeout=WAIT_MS)
+    assert pane.phase is Phase.STREAMING
+    qtbot.keyClick(pane.challenge_view, Qt.Key.Key_Escape)
+    _wait_phase(qtbot, pane, Phase.CANCELLED)
+    qtbot.mouseClick(pane.builtin_button, Qt.MouseButton.LeftButton)
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert pane.challenge_view.toPlainText().startswith("Explain Natural selection in your")
+    assert pane.progress_label.text() == "Challenge 2 of 2"
+    assert _rows(context, "SELECT text, origin FROM challenges ORDER BY position") == [
+        (CONTRAST, "tier1"),
+        (pane.challenge_view.toPlainText(), "builtin"),
+    ]
+
+
+def test_starting_another_note_mid_stream_ends_the_first_session_and_its_stream(
+    qtbot: QtBot, ollama: FakeOllama, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    ollama.queue_challenge(LONG_QUESTION)
+    ollama.inject(Fault.HANG, after_tokens=24)
+    ollama.queue_challenge(HONEST)
+    context = _context(ollama.url, followUps=False)
+    pane = make_pane(context)
+    finished: list[SessionSummary] = []
+    pane.session_finished.connect(finished.append)
+    pane.start(_note(context))
+    qtbot.waitUntil(lambda: ollama.hanging.is_set(), timeout=WAIT_MS)
+
+    other = context.notes.load().find("struggle-for-existence")
+    assert other is not None
+    pane.start(other.note)
+    qtbot.waitUntil(lambda: ollama.client_gone.is_set(), timeout=WAIT_MS)
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert pane.challenge_view.toPlainText() == HONEST
+    assert pane.title_label.text() == "Practising: The struggle for existence"
+    assert [s.note_title for s in finished] == ["Natural selection"]
+    ended = _rows(context, "SELECT note_title_at_start, disposition FROM sessions"
+                  " ORDER BY started_at")  # fmt: skip
+    assert ended == [("Natural selection", "no_answers"), ("The struggle for existence", None)]
+
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert pane.phase is Phase.ANSWERING  # a blank answer is not submitted
+    assert pane.status_label.text() == "Write an answer first, or Skip this challenge."
+
+
+def test_without_ollama_practice_uses_built_in_challenges_and_says_so_once(
+    qtbot: QtBot, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    context = _context(f"http://127.0.0.1:{_free_port()}", challengesPerSession=2)
+    pane = make_pane(context)
+    reasons: list[str] = []
+    pane.tier1_offline.connect(reasons.append)
+    pane.start(_note(context))
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert pane.banner.isVisible()
+    assert "Ollama is not running" in pane.banner_label.text()
+    assert "ollama serve" in pane.banner_label.text()
+    assert not pane.download_button.isVisible()  # starting Ollama is the fix, not a download
+    assert pane.notice_label.text() == ""  # said in the banner, not again below
+    assert pane.challenge_view.toPlainText() == (
+        "Explain Natural selection in your own words; there are 5 key points to cover."
+    )
+
+    _answer(qtbot, pane, "Useful inherited differences spread; harmful ones vanish.")
+    _wait_phase(qtbot, pane, Phase.ANSWERED)  # no follow-up without a model
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    _answer(qtbot, pane, "A breeder picks by eye; nature by survival and breeding.")
+    _wait_phase(qtbot, pane, Phase.ANSWERED)
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
+        qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)
+
+    assert len(reasons) == 1
+    assert _rows(context, "SELECT c.origin, a.answer FROM attempts a JOIN challenges c"
+                 " ON c.id = a.challenge_id ORDER BY a.submitted_at") == [
+        ("builtin", "Useful inherited differences spread; harmful ones vanish."),
+        ("builtin", "A breeder picks by eye; nature by survival and breeding."),
+    ]  # fmt: skip
+
+
+def test_a_challenge_that_quotes_the_note_never_reaches_the_screen(
+    qtbot: QtBot, ollama: FakeOllama, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    ollama.queue_challenge(QUOTE)
+    ollama.queue_challenge(HONEST)
+    context = _context(ollama.url, challengesPerSession=1, followUps=False)
+    pane = make_pane(context)
+    ever_shown: list[str] = []
+    view = pane.challenge_view
+    view.textChanged.connect(lambda: ever_shown.append(view.toPlainText()))
+    pane.start(_note(context))
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+
+    assert view.toPlainText() == HONEST
+    words = QUOTE.split()
+    runs = [" ".join(words[i : i + 3]) for i in range(len(words) - 2)]
+    assert not [t for t in ever_shown if any(run in t for run in runs)]
+    assert "withdrawn" in pane.notice_label.text()
+    assert _rows(context, "SELECT text FROM challenges") == [(HONEST,)]
+    assert _rows(context, "SELECT COUNT(*) FROM challenge_rejections") == [(1,)]
+
+
+def test_download_model_from_the_offline_banner_then_tier1_writes_again(
+    qtbot: QtBot, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    with FakeOllama(models=[], pull_steps=4, pull_delay=0.02) as ollama:
+        ollama.queue_challenge(HONEST)
+        context = _context(ollama.url, challengesPerSession=2, followUps=False)
+        pane = make_pane(context)
+        pane.start(_note(context))
+        _wait_phase(qtbot, pane, Phase.ANSWERING)
+        assert "is not installed" in pane.banner_label.text()
+        assert pane.download_button.isVisible()
+        assert pane.challenge_view.toPlainText().startswith("Explain Natural selection")
+
+        with qtbot.waitSignal(pane.model_downloaded, timeout=WAIT_MS):
+            qtbot.mouseClick(pane.download_button, Qt.MouseButton.LeftButton)
+        assert DEFAULT_MODEL in ollama.models
+        assert "is installed" in pane.banner_label.text()
+        pane.activateWindow()  # what the window manager does when the dialog closes
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is pane, timeout=WAIT_MS)
+        _answer(qtbot, pane, "Useful differences are kept.")
+        _wait_phase(qtbot, pane, Phase.ANSWERED)
+        pane.next_button.click()
+        _wait_phase(qtbot, pane, Phase.ANSWERING)
+        assert pane.challenge_view.toPlainText() == HONEST  # written by the model again
+        assert pane.shutdown(WAIT_MS)
+
+
+def test_model_download_shows_progress_and_succeeds(qtbot: QtBot) -> None:
+    with FakeOllama(models=[], pull_steps=5, pull_delay=0.15) as ollama:
+        context = _context(ollama.url)
+        dialog = ModelDownloadDialog.for_context(context)
+        qtbot.addWidget(dialog)
+        values: list[int] = []
+        dialog.bar.valueChanged.connect(values.append)
+        with qtbot.waitSignal(dialog.accepted, timeout=WAIT_MS):
+            dialog.show()
+        assert [r.body for r in ollama.requests_to("/api/pull")] == [
+            {"model": DEFAULT_MODEL, "stream": True}
+        ]
+    assert len({v for v in values if 0 < v < 1000}) >= 3  # the bar moved step by step
+    assert dialog.bytes_line.text() == "2.0 GB of 2.0 GB"
+    assert not dialog.isVisible()
+
+
+def test_cancelling_a_model_download_closes_the_stream_at_once(qtbot: QtBot) -> None:
+    with FakeOllama(models=[], pull_steps=5) as ollama:
+        ollama.inject(Fault.HANG, path="/api/pull", after_tokens=2)
+        dialog = ModelDownloadDialog.for_context(_context(ollama.url))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitUntil(lambda: ollama.hanging.is_set() and dialog.bar.value() > 0, timeout=WAIT_MS)
+        assert dialog.bytes_line.text() == "800.0 MB of 2.0 GB"
+        qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+        assert not dialog.isVisible()
+        qtbot.waitUntil(lambda: ollama.client_gone.is_set(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
+        assert DEFAULT_MODEL not in ollama.models
+
+
+def test_a_failed_model_download_says_why_and_offers_to_try_again(qtbot: QtBot) -> None:
+    with FakeOllama(models=[], not_in_library={DEFAULT_MODEL}) as ollama:
+        dialog = ModelDownloadDialog.for_context(_context(ollama.url))
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitUntil(lambda: dialog.error_line.isVisible(), timeout=WAIT_MS)
+    assert f"could not download '{DEFAULT_MODEL}'" in dialog.error_line.text()
+    assert "file does not exist" in dialog.error_line.text()
+    assert dialog.retry_button.isVisible()
+    assert dialog.cancel_button.text() == "Close"
+    assert dialog.isVisible()
+
+
+@pytest.mark.parametrize(
+    ("models", "running", "state", "label"),
+    [
+        ([DEFAULT_MODEL], True, Tier1State.READY, DEFAULT_MODEL),
+        ([], True, Tier1State.MODEL_MISSING, "offline: built-in challenges"),
+        ([], False, Tier1State.UNREACHABLE, "Ollama not reachable"),
+    ],
+)
+def test_the_tier1_status_indicator_names_the_model_or_the_fix(
+    qtbot: QtBot, models: list[str], running: bool, state: Tier1State, label: str
+) -> None:
+    with FakeOllama(models=models) as ollama:
+        url = ollama.url if running else f"http://127.0.0.1:{_free_port()}"
+        indicator = Tier1StatusIndicator.for_context(_context(url))
+        qtbot.addWidget(indicator)
+        with qtbot.waitSignal(indicator.status_changed, timeout=WAIT_MS):
+            indicator.refresh()
+    assert indicator.status.state is state
+    assert indicator.text() == label
+    fix = {"READY": "Click to check again", "MODEL_MISSING": "ollama pull",
+           "UNREACHABLE": "ollama serve"}[state.name]  # fmt: skip
+    assert fix in indicator.toolTip()
+
+
+def test_every_control_has_a_name_and_finish_asks_before_dropping_a_typed_answer(
+    qtbot: QtBot,
+    ollama: FakeOllama,
+    make_pane: Callable[[AppContext], PracticePane],
+    unnamed_controls: Callable[[QWidget], list[str]],
+    answer_dialog: Callable[[str], object],
+) -> None:
+    context = _context(ollama.url, followUps=False)
+    pane = make_pane(context)
+    pane.start(_note(context))
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    assert unnamed_controls(pane) == []
+    qtbot.keyClicks(pane.answer_box, "half an answer")
+
+    answer_dialog("Cancel")
+    qtbot.mouseClick(pane.finish_button, Qt.MouseButton.LeftButton)
+    assert pane.phase is Phase.ANSWERING and pane.answer_box.toPlainText() == "half an answer"
+
+    answer_dialog("Discard")
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
+        qtbot.mouseClick(pane.finish_button, Qt.MouseButton.LeftButton)
+    assert _rows(context, "SELECT disposition FROM sessions") == [("no_answers",)]
+
+
+def test_screenshots_of_the_practice_pane_mid_stream_and_after_an_answer(
+    qtbot: QtBot, make_pane: Callable[[AppContext], PracticePane]
+) -> None:
+    with FakeOllama(token_delay=0.02) as ollama:
+        ollama.queue_challenge(LONG_QUESTION, "predict")
+        ollama.queue_challenge(FOLLOW_UP)
+        context = _context(ollama.url, challengesPerSession=3)
+        pane = make_pane(context)
+        pane.start(_note(context))
+        qtbot.waitUntil(
+            lambda: len(pane.challenge_view.toPlainText().split()) >= 10, timeout=WAIT_MS
+        )
+        streaming = save_png(pane, "practice-streaming.png")
+        assert pane.phase is Phase.STREAMING
+        _wait_phase(qtbot, pane, Phase.ANSWERING)
+        answer = "Thick coats survive the cold and breed more, so most animals carry them later."
+        _answer(qtbot, pane, answer)
+        qtbot.waitUntil(lambda: pane.challenge_view.toPlainText() == FOLLOW_UP, timeout=WAIT_MS)
+        _wait_phase(qtbot, pane, Phase.ANSWERING)
+        qtbot.keyClicks(pane.answer_box, "Only heritable differences count, and")
+        qtbot.wait(50)
+        answered = save_png(pane, "practice-answered.png")
+        assert pane.shutdown(WAIT_MS)
+    assert streaming.stat().st_size > 10_000 and answered.stat().st_size > 10_000
