@@ -230,7 +230,17 @@ class NoteSearchIndex:
         tag_hits: list[NoteEntry] = []
         other_hits: list[NoteEntry] = []
         titles, tags, entries = self._titles, self._tags, self._entries
-        for i in self._matching(words):
+        hits = self._matching(words)
+        if len(words) == 1:  # the common case while typing: no generator per hit
+            (word,) = words
+            in_title = [i for i in hits if word in titles[i]]
+            in_title_set = set(in_title)
+            rest = [i for i in hits if i not in in_title_set]
+            in_tags = [i for i in rest if word in tags[i]]
+            in_tags_set = set(in_tags)
+            others = [i for i in rest if i not in in_tags_set]
+            return [entries[i] for i in (*in_title, *in_tags, *others)]
+        for i in hits:
             title = titles[i]
             if all(w in title for w in words):
                 title_hits.append(entries[i])
