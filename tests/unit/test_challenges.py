@@ -8,9 +8,9 @@ import json
 import re
 
 import pytest
+from fakes.lenient_reader import fence_tags
 from no_quote_corpus import NOTES
 from pydantic import ValidationError
-from test_fencing import fence_tags
 
 from coach_gui.domain.challenges import (
     CHALLENGE_SCHEMA,

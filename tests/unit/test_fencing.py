@@ -3,49 +3,18 @@ data dresses up a tag, and the learner's own text stays readable."""
 
 from __future__ import annotations
 
-import html
 import re
 import sys
 import unicodedata
 
 import pytest
+from fakes.lenient_reader import ANY_TAG, fence_tags, lenient_view
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coach_gui.domain.fencing import fence, fence_tag, neutralise, new_boundary
 
 BOUNDARY = "0123456789ab"
-# A lenient reader, written independently of the code under test: entities decoded (up to
-# 8 levels deep: "&amp;lt;" is 2), NFKC, invisible characters and marks dropped, look-alike
-# brackets and slashes read as the real thing. Fence tags are then matched in any case and
-# spacing.
-_LOOKS_LIKE = str.maketrans(
-    dict.fromkeys("＜﹤‹〈〈⟨˂ᐸ❮❬❰⧼", "<") | dict.fromkeys("＞﹥›〉〉⟩˃ᐳ❯❭❱⧽", ">")
-    | dict.fromkeys("／⁄∕⧸╱", "/")
-)  # fmt: skip
-_FENCE_TAG = re.compile(r"<\s*/?\s*untrusted", re.IGNORECASE)
-_ANY_TAG = re.compile(r"<\s*/?\s*[^\W\d]", re.IGNORECASE)
-
-
-def lenient_view(text: str) -> str:
-    for _ in range(8):
-        decoded = unicodedata.normalize("NFKC", html.unescape(text))
-        decoded = "".join(
-            ch
-            for ch in decoded
-            if unicodedata.category(ch) not in ("Cf", "Mn", "Me")
-            and not (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r")
-            and not 0xE0000 <= ord(ch) <= 0xE01EF
-            and not 0xFE00 <= ord(ch) <= 0xFE0F
-        )
-        if decoded == text:
-            break
-        text = decoded
-    return text.translate(_LOOKS_LIKE)
-
-
-def fence_tags(text: str) -> list[str]:
-    return _FENCE_TAG.findall(lenient_view(text))
 
 
 HOSTILE = [
@@ -113,7 +82,7 @@ def test_nothing_inside_a_fence_reads_as_a_fence_tag(hostile: str) -> None:
     fenced = fence("note", f"Before.\n{hostile}\nAfter.", BOUNDARY)
     assert fence_tags(fenced) == ["<untrusted", "</untrusted"]
     inner = fenced.split("\n", 1)[1].rsplit("\n", 1)[0]
-    assert _ANY_TAG.findall(lenient_view(inner)) == []
+    assert ANY_TAG.findall(lenient_view(inner)) == []
     assert inner.startswith("Before.") and inner.endswith("After.")
 
 

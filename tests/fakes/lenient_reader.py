@@ -1,0 +1,45 @@
+"""A lenient reader of prompts, written apart from the code under test: it sees what a
+model might read as a tag. Entities are decoded repeatedly ("&amp;lt;" is two levels),
+text is NFKC-normalised, invisible characters, marks and variation selectors are dropped,
+and look-alike brackets and slashes are read as the real ones."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+_LOOKS_LIKE = str.maketrans(
+    dict.fromkeys("＜﹤‹〈〈⟨˂ᐸ❮❬❰⧼", "<") | dict.fromkeys("＞﹥›〉〉⟩˃ᐳ❯❭❱⧽", ">")
+    | dict.fromkeys("／⁄∕⧸╱", "/")
+)  # fmt: skip
+_FENCE_OPENING = re.compile(r"<\s*/?\s*untrusted", re.IGNORECASE)
+_FENCE_TAG = re.compile(r"<\s*/?\s*untrusted[^>]*>", re.IGNORECASE)
+ANY_TAG = re.compile(r"<\s*/?\s*[^\W\d]", re.IGNORECASE)
+
+
+def lenient_view(text: str) -> str:
+    for _ in range(8):
+        decoded = unicodedata.normalize("NFKC", html.unescape(text))
+        decoded = "".join(
+            ch
+            for ch in decoded
+            if unicodedata.category(ch) not in ("Cf", "Mn", "Me")
+            and not (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r")
+            and not 0xE0000 <= ord(ch) <= 0xE01EF
+            and not 0xFE00 <= ord(ch) <= 0xFE0F
+        )
+        if decoded == text:
+            break
+        text = decoded
+    return text.translate(_LOOKS_LIKE)
+
+
+def fence_tags(text: str) -> list[str]:
+    """The start of each fence-like tag a lenient reader sees (`<untrusted`, `</untrusted`)."""
+    return _FENCE_OPENING.findall(lenient_view(text))
+
+
+def whole_fence_tags(text: str) -> list[str]:
+    """Every whole fence-like tag a lenient reader would see, normalised to `<untrusted_…>`."""
+    return [re.sub(r"\s+", "", t).lower() for t in _FENCE_TAG.findall(lenient_view(text))]
