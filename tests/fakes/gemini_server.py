@@ -20,13 +20,14 @@ import json
 import math
 import re
 import socket
-import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from fakes.loopback import LoopbackServer
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 API_VERSIONS = ("v1", "v1beta", "v1alpha")
@@ -192,50 +193,16 @@ class _Injected:
 
 
 @dataclass
-class FakeGemini:
+class FakeGemini(LoopbackServer):
     models: list[str] = field(default_factory=lambda: [DEFAULT_MODEL])
     api_keys: set[str] | None = None  # when set, any other key is API_KEY_INVALID
     reply_for: Callable[[RecordedRequest], str] | None = None  # the model's text
     slow_seconds: float = 3.0  # how long a SLOW fault waits before answering
 
     def __post_init__(self) -> None:
-        self._lock = threading.Lock()
-        self._requests: list[RecordedRequest] = []
+        self._init_loopback()
         self._replies: deque[str] = deque()
         self._faults: list[_Injected] = []
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # --- lifecycle -----------------------------------------------------------------------
-    def start(self) -> FakeGemini:
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeGemini:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     # --- scripting -----------------------------------------------------------------------
     @property
@@ -257,10 +224,6 @@ class FakeGemini:
             self._faults.append(_Injected(fault, times))
 
     # --- used by the handler -------------------------------------------------------------
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self._requests.append(request)
-
     def _take_fault(self) -> Fault | None:
         with self._lock:
             for injected in self._faults:
@@ -425,3 +388,6 @@ def _model_info(model: str) -> dict[str, Any]:
         "temperature": 1,
         "maxTemperature": 2,
     }
+
+
+FakeGemini.handler_class = _Handler

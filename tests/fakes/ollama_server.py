@@ -22,8 +22,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from fakes.loopback import LoopbackServer
 
 DEFAULT_MODEL = "llama3.2:3b"
 DEFAULT_CHALLENGE = "In your own words, why does this idea matter?"
@@ -57,7 +59,7 @@ class _Injected:
 
 
 @dataclass
-class FakeOllama:
+class FakeOllama(LoopbackServer):
     models: list[str] = field(default_factory=lambda: [DEFAULT_MODEL])
     version: str = "0.12.6"
     token_delay: float = 0.0  # seconds between tokens ("slow tokens")
@@ -70,47 +72,13 @@ class FakeOllama:
     token_sent_at: list[float] | None = None
 
     def __post_init__(self) -> None:
-        self._lock = threading.Lock()
-        self._requests: list[RecordedRequest] = []
+        self._init_loopback()
         self._replies: deque[str] = deque()
         self._faults: list[_Injected] = []
-        self._stopping = threading.Event()
         self._release = threading.Event()
         self.hanging = threading.Event()  # set when a HANG fault starts waiting
         self.client_gone = threading.Event()  # set when a streaming client hung up early
         self.done_lines_sent = 0
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # --- lifecycle -----------------------------------------------------------------------
-    def start(self) -> FakeOllama:
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOllama:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     # --- scripting -----------------------------------------------------------------------
     @property
@@ -146,10 +114,6 @@ class FakeOllama:
         self._release.set()
 
     # --- used by the handler -----------------------------------------------------------------
-    def _record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self._requests.append(request)
-
     def _take_fault(self, path: str) -> _Injected | None:
         with self._lock:
             for injected in self._faults:
@@ -378,3 +342,6 @@ def _done_stats(tokens: int) -> dict[str, Any]:
         "eval_count": tokens,
         "eval_duration": 1_000_000_000,
     }
+
+
+FakeOllama.handler_class = _Handler
