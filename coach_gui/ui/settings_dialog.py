@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -12,8 +14,10 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -22,16 +26,31 @@ from PySide6.QtWidgets import (
 from coach_gui.config import Config, save_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.ui.failures import show_failure
+from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
+
+if TYPE_CHECKING:
+    from coach_gui.adapters.gemini import GeminiJudge
+    from coach_gui.adapters.secrets import KeyStore
 
 _Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox
 
 
 class SettingsDialog(QDialog):
-    """`config` holds the saved settings once the dialog is accepted."""
+    """`config` holds the saved settings once the dialog is accepted. With a `key_store`
+    the dialog has a *Gemini API key* section; with a `judge_factory` (which builds the
+    judge from the saved settings) that section can test the connection."""
 
-    def __init__(self, config: Config, path: Path, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        path: Path,
+        parent: QWidget | None = None,
+        *,
+        key_store: KeyStore | None = None,
+        judge_factory: Callable[[], GeminiJudge] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings — Coach")
         self.setAccessibleName("Settings")
@@ -75,10 +94,20 @@ class SettingsDialog(QDialog):
             "On: the judge gets each challenge, your answer and the note's core assertions. "
             "Off: only the challenge and your answer. Never the note's text, title or tags",
         )
+        self.review_payloads = self._check(
+            judge,
+            "judge.reviewPayloads",
+            "&Review each payload before it is sent",
+            "Shows exactly what would go to Gemini and waits for Send or Don't send",
+        )
         self.judge_model = self._text(
             judge, "judge.model", "Judge mo&del", "The Gemini model that grades answers"
         )
         self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Judge &timeout", 1, 600)
+        # The key is not a setting in the file: it lives in the OS keyring, saved on its own.
+        self.key_section: GeminiKeySection | None = None
+        if key_store is not None:
+            self.key_section = GeminiKeySection(key_store, judge_factory, self)
 
         no_quote = self._group("No-quote check (challenges must not quote your note)")
         self.max_shared_words = QSpinBox(self)
@@ -142,20 +171,45 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         defaults.clicked.connect(lambda: self._show(Config()))
 
+        # Two columns, local on the left and the judge on the right: one column of five
+        # groups is taller than a 768-pixel laptop screen.
+        tier1_box, judge_box, no_quote_box = self._boxes
+        columns = QHBoxLayout()
+        for boxes in ([tier1_box, no_quote_box], [judge_box, self.key_section]):
+            column = QVBoxLayout()
+            for box in filter(None, boxes):
+                box.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)  # for notes
+                column.addWidget(box)
+            column.addStretch(1)
+            columns.addLayout(column, 1)
         layout = QVBoxLayout(self)
-        for box in self._boxes:
-            layout.addWidget(box)
+        layout.addLayout(columns)
         layout.addWidget(self.problem_label)
         layout.addWidget(where)
         layout.addWidget(self.buttons)
 
         labels = [label for label, _field, _name in self._fields.values() if label is not None]
+        if self.key_section is not None:
+            labels += self.key_section.labels()
         width = max(label.sizeHint().width() for label in labels)
         for label in labels:  # one label column across the three groups
             label.setMinimumWidth(width)
         self._show(config)
         for _label, field, _ in self._fields.values():
             self._connect(field)
+        self.resize(self.sizeHint())
+        self._fit_height()
+        if self.key_section is not None:  # its messages come and go: make room for them
+            self.key_section.content_changed.connect(lambda: QTimer.singleShot(0, self._fit_height))
+
+    def _fit_height(self) -> None:
+        """Grow to fit wrapped text: a window's own size ignores text's height for width."""
+        layout = self.layout()
+        assert layout is not None
+        layout.activate()
+        needed = layout.totalHeightForWidth(self.width())
+        if needed > self.height():
+            self.resize(self.width(), needed)
 
     # --- building ------------------------------------------------------------------
     def _group(self, title: str) -> QFormLayout:
@@ -171,6 +225,7 @@ class SettingsDialog(QDialog):
         field.setAccessibleDescription(help_text)
         field.setToolTip(help_text)
         if isinstance(field, QCheckBox):
+            field.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # hit area
             form.addRow(field)
             self._fields[key] = (None, field, text.replace("&", ""))
             return
@@ -257,6 +312,7 @@ class SettingsDialog(QDialog):
         else:
             self.problem_label.hide()
         self.ok_button.setEnabled(self._pending is not None)
+        QTimer.singleShot(0, self._fit_height)  # the problem line may have appeared
 
     def _save(self) -> None:
         pending, path = self._pending, self._path

@@ -11,9 +11,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
-from coach_gui.config import load_config
 from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.settings_dialog import SettingsDialog
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -52,18 +50,3 @@ def test_screenshot_of_the_main_window_with_a_note_open(
     assert window.editor.title_edit.text() == "Natural selection"
     assert window.where_label.text() == "Notes in ~/.local/share/coach/kb"
     assert path.stat().st_size > 20_000  # a real picture, not an empty frame
-
-
-def test_screenshot_of_the_settings_dialog(qtbot: QtBot) -> None:
-    build_context()  # writes the default config on first run
-    from coach_gui.config import config_path
-
-    dialog = SettingsDialog(load_config(config_path()), config_path())
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    dialog.resize(max(dialog.width(), 560), dialog.sizeHint().height())
-    qtbot.wait(50)
-
-    path = save_png(dialog, "settings.png")
-    assert path.stat().st_size > 10_000

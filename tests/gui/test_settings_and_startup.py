@@ -51,6 +51,7 @@ def test_saved_settings_land_in_the_config_file(qtbot: QtBot) -> None:
     dialog = make_dialog(qtbot)
     qtbot.mouseClick(dialog.include_assertions, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(dialog.judge_enabled, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.review_payloads, Qt.MouseButton.LeftButton)
     dialog.tier1_model.selectAll()
     qtbot.keyClicks(dialog.tier1_model, "qwen2.5:3b")
     dialog.judge_timeout.setValue(45)
@@ -62,6 +63,7 @@ def test_saved_settings_land_in_the_config_file(qtbot: QtBot) -> None:
     on_disk = json.loads(config_path().read_text(encoding="utf-8"))
     assert on_disk["judge"]["includeAssertions"] is False
     assert on_disk["judge"]["enabled"] is False
+    assert on_disk["judge"]["reviewPayloads"] is True
     assert on_disk["judge"]["timeoutSeconds"] == 45
     assert on_disk["tier1"]["model"] == "qwen2.5:3b"
     assert on_disk["noQuote"]["maxSharedWords"] == 8

@@ -1,0 +1,208 @@
+"""The privacy switches for the toolbar (judge on/off, send core assertions) and the
+status-bar line that says what leaves this computer (DESIGN §1.2, §1.8).
+
+    privacy = PrivacyControls(context.config, context.config_path, window)
+    toolbar.addActions(privacy.actions())
+    window.statusBar().addPermanentWidget(privacy.status_label())
+    privacy.config_changed.connect(lambda config: setattr(context, "config", config))
+
+A toggle takes effect at once (`config_changed`) and is written to coach.config.json on
+the WRITER lane; if the write fails, the toggle goes back to what is on disk and the
+learner is told why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QWidget
+
+from coach_gui.config import Config, save_config
+from coach_gui.domain.errors import ConfigError
+from coach_gui.ui.failures import show_failure
+from coach_gui.ui.tasks import Lane, Task
+
+JUDGE_KEYS = "Ctrl+Shift+J"
+ASSERTIONS_KEYS = "Ctrl+Shift+A"
+
+OFFLINE_TEXT = "Offline: nothing leaves this computer"
+WITH_ASSERTIONS_TEXT = "Judge on: challenge + answer + core assertions are sent to Gemini"
+WITHOUT_ASSERTIONS_TEXT = "Judge on: challenge + answer only are sent to Gemini"
+_NEVER = "Never the note's text, title, tags, source or file name."
+
+
+def status_text(config: Config) -> str:
+    """The status-bar line for `config`: what leaves this computer."""
+    if not config.judge.enabled:
+        return OFFLINE_TEXT
+    return WITH_ASSERTIONS_TEXT if config.judge.include_assertions else WITHOUT_ASSERTIONS_TEXT
+
+
+def _sent(config: Config) -> str:
+    extra = " and the note's core assertions" if config.judge.include_assertions else ""
+    return f"each challenge, your answer{extra}"
+
+
+def judge_tooltip(config: Config) -> str:
+    if config.judge.enabled:
+        return (
+            f"Judge on: {_sent(config)} go to Google Gemini to be graded. {_NEVER} "
+            f"Switch off to keep everything on this computer ({JUDGE_KEYS})."
+        )
+    return (
+        "Judge off: nothing leaves this computer; your answers are kept and can be judged "
+        f"later. Switch on to send {_sent(config)} to Google Gemini ({JUDGE_KEYS})."
+    )
+
+
+def assertions_tooltip(config: Config) -> str:
+    if not config.judge.enabled:
+        state = "on" if config.judge.include_assertions else "off"
+        return (
+            f"The judge is off, so nothing is sent. This switch ({state}) chooses whether the "
+            "note's core assertions go with each challenge and answer once the judge is on."
+        )
+    if config.judge.include_assertions:
+        return (
+            "On: the judge gets each challenge, your answer and the note's core assertions, "
+            f"so it can name the ones your answer misses. {_NEVER} Switch off to send only "
+            f"the challenge and your answer ({ASSERTIONS_KEYS})."
+        )
+    return (
+        "Off: the judge gets only each challenge and your answer, not the note's core "
+        f"assertions. {_NEVER} Switch on to let it name the assertions your answer misses "
+        f"({ASSERTIONS_KEYS})."
+    )
+
+
+class PrivacyControls(QObject):
+    """Two checkable actions and a status label over `judge.enabled` and
+    `judge.includeAssertions`. `config` is always what the switches show."""
+
+    config_changed = Signal(object)  # Config: the switches changed (or went back)
+    saved = Signal(object)  # Config: now in coach.config.json, with no write still pending
+
+    def __init__(self, config: Config, config_path: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.config = config
+        self._saved = config  # what coach.config.json holds, as far as we know
+        self._path = config_path
+        self._saving = False
+
+        self.judge_action = QAction("&Judge answers with Gemini", self)
+        self.judge_action.setObjectName("judgeSwitch")
+        self.judge_action.setCheckable(True)
+        self.judge_action.setShortcut(QKeySequence(JUDGE_KEYS))
+        self.assertions_action = QAction("Send core &assertions to the judge", self)
+        self.assertions_action.setObjectName("assertionsSwitch")
+        self.assertions_action.setCheckable(True)
+        self.assertions_action.setShortcut(QKeySequence(ASSERTIONS_KEYS))
+        # `triggered` fires only for the learner's clicks and keys, not for setChecked.
+        self.judge_action.triggered.connect(
+            lambda checked: self._switch("judge.enabled", bool(checked))
+        )
+        self.assertions_action.triggered.connect(
+            lambda checked: self._switch("judge.includeAssertions", bool(checked))
+        )
+
+        widget_parent = parent if isinstance(parent, QWidget) else None
+        self._label = QLabel(widget_parent)
+        self._label.setObjectName("privacyStatus")
+        self._label.setAccessibleName("What leaves this computer")
+        self._show(config)
+
+    # --- API for the main window ---------------------------------------------------
+    def actions(self) -> list[QAction]:
+        return [self.judge_action, self.assertions_action]
+
+    def status_label(self) -> QLabel:
+        return self._label
+
+    def set_config(self, config: Config) -> None:
+        """Show `config`, already saved elsewhere (the Settings dialog)."""
+        self.config = config
+        self._saved = config
+        self._show(config)
+
+    # --- switching -----------------------------------------------------------------
+    def _switch(self, key: str, value: bool) -> None:
+        try:
+            changed = self.config.with_changes({key: value})
+        except ConfigError as error:  # the rest of the config is bad: nothing to save
+            self._show(self.config)
+            show_failure(self._dialog_parent(), error)
+            return
+        self.config = changed
+        self._show(changed)
+        self.config_changed.emit(changed)  # at once: switching off must not wait on a disk
+        self._save_next()
+
+    def _save_next(self) -> None:
+        """One write at a time; toggles made meanwhile are folded into the next one."""
+        if self._saving or self.config == self._saved:
+            return
+        pending, path = self.config, self._path
+        self._saving = True
+        Task(
+            self,
+            op=lambda _progress: save_config(pending, path),
+            success=lambda _path: self._on_saved(pending),
+            failure=self._on_save_failed,
+            lane=Lane.WRITER,
+            name="save privacy switch",
+        ).run()
+
+    def _on_saved(self, saved: Config) -> None:
+        self._saving = False
+        self._saved = saved
+        self._save_next()
+        if not self._saving:
+            self.saved.emit(saved)
+
+    @property
+    def saving(self) -> bool:
+        """True while a switch is being written to coach.config.json."""
+        return self._saving
+
+    def _on_save_failed(self, error: Exception) -> None:
+        self._saving = False
+        self.config = self._saved  # the file was left as it was (atomic write)
+        self._show(self.config)
+        self.config_changed.emit(self.config)
+        if isinstance(error, OSError):
+            error = ConfigError(
+                f"could not be saved ({error.strerror}), so the switch was put back; "
+                "check the folder is writable and try again",
+                path=str(self._path),
+            )
+        show_failure(self._dialog_parent(), error)
+
+    def _dialog_parent(self) -> QWidget | None:
+        parent = self.parent()
+        if isinstance(parent, QWidget):
+            return parent
+        return self._label.window() if self._label.parentWidget() is not None else None
+
+    # --- showing -------------------------------------------------------------------
+    def _show(self, config: Config) -> None:
+        judge = config.judge
+        self.judge_action.setChecked(judge.enabled)
+        self.assertions_action.setChecked(judge.include_assertions)
+        self.assertions_action.setEnabled(judge.enabled)
+        # Toolbar text says the state in words: a pressed-looking button is easy to miss.
+        self.judge_action.setIconText("Judge: on" if judge.enabled else "Judge: off")
+        switch = "on" if judge.include_assertions else "off"  # the switch; the label: effect
+        self.assertions_action.setIconText(f"Send core assertions: {switch}")
+        for action, tip in (
+            (self.judge_action, judge_tooltip(config)),
+            (self.assertions_action, assertions_tooltip(config)),
+        ):
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+            action.setWhatsThis(tip)
+        text = status_text(config)
+        self._label.setText(text)
+        self._label.setToolTip(judge_tooltip(config))
+        self._label.setAccessibleDescription(text)

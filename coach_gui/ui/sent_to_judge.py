@@ -1,0 +1,362 @@
+"""*Sent to judge*: every request Coach sent to Gemini, newest first, with the exact payload
+and how it ended (ADR-0021: the learner can see everything that left the computer).
+
+    view = SentToJudgeView(lambda: SqliteOutbox(context.journal).entries(limit=1000))
+
+The rows are read on a worker each time the view is shown and on Refresh (F5 while the
+view has focus); one table model holds them, so a thousand rows cost no more widgets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QFontDatabase, QKeyEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from coach_gui.ui.failures import learner_message
+from coach_gui.ui.tasks import Task
+from coach_gui.ui.theme import warning_colour
+
+if TYPE_CHECKING:
+    from coach_gui.adapters.outbox_sqlite import OutboxRow
+
+EMPTY_TEXT = (
+    "Nothing has been sent to the judge yet.\n\n"
+    "Each time Coach asks Google Gemini to grade your answers, the request is listed here: "
+    "when it was sent, to which model, and exactly what was sent — each challenge, your "
+    "answer and, if you allow it, the note's core assertions — with the judge's reply or "
+    "the error. While the judge is off, nothing is sent and this list stays empty."
+)
+LOADING_TEXT = "Reading the list of requests sent to the judge…"
+INTRO_TEXT = (
+    "Every request Coach sent to the judge (Google Gemini), newest first. "
+    "Nothing else about your notes leaves this computer."
+)
+NO_REPLY_TEXT = (
+    "No reply was recorded: the request was still under way, or Coach closed before it "
+    "ended. The payload above is what was sent."
+)
+_STATUS = {"ok": "ok", "error": "error", "sent": "no reply"}
+
+
+def pretty_json(text: str | None) -> str:
+    """`text` indented for reading when it is JSON, else as it is."""
+    if text is None:
+        return ""
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def payload_summary(payload: str) -> str:
+    """How many answers a payload held and what went with them, e.g. for the summary line."""
+    try:
+        items = json.loads(payload)["items"]
+        assertions = any("core_assertions" in item for item in items)
+    except (ValueError, KeyError, TypeError):
+        return ""
+    what = "challenge + answer + core assertions" if assertions else "challenge + answer only"
+    return f"{len(items)} answer{'s' if len(items) != 1 else ''}: {what}"
+
+
+def local_time(stamp: str) -> str:
+    """An outbox time (UTC, ISO 8601) in this computer's time zone, to the second."""
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return stamp
+
+
+class OutboxTableModel(QAbstractTableModel):
+    HEADERS = ("Sent at", "Model", "Status", "Tokens in", "Tokens out", "Latency")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[OutboxRow] = []
+        self.error_colour = QColor("#b3261e")
+
+    def set_rows(self, rows: Sequence[OutboxRow]) -> None:
+        self.beginResetModel()
+        # Newest first; rows with the same time keep the order they came in (stable sort).
+        self._rows = sorted(rows, key=lambda row: row.created_at, reverse=True)
+        self.endResetModel()
+
+    def row_at(self, row: int) -> OutboxRow:
+        return self._rows[row]
+
+    def row_of(self, outbox_id: str) -> int | None:
+        return next((n for n, row in enumerate(self._rows) if row.id == outbox_id), None)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if not index.isValid():
+            return None
+        row, column = self._rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._cell(row, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status == "error":
+            return QBrush(self.error_colour)
+        if role == Qt.ItemDataRole.ToolTipRole and row.error:
+            return row.error
+        return None
+
+    @staticmethod
+    def _cell(row: OutboxRow, column: int) -> str:
+        if column == 0:
+            return local_time(row.created_at)
+        if column == 1:
+            return row.model
+        if column == 2:
+            return _STATUS.get(row.status, row.status)
+        number = (row.tokens_in, row.tokens_out, row.latency_ms)[column - 3]
+        if number is None:
+            return "—"
+        return f"{number:,} ms" if column == 5 else f"{number:,}"
+
+
+class SentToJudgeView(QWidget):
+    """The outbox list and, for the selected request, exactly what was sent and the reply.
+    `load_entries` runs on a worker and returns outbox rows (any order)."""
+
+    loaded = Signal(int)  # the number of rows now listed, after each load
+
+    def __init__(
+        self, load_entries: Callable[[], Sequence[OutboxRow]], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Sent to judge")
+        self._load_entries = load_entries
+        self._task: Task[list[OutboxRow]] | None = None
+
+        intro = QLabel(INTRO_TEXT, self)
+        intro.setWordWrap(True)
+        intro.setAccessibleName("About this list")
+        self.refresh_button = QPushButton("&Refresh", self)
+        self.refresh_button.setAccessibleName("Refresh the list")
+        self.refresh_button.setAccessibleDescription("Reads the list again (F5)")
+        self.refresh_button.setToolTip("Read the list again (F5)")
+        self.refresh_button.clicked.connect(self.refresh)
+        top = QHBoxLayout()
+        top.addWidget(intro, 1)
+        top.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
+
+        self.message_label = QLabel(LOADING_TEXT, self)
+        self.message_label.setWordWrap(True)
+        self.message_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message_label.setContentsMargins(24, 24, 24, 24)
+        self.message_label.setAccessibleName("Sent to judge: status")
+
+        self.table = QTableView(self)
+        self.model = OutboxTableModel(self.table)
+        self.model.error_colour = QColor(warning_colour(self.palette()))
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Requests sent to the judge")
+        self.table.setAccessibleDescription("Newest first; choose one to see what was sent")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        metrics = self.table.fontMetrics()
+        for column, sample in enumerate(
+            ("8888-88-88 88:88:88", "", "no reply", "Tokens in", "Tokens out", "88,888 ms")
+        ):
+            if sample:
+                width = max(metrics.horizontalAdvance(sample), header.sectionSizeHint(column))
+                header.resizeSection(column, width + 24)
+        self.table.selectionModel().currentRowChanged.connect(self._show_current)
+
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setAccessibleName("Selected request")
+        self.payload_text = self._text_pane("Payload as sent", "The payload, indented to read")
+        self.request_text = self._text_pane(
+            "Request body as sent", "The whole HTTP request body: instructions and payload"
+        )
+        self.reply_text = self._text_pane("Judge's reply", "The judge's reply, or the error")
+        self.detail_tabs = QTabWidget(self)
+        self.detail_tabs.setAccessibleName("What was sent and what came back")
+        self.detail_tabs.addTab(self.payload_text, "&Payload")
+        self.detail_tabs.addTab(self.request_text, "Request &body")
+        self.detail_tabs.addTab(self.reply_text, "Rep&ly")
+        detail = QWidget(self)
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.addWidget(self.summary)
+        detail_layout.addWidget(self.detail_tabs, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(detail)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([220, 320])
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.message_label)
+        self.pages.addWidget(self.splitter)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.pages, 1)
+        for widget in (self, self.table, self.refresh_button, self.detail_tabs):
+            widget.installEventFilter(self)
+        for pane in (self.payload_text, self.request_text, self.reply_text):
+            pane.installEventFilter(self)
+        self.setTabOrder(self.refresh_button, self.table)
+        self.setTabOrder(self.table, self.detail_tabs)
+
+    def _text_pane(self, name: str, description: str) -> QPlainTextEdit:
+        pane = QPlainTextEdit(self)
+        pane.setReadOnly(True)
+        pane.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        pane.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        pane.setAccessibleName(name)
+        pane.setAccessibleDescription(description)
+        pane.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        return pane
+
+    # --- loading -------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not event.spontaneous():  # shown by the app (not un-minimised): read it again
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Read the rows again on a worker; `loaded` fires once they are listed."""
+        if self._task is not None:
+            self._task.cancel()
+        if self.model.rowCount() == 0:
+            self.message_label.setText(LOADING_TEXT)
+            self.pages.setCurrentWidget(self.message_label)
+        load = self._load_entries
+        self._task = Task(
+            self,
+            op=lambda _progress: list(load()),
+            success=self._on_loaded,
+            failure=self._on_load_failed,
+            name="load sent to judge",
+        ).run()
+
+    def _on_loaded(self, rows: list[OutboxRow]) -> None:
+        self._task = None
+        kept = self.current_entry()
+        self.model.set_rows(rows)
+        if not rows:
+            self.message_label.setText(EMPTY_TEXT)
+            self.pages.setCurrentWidget(self.message_label)
+            self._show_entry(None)
+        else:
+            self.pages.setCurrentWidget(self.splitter)
+            again = self.model.row_of(kept.id) if kept is not None else None
+            self.table.selectRow(0 if again is None else again)
+        self.loaded.emit(len(rows))
+
+    def _on_load_failed(self, error: Exception) -> None:
+        self._task = None
+        self.model.set_rows([])
+        self.message_label.setText(
+            f"The list of requests sent to the judge could not be read.\n\n"
+            f"{learner_message(error)}\n\nPress F5 or Refresh to try again."
+        )
+        self.pages.setCurrentWidget(self.message_label)
+        self.loaded.emit(0)
+
+    # --- the selected request ------------------------------------------------------
+    def current_entry(self) -> OutboxRow | None:
+        index = self.table.currentIndex()
+        return self.model.row_at(index.row()) if index.isValid() else None
+
+    def _show_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._show_entry(self.model.row_at(current.row()) if current.isValid() else None)
+
+    def _show_entry(self, row: OutboxRow | None) -> None:
+        if row is None:
+            self.summary.setText("")
+            for pane in (self.payload_text, self.request_text, self.reply_text):
+                pane.setPlainText("")
+            return
+        facts = [
+            f"Sent {local_time(row.created_at)} to {row.model}",
+            payload_summary(row.payload),
+            _STATUS.get(row.status),
+        ]
+        if row.latency_ms is not None:
+            facts.append(f"{row.latency_ms:,} ms")
+        if row.tokens_in is not None or row.tokens_out is not None:
+            facts.append(f"{row.tokens_in or 0:,} tokens in, {row.tokens_out or 0:,} out")
+        self.summary.setText(" · ".join(f for f in facts if f))
+        self.summary.setAccessibleDescription(self.summary.text())
+        self.payload_text.setPlainText(pretty_json(row.payload))
+        self.request_text.setPlainText(pretty_json(row.request_body))
+        if row.status == "sent":
+            reply = NO_REPLY_TEXT
+        elif row.error:
+            reply = f"Error: {row.error}"
+            if row.response:
+                reply += f"\n\nThe judge's reply:\n{pretty_json(row.response)}"
+        else:
+            reply = pretty_json(row.response)
+        self.reply_text.setPlainText(reply)
+
+    # --- F5 while the view has focus -----------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """F5 here refreshes this list, even where the window also has an F5 shortcut."""
+        if event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_F5 and not event.modifiers():
+                event.accept()  # ShortcutOverride accepted: the key comes here, not to a shortcut
+                if event.type() == QEvent.Type.KeyPress:
+                    self.refresh()
+                return True
+        return super().eventFilter(watched, event)
