@@ -138,6 +138,7 @@ class PracticeRun:
         self._challenges: dict[str, Challenge] = {}
         self._outcomes: dict[str, JudgeOutcome] = {}
         self.offline_reason: str | None = None if tier1 is not None else "Tier 1 is not set up"
+        self._builtin_once = False
         self._cancelled = False
         self.session: PracticeSession | None = None
 
@@ -201,7 +202,8 @@ class PracticeRun:
         notices: list[str] = []
         challenge: Challenge | None = None
         self._cancelled = False
-        if self._tier1 is not None and self.offline_reason is None:
+        builtin_once, self._builtin_once = self._builtin_once, False
+        if self._tier1 is not None and self.offline_reason is None and not builtin_once:
 
             def messages_for(reason: str | None) -> list[dict[str, str]]:
                 return tier1_messages(
@@ -338,6 +340,16 @@ class PracticeRun:
             "your note."
         )
         return None
+
+    def use_builtin_once(self) -> None:
+        """The next `next_challenge` takes a built-in challenge (the learner chose not to
+        wait for Tier 1); Tier 1 writes the ones after it again."""
+        self._builtin_once = True
+
+    def resume_tier1(self) -> None:
+        """Tier 1 is usable again (say, its model was just downloaded): ask it next time."""
+        if self._tier1 is not None:
+            self.offline_reason = None
 
     def cancel(self) -> None:
         """Stop a challenge being written (from any thread); `next_challenge` or

@@ -9,8 +9,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QStyle
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QSizePolicy, QStyle, QWidget
 
 if TYPE_CHECKING:
     from coach_gui.ui.main_window import MainWindow
@@ -21,6 +21,9 @@ class MainActions:
     new: QAction
     save: QAction
     delete: QAction
+    practise: QAction
+    show_notes: QAction
+    show_practice: QAction
     reload: QAction
     settings: QAction
     quit: QAction
@@ -63,6 +66,11 @@ def build_main_actions(window: MainWindow) -> MainActions:
         new=_action(window, "&New note", window.new_note, "Ctrl+N", pix.SP_FileIcon),
         save=_action(window, "&Save", window.save_note, "Ctrl+S", pix.SP_DialogSaveButton),
         delete=_action(window, "&Delete note…", window.delete_note, "", pix.SP_TrashIcon),
+        practise=_action(
+            window, "&Practise note", window.views.practise_open_note, "Ctrl+P", pix.SP_MediaPlay
+        ),
+        show_notes=_action(window, "Show &notes", window.views.show_notes, "Ctrl+1"),
+        show_practice=_action(window, "Show p&ractice", window.views.show_practice, "Ctrl+2"),
         reload=_action(window, "&Reload notes", window.reload_notes, "F5", pix.SP_BrowserReload),
         settings=_action(window, "Se&ttings…", window.open_settings, "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
@@ -76,9 +84,19 @@ def build_main_actions(window: MainWindow) -> MainActions:
         ),
         about=_action(window, "&About Coach", lambda: _help().show_about(window)),
     )
+    actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
+    views = QActionGroup(window)  # exactly one view is shown
+    for view in (actions.show_notes, actions.show_practice):
+        view.setCheckable(True)
+        views.addAction(view)
+    actions.show_notes.setChecked(True)
+    actions.show_notes.setIconText("Notes")
+    actions.show_practice.setIconText("Practice")
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
     file_menu.addActions([actions.new, actions.save, actions.delete])
+    file_menu.addSeparator()
+    file_menu.addActions([actions.practise, actions.show_notes, actions.show_practice])
     file_menu.addSeparator()
     file_menu.addAction(actions.reload)
     file_menu.addSeparator()
@@ -97,4 +115,10 @@ def build_main_actions(window: MainWindow) -> MainActions:
     toolbar.setMovable(False)
     toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
     toolbar.addActions([actions.new, actions.save, actions.delete, actions.reload])
+    toolbar.addSeparator()
+    toolbar.addAction(actions.practise)
+    spacer = QWidget(toolbar)  # the view switch sits at the right end
+    spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+    toolbar.addWidget(spacer)
+    toolbar.addActions([actions.show_notes, actions.show_practice])
     return actions

@@ -21,6 +21,7 @@ from coach_gui.ui.confirmations import (
 )
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_actions import build_main_actions
+from coach_gui.ui.main_views import PRACTICE_KEYS, MainViews
 from coach_gui.ui.note_editor import NoteEditor
 from coach_gui.ui.note_list import NoteListPane
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
@@ -59,7 +60,9 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([300, 800])
         self.splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(self.splitter)
+        self.views = MainViews(self, self.splitter)  # notes (Ctrl+1) and practice (Ctrl+2)
+        self.practice = self.views.practice
+        self.setCentralWidget(self.views.stack)
 
         self.where_label = QLabel(f"Notes in {short_path(context.notes.location)}", self)
         self.where_label.setToolTip(context.notes.location)
@@ -68,6 +71,7 @@ class MainWindow(QMainWindow):
         self.count_label = QLabel(self)
         self.count_label.setAccessibleName("Number of notes")
         self.statusBar().addWidget(self.where_label, 1)
+        self.statusBar().addPermanentWidget(self.views.tier1_status)
         self.statusBar().addPermanentWidget(self.count_label)
 
         self.menu_actions = build_main_actions(self)
@@ -88,10 +92,12 @@ class MainWindow(QMainWindow):
             self._load_started = True
             # After the first frame: on 2 cores a loading thread slows the first paint.
             QTimer.singleShot(0, self.load_notes)
+            QTimer.singleShot(0, self.views.tier1_status.refresh)
 
     def _update_actions(self) -> None:
         self.menu_actions.save.setEnabled(self.editor.has_note() and self.editor.is_dirty())
         self.menu_actions.delete.setEnabled(self.editor.has_note())
+        self.menu_actions.practise.setEnabled(self.editor.has_note())
 
     def _update_title(self, *_args: object) -> None:
         title = self.editor.display_title() if self.editor.has_note() else ""
@@ -124,6 +130,7 @@ class MainWindow(QMainWindow):
                 last = window_state.last_note_id()
                 if last in self._entries:
                     self.editor.show_note(self._entries[last])
+            self.views.restore()
         elif self.editor.file_name() is not None:  # a reload: show the note as it is on disk
             self.editor.show_note(self._entries.get(self.editor.current_note_id() or ""))
         self._first_load = False
@@ -184,6 +191,9 @@ class MainWindow(QMainWindow):
             proceed()
         elif cancelled is not None:
             cancelled()
+
+    def entry_for(self, note_id: str | None) -> NoteEntry | None:
+        return self._entries.get(note_id or "")
 
     def _on_note_picked(self, note_id: str) -> None:
         current = self.editor.current_note_id() or ""
@@ -262,14 +272,14 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.context.config, self.context.config_path, self)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
             self.context.config = dialog.config
+            self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def show_shortcuts(self) -> None:
         from coach_gui.ui import help_dialogs
 
-        help_dialogs.ShortcutsDialog(
-            help_dialogs.shortcut_rows(self.menu_actions.with_shortcuts()), self
-        ).exec()
+        rows = help_dialogs.shortcut_rows(self.menu_actions.with_shortcuts())
+        help_dialogs.ShortcutsDialog([*rows, *PRACTICE_KEYS], self).exec()
 
     def show_locations(self) -> None:
         from coach_gui.ui import help_dialogs
@@ -284,6 +294,9 @@ class MainWindow(QMainWindow):
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._may_close and not self.practice.confirm_leave("Close Coach without it?"):
+            event.ignore()
+            return
         if not self._may_close and self.editor.has_note() and self.editor.is_dirty():
             event.ignore()
 
@@ -297,5 +310,7 @@ class MainWindow(QMainWindow):
         window_state.remember_layout(
             self, self.splitter, self.editor.splitter, self.editor.body_tabs, kept or ""
         )
+        self.views.remember()
+        self.views.close()
         wait_for_writes()  # a save still being written finishes before we go
         event.accept()

@@ -11,16 +11,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
 from coach_gui.ui.model_download import ModelDownloadDialog
 from coach_gui.ui.practice_pane import Phase, PracticePane, SessionSummary
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
+from coach_gui.ui.verdict_view import VerdictState
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 HONEST = "Why can a process that only keeps or removes traits still produce new kinds?"
@@ -45,12 +48,14 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _context(ollama_url: str, **tier1: object) -> AppContext:
+def _context(
+    ollama_url: str, judge: dict[str, object] | None = None, **tier1: object
+) -> AppContext:
     """Write this test's config (COACH_CONFIG is per test) and build the real context."""
     path = Path(os.environ["COACH_CONFIG"])
     path.parent.mkdir(parents=True, exist_ok=True)
     settings = {"ollamaUrl": ollama_url, "model": DEFAULT_MODEL, **tier1}
-    path.write_text(json.dumps({"tier1": settings}), encoding="utf-8")
+    path.write_text(json.dumps({"tier1": settings, "judge": judge or {}}), encoding="utf-8")
     return build_context()
 
 
@@ -96,6 +101,11 @@ def _wait_phase(qtbot: QtBot, pane: PracticePane, phase: Phase) -> None:
     qtbot.waitUntil(lambda: pane.phase is phase, timeout=WAIT_MS)
 
 
+def _answer_when_asked(qtbot: QtBot, pane: PracticePane, text: str) -> None:
+    _wait_phase(qtbot, pane, Phase.ANSWERING)
+    _answer(qtbot, pane, text)
+
+
 def _answer(qtbot: QtBot, pane: PracticePane, text: str) -> None:
     pane.answer_box.setFocus()
     qtbot.keyClicks(pane.answer_box, text)
@@ -128,7 +138,7 @@ def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
     assert pane.answer_box.hasFocus()
 
     _answer(qtbot, pane, "Small useful changes add up over many generations.")  # Ctrl+Enter
-    qtbot.waitUntil(lambda: "Saved — not judged yet" in pane.status_label.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: "Saved — kept unjudged" in pane.status_label.text(), timeout=WAIT_MS)
     _wait_phase(qtbot, pane, Phase.ANSWERING)  # the follow-up has streamed in
     assert pane.challenge_view.toPlainText() == FOLLOW_UP
     assert pane.progress_label.text() == "Challenge 1 of 2 · follow-up"
@@ -419,27 +429,53 @@ def test_every_control_has_a_name_and_finish_asks_before_dropping_a_typed_answer
     assert _rows(context, "SELECT disposition FROM sessions") == [("no_answers",)]
 
 
-def test_screenshots_of_the_practice_pane_mid_stream_and_after_an_answer(
+def _judge_with_gaps(request: RecordedRequest) -> str:
+    """A judge that finds what the screenshot answer gets wrong (gaps name indexes only)."""
+    (item,) = prompt_items(request)
+    gaps = [
+        {"assertion": 0, "problem": "unexplained",
+         "explanation": "Say why animals with thicker coats leave more young than the rest."},
+        {"assertion": 1, "problem": "wrong",
+         "explanation": "Coats do not thicken because the animals need them; selection can "
+                        "only keep thicker coats that already occur and are inherited."},
+        {"assertion": 3, "problem": "wrong",
+         "explanation": "A few generations is far too quick: slight advantages add up only "
+                        "over very long periods."},
+    ]  # fmt: skip
+    feedback = (
+        "You describe the outcome, but not the mechanism. Start from the variation that is "
+        "already there, then say who leaves more young, and how slowly it adds up."
+    )
+    return json.dumps({"items": [{"index": item.index, "verdict": "fail", "gaps": gaps,
+                                  "feedback": feedback}]})  # fmt: skip
+
+
+def test_screenshots_of_the_practice_pane_mid_stream_and_after_a_judged_answer(
     qtbot: QtBot, make_pane: Callable[[AppContext], PracticePane]
 ) -> None:
-    with FakeOllama(token_delay=0.02) as ollama:
+    with FakeOllama(token_delay=0.02) as ollama, FakeGemini(api_keys={"test-key"}) as gemini:
+        gemini.reply_for = _judge_with_gaps
+        KeyStore().set("test-key")
         ollama.queue_challenge(LONG_QUESTION, "predict")
-        ollama.queue_challenge(FOLLOW_UP)
-        context = _context(ollama.url, challengesPerSession=3)
+        judge = {"baseUrl": gemini.url, "maxRetries": 0}
+        context = _context(ollama.url, judge, challengesPerSession=3, followUps=False)
         pane = make_pane(context)
+        pane.resize(900, 760)
         pane.start(_note(context))
         qtbot.waitUntil(
             lambda: len(pane.challenge_view.toPlainText().split()) >= 10, timeout=WAIT_MS
         )
         streaming = save_png(pane, "practice-streaming.png")
         assert pane.phase is Phase.STREAMING
-        _wait_phase(qtbot, pane, Phase.ANSWERING)
-        answer = "Thick coats survive the cold and breed more, so most animals carry them later."
-        _answer(qtbot, pane, answer)
-        qtbot.waitUntil(lambda: pane.challenge_view.toPlainText() == FOLLOW_UP, timeout=WAIT_MS)
-        _wait_phase(qtbot, pane, Phase.ANSWERING)
-        qtbot.keyClicks(pane.answer_box, "Only heritable differences count, and")
-        qtbot.wait(50)
+        _answer_when_asked(
+            qtbot, pane, "Animals grow thicker coats because they need them in the cold, and "
+            "within a few generations the whole valley has them."
+        )  # fmt: skip
+        _wait_phase(qtbot, pane, Phase.ANSWERED)
+        assert pane.verdict_view.state is VerdictState.NEEDS_WORK
+        qtbot.wait(50)  # let layouts settle before the grab
         answered = save_png(pane, "practice-answered.png")
+        verdict = save_png(pane.verdict_view, "practice-verdict.png")
         assert pane.shutdown(WAIT_MS)
-    assert streaming.stat().st_size > 10_000 and answered.stat().st_size > 10_000
+    for shot in (streaming, answered, verdict):
+        assert shot.stat().st_size > 10_000

@@ -1,0 +1,109 @@
+"""The main window's two views, notes and practice: Practise (the open note), switching
+between them, the Tier 1 indicator, and which view to open on next time.
+
+The practice view is remembered only while a session is in progress when Coach closes; a
+finished session (or none) opens on the notes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QStackedWidget, QWidget
+
+from coach_gui.ui import tasks, window_state
+from coach_gui.ui.practice_pane import PracticePane
+from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
+
+if TYPE_CHECKING:
+    from coach_gui.ui.main_window import MainWindow
+
+LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
+LAST_PRACTISED = "mainWindow/lastPractisedNote"
+# Keys of the practice pane itself, for Help > Keyboard shortcuts.
+PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
+    ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
+    ("Esc (in practice)", "Stop writing the challenge (cancel generation)"),
+    ("Alt+S / Alt+K / Alt+N (in practice)", "Submit / Skip / Next"),
+)
+
+
+class MainViews:
+    def __init__(self, window: MainWindow, notes: QWidget) -> None:
+        self.window = window
+        self.notes = notes
+        self.practice = PracticePane(window.context, window)
+        self.stack = QStackedWidget(window)
+        self.stack.setObjectName("mainViews")
+        self.stack.addWidget(notes)
+        self.stack.addWidget(self.practice)
+        self.tier1_status = Tier1StatusIndicator.for_context(window.context, window)
+        self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
+        self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
+        self.practice.set_settings_opener(window.open_settings)
+
+    @property
+    def on_practice(self) -> bool:
+        return self.stack.currentWidget() is self.practice
+
+    def show_notes(self) -> None:
+        self.stack.setCurrentWidget(self.notes)
+        self.window.menu_actions.show_notes.setChecked(True)
+        self.window.note_list.view.setFocus()
+
+    def show_practice(self) -> None:
+        self.stack.setCurrentWidget(self.practice)
+        self.window.menu_actions.show_practice.setChecked(True)
+        self.practice.take_focus()
+
+    def practise_open_note(self) -> None:
+        """Practise the note open in the editor, once its unsaved edits are saved (or
+        discarded: the last saved version is practised)."""
+        window = self.window
+        if not window.editor.has_note():
+            window.statusBar().showMessage("Open a note first, then choose Practise.", 5000)
+            return
+        window.guard_unsaved(self._practise_saved_note)
+
+    def _practise_saved_note(self) -> None:
+        window, pane = self.window, self.practice
+        entry = (
+            window.entry_for(window.editor.current_note_id()) if window.editor.file_name() else None
+        )
+        if entry is None:
+            window.statusBar().showMessage(
+                "Save the new note first (Ctrl+S), then practise it.", 8000
+            )
+            return
+        if pane.active and pane.note is not None and pane.note.id == entry.note.id:
+            self.show_practice()  # already practising it: go back to the session
+            return
+        if pane.active and not pane.confirm_leave(f"Practise “{entry.note.title}” without it?"):
+            return
+        self.show_practice()
+        pane.start(entry.note)
+
+    def remember(self) -> None:
+        """On close (before the session is ended): which view to open on next time."""
+        pane = self.practice
+        in_session = self.on_practice and pane.active and pane.note is not None
+        settings = window_state.window_settings()
+        settings.setValue(LAST_VIEW, "practice" if in_session else "notes")
+        settings.setValue(LAST_PRACTISED, pane.note.id if in_session and pane.note else "")
+        settings.sync()
+
+    def close(self) -> None:
+        """The window closes: end the session (every submitted answer is already saved) and
+        let a Tier 1 check still on its way finish, briefly, so nothing is left running."""
+        self.practice.shutdown()
+        if self.tier1_status.status.state is Tier1State.CHECKING:
+            tasks.wait_for_all(2_000)
+
+    def restore(self) -> None:
+        """After the first load: back to the practice view if a session was in progress."""
+        settings = window_state.window_settings()
+        if settings.value(LAST_VIEW, "notes") != "practice":
+            return
+        entry = self.window.entry_for(str(settings.value(LAST_PRACTISED, "")))
+        if entry is not None:
+            self.practice.offer(entry.note)
+            self.show_practice()

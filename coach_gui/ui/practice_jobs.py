@@ -1,0 +1,163 @@
+"""What the practice pane's jobs do on the worker thread, and the plain data each hands
+back to the GUI thread (never a widget)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from coach_gui.domain.errors import CoachError
+from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
+from coach_gui.domain.practice import Disposition
+from coach_gui.ui.payload_review import ReviewedJudge
+from coach_gui.ui.tier1_status import Tier1State, probe_tier1
+
+if TYPE_CHECKING:
+    from coach_gui.adapters.tier1_ollama import OllamaTier1
+    from coach_gui.bootstrap import AppContext
+    from coach_gui.domain.challenges import Challenge
+    from coach_gui.domain.notes import Note
+    from coach_gui.domain.tier2 import Tier2Payload
+    from coach_gui.services.practice import ChallengeResult, PracticeRun, PracticeSettings
+
+
+class _ClosableJudge(Protocol):
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    session_id: str
+    note_title: str
+    answers_saved: int
+    skipped: int
+    disposition: Disposition
+    passed: int = 0  # answers the judge passed
+    needs_work: int = 0  # answers the judge found gaps in
+
+
+@dataclass(frozen=True)
+class OpenedRun:
+    """A started session and what it holds open, built on the worker thread."""
+
+    run: PracticeRun
+    tier1: OllamaTier1 | None
+    judge: _ClosableJudge | None
+    tier1_problem: str | None  # why Tier 1 could not even be set up (a bad Ollama URL)
+    judge_problem: str | None  # why answers stay unjudged although the judge is switched on
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a challenge job hands back."""
+
+    result: ChallengeResult | None
+    remaining: int
+    offline_reason: str | None
+    model_missing: bool = False
+
+
+# --- worker-thread functions -----------------------------------------------------------------
+def open_run(
+    context: AppContext,
+    note: Note,
+    settings: PracticeSettings,
+    review: Callable[[Tier2Payload], str | None] | None,
+    abandoned: threading.Event,
+) -> OpenedRun | None:
+    """Start a session the way `coach practice` does: Tier 1 (or built-in challenges), and
+    the judge when it is switched on (or the reason answers stay unjudged). `review`, when
+    given, is asked before each payload is sent (None: send it; else why it was not)."""
+    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
+    from coach_gui.bootstrap import SystemClock
+    from coach_gui.services.practice import PracticeRun
+
+    journal = SqlitePracticeJournal(context.journal)
+    tier1_problem = judge_problem = None
+    try:
+        tier1 = context.tier1()
+    except CoachError as exc:  # a bad Ollama URL: practise offline
+        tier1, tier1_problem = None, str(exc)
+    judge = None
+    if settings.judge_enabled:
+        try:
+            judge = context.judge(enabled=True)
+        except (JudgeError, KeyringUnavailable) as exc:
+            judge_problem = str(exc)
+    port = ReviewedJudge(judge, review) if judge is not None and review is not None else judge
+    run = PracticeRun(
+        note,
+        settings,
+        journal,
+        tier1,
+        SystemClock(),
+        judge=port,
+        verdicts=journal,
+        judge_unavailable=judge_problem,
+    )
+    opened = OpenedRun(run, tier1, judge, tier1_problem, judge_problem)
+    try:
+        run.start()
+    except BaseException:
+        _release(opened)
+        raise
+    if abandoned.is_set():  # the pane moved on meanwhile (another note, or closing)
+        close_run(opened)
+        return None
+    return opened
+
+
+def _release(opened: OpenedRun) -> None:
+    for held in (opened.tier1, opened.judge):
+        if held is not None:
+            held.close()
+
+
+def close_run(opened: OpenedRun) -> Disposition:
+    """End the session in the journal and let go of its Ollama and Gemini clients."""
+    try:
+        return opened.run.finish()
+    finally:
+        _release(opened)
+
+
+def end_run(opened: OpenedRun, saved: int, skipped: int) -> SessionSummary:
+    run = opened.run
+    disposition = close_run(opened)
+    verdicts = [o.verdict for a in run.attempts if (o := run.outcome(a.id)) and o.verdict]
+    passed = sum(1 for v in verdicts if v.passed)
+    assert run.session is not None
+    return SessionSummary(
+        run.session.id, run.note.title, saved, skipped, disposition, passed, len(verdicts) - passed
+    )
+
+
+def offline_state(run: PracticeRun, probe: OllamaTier1 | None) -> tuple[str | None, bool]:
+    """Why Tier 1 is off (if it is), and, when `probe` is given, whether downloading the
+    model would fix it."""
+    reason = run.offline_reason
+    if reason is None or probe is None:
+        return reason, False
+    return reason, probe_tier1(probe.client, probe.model_name).state is Tier1State.MODEL_MISSING
+
+
+def ask_challenge(
+    run: PracticeRun, on_text: Callable[[str], None], probe: OllamaTier1 | None, *, builtin: bool
+) -> Asked:
+    if builtin:  # one built-in challenge for this slot, then Tier 1 again
+        run.use_builtin_once()
+    result = run.next_challenge(on_text)
+    return Asked(result, run.remaining, *offline_state(run, probe))
+
+
+def ask_follow_up(
+    run: PracticeRun,
+    parent: Challenge,
+    answer: str,
+    on_text: Callable[[str], None],
+    probe: OllamaTier1 | None,
+) -> Asked:
+    result = run.follow_up(parent, answer, on_text)
+    return Asked(result, run.remaining, *offline_state(run, probe))

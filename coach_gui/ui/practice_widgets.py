@@ -1,0 +1,90 @@
+"""Small widgets of the practice pane: a status line, an amber notice strip, buttons with
+accessible names, and the session summary's text."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from coach_gui.domain.practice import Disposition
+from coach_gui.ui.practice_jobs import SessionSummary
+from coach_gui.ui.tier1_status import Tier1State, state_colour
+
+
+class Message(QLabel):
+    """A plain, selectable line of text that takes no room while it is empty."""
+
+    def __init__(self, name: str, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setAccessibleName(name)
+        self.hide()
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setStyleSheet("")
+        self.setVisible(bool(text))
+
+    def confirm(self, text: str) -> None:
+        """A line saying something went well (in green, readable on light and dark)."""
+        self.setText("✓ " + text)
+        self.setStyleSheet(f"color: {state_colour(Tier1State.READY, self.palette()).name()}")
+
+    def clear(self) -> None:
+        self.setText("")
+
+
+def button(parent: QWidget, text: str, name: str, description: str) -> QPushButton:
+    made = QPushButton(text, parent)
+    made.setAccessibleName(name)
+    made.setAccessibleDescription(description)
+    made.setToolTip(description)
+    return made
+
+
+class Notice(QFrame):
+    """An amber strip above the session: something to know, how to fix it, and Dismiss."""
+
+    def __init__(self, name: str, parent: QWidget, dismiss: str = "Dis&miss") -> None:
+        super().__init__(parent)
+        self.setObjectName(name.replace(" ", ""))
+        self.setAccessibleName(name)
+        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        colours = "background: #4a3b12; color: #ffe9b0" if dark else "background: #fff4ce"
+        self.setStyleSheet(f"#{self.objectName()} {{ {colours}; border-radius: 4px; }}")
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.row = QHBoxLayout(self)
+        self.row.addWidget(self.label, 1)
+        self.dismiss_button = button(self, dismiss, f"Dismiss {name.lower()}", "Hide this")
+        self.dismiss_button.clicked.connect(self.hide)
+        self.row.addWidget(self.dismiss_button)
+        self.hide()
+
+    def add_button(self, made: QPushButton) -> QPushButton:
+        self.row.insertWidget(self.row.count() - 1, made)
+        return made
+
+
+def summary_html(summary: SessionSummary) -> str:
+    saved = f"{summary.answers_saved} answer{'s' if summary.answers_saved != 1 else ''}"
+    lines = [f"<h3>Session finished: {html.escape(summary.note_title)}</h3>",
+             f"<p>{saved} saved, {summary.skipped} skipped.</p>"]  # fmt: skip
+    if summary.passed or summary.needs_work:
+        lines.append(f"<p>Judged: {summary.passed} passed, {summary.needs_work} need work.</p>")
+    if summary.disposition is Disposition.UNJUDGED_OFFLINE:
+        lines.append("<p>The judge is switched off: the answers are kept unjudged, and you "
+                     "can have them judged later.</p>")  # fmt: skip
+    elif summary.disposition is Disposition.JUDGE_UNAVAILABLE:
+        unjudged = summary.answers_saved - summary.passed - summary.needs_work
+        lines.append(f"<p>{unjudged} answer{'s were' if unjudged != 1 else ' was'} not judged: "
+                     "kept unjudged, to be judged later.</p>")  # fmt: skip
+    elif summary.disposition is Disposition.ALL_PASSED:
+        lines.append("<p>Every answer passed.</p>")
+    return "".join(lines)

@@ -1,0 +1,200 @@
+"""What the judge made of one answer: Pass or Needs work, the gap list, the feedback.
+
+Each gap names one of the learner's own core assertions by its index; the text shown is
+looked up here, in the note on this computer. It is never sent anywhere new.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QTextBrowser,
+    QVBoxLayout,
+)
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from coach_gui.domain.practice import VerdictRecord
+    from coach_gui.domain.verdicts import Gap
+
+
+class VerdictState(Enum):
+    NONE = "none"
+    JUDGING = "judging"
+    PASSED = "passed"
+    NEEDS_WORK = "needs_work"
+    UNJUDGED = "unjudged"
+
+
+def _colour(state: VerdictState, palette: QPalette) -> QColor:
+    """Green for a pass, amber for gaps; readable on light and dark palettes."""
+    dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
+    if state is VerdictState.PASSED:
+        return QColor("#6fcf73" if dark else "#2e7d32")
+    if state is VerdictState.NEEDS_WORK:
+        return QColor("#ffb74d" if dark else "#a35f00")
+    return palette.color(QPalette.ColorRole.WindowText)
+
+
+def _blend(front: QColor, back: QColor, weight: float = 0.6) -> str:
+    """A muted text colour between the two, readable on light and dark palettes."""
+    mixed = QColor(
+        round(front.red() * weight + back.red() * (1 - weight)),
+        round(front.green() * weight + back.green() * (1 - weight)),
+        round(front.blue() * weight + back.blue() * (1 - weight)),
+    )
+    return mixed.name()
+
+
+def gap_label(gap: Gap, assertions: Sequence[str]) -> tuple[str, str]:
+    """(which key point, its text as the learner wrote it) for one gap."""
+    index = gap.assertion
+    if index is None:  # the assertions were not sent: the gap is about the answer as a whole
+        return "Your answer", ""
+    text = assertions[index] if 0 <= index < len(assertions) else ""
+    return f"Key point {index + 1}", text
+
+
+def verdict_html(verdict: VerdictRecord, assertions: Sequence[str], palette: QPalette) -> str:
+    muted = _blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base))
+    parts: list[str] = []
+    if verdict.gaps:
+        count = len(verdict.gaps)
+        parts.append(f"<p><b>{count} gap{'s' if count != 1 else ''}</b></p>")
+        for gap in verdict.gaps:
+            which, text = gap_label(gap, assertions)
+            item = f"<b>{which} — {html.escape(gap.problem)}</b>"
+            if text:  # the learner's own words, kept apart from the judge's
+                item += f"<br><span style='color: {muted}'>“{html.escape(text)}”</span>"
+            item += f"<br>{html.escape(gap.explanation)}"
+            parts.append(f"<p style='margin-left: 12px'>{item}</p>")
+    if verdict.feedback.strip():
+        parts.append(f"<p><b>Feedback:</b> {html.escape(verdict.feedback)}</p>")
+    if not verdict.assertions_sent:
+        parts.append(
+            "<p><i>Your core assertions were not sent, so the judge graded the answer "
+            "on its own.</i></p>"
+        )
+    return "".join(parts)
+
+
+class VerdictView(QFrame):
+    """Shown under the answer once it is saved; hidden while there is nothing to say."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("verdictView")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Verdict")
+        # Never taller than its size hint; it may shrink (then the details scroll).
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.heading = QLabel(self)
+        self.heading.setTextFormat(Qt.TextFormat.PlainText)
+        self.heading.setAccessibleName("Verdict heading")
+        font = self.heading.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.15)
+        self.heading.setFont(font)
+        self.busy = QProgressBar(self)
+        self.busy.setRange(0, 0)  # no steps to count: it moves until the judge answers
+        self.busy.setTextVisible(False)
+        self.busy.setMaximumWidth(140)
+        self.busy.setAccessibleName("Judging in progress")
+        self.details = QTextBrowser(self)
+        self.details.setOpenLinks(False)
+        self.details.setFrameShape(QFrame.Shape.NoFrame)
+        self.details.setAccessibleName("Gaps and feedback")
+        self.details.setAccessibleDescription(
+            "The key points your answer missed or got wrong, and the judge's feedback"
+        )
+        self._row = QHBoxLayout()
+        self._row.addWidget(self.heading, 1)
+        self._row.addWidget(self.busy)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._row)
+        layout.addWidget(self.details, 1)
+        layout.addStretch(0)  # while there are no details, the heading stays at the top
+        self._state = VerdictState.NONE
+        self.hide()
+
+    def _details_height(self) -> int:
+        """How tall the gaps and feedback are at the current width."""
+        layout = self.layout()
+        assert layout is not None
+        margins = layout.contentsMargins()
+        width = self.width() - margins.left() - margins.right() - 2 * self.frameWidth()
+        document = self.details.document().clone(self)  # measuring must not disturb the view
+        document.setTextWidth(max(width - 2 * self.details.frameWidth(), 120))
+        height = math.ceil(document.size().height()) + 2 * self.details.frameWidth() + 2
+        document.deleteLater()
+        return height
+
+    def sizeHint(self) -> QSize:
+        """As tall as what it says (no taller: the answer box gets the rest)."""
+        layout = self.layout()
+        assert layout is not None
+        margins = layout.contentsMargins()
+        height = margins.top() + margins.bottom() + 2 * self.frameWidth()
+        height += self._row.sizeHint().height()
+        if not self.details.isHidden():
+            height += layout.spacing() + self._details_height()
+        return QSize(super().sizeHint().width(), height)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.details.setMaximumHeight(self._details_height())
+            self.updateGeometry()  # text wraps differently: ask the layout again (queued)
+
+    @property
+    def state(self) -> VerdictState:
+        return self._state
+
+    def _show(self, state: VerdictState, heading: str, details: str) -> None:
+        self._state = state
+        self.heading.setText(heading)
+        colour = _colour(state, self.palette())
+        self.heading.setStyleSheet(f"color: {colour.name()}")
+        self.busy.setVisible(state is VerdictState.JUDGING)
+        self.details.setHtml(details)
+        self.details.setVisible(bool(details))
+        self.setAccessibleDescription(f"{heading} {self.details.toPlainText()}".strip())
+        self.details.setMaximumHeight(self._details_height())
+        self.show()
+        self.updateGeometry()
+
+    def show_judging(self, subject: str) -> None:
+        self._show(VerdictState.JUDGING, f"Judging {subject}…", "")
+
+    def show_verdict(self, verdict: VerdictRecord, assertions: Sequence[str], subject: str) -> None:
+        if verdict.passed:
+            details = verdict_html(verdict, (), self.palette())
+            self._show(VerdictState.PASSED, f"✓ Pass — {subject}", details)
+        else:
+            details = verdict_html(verdict, assertions, self.palette())
+            self._show(VerdictState.NEEDS_WORK, f"Needs work — {subject}", details)
+
+    def show_unjudged(self, reason: str, subject: str) -> None:
+        self._show(
+            VerdictState.UNJUDGED,
+            f"Not judged — {subject} is kept",
+            f"<p>{html.escape(reason)}</p>",
+        )
+
+    def clear(self) -> None:
+        self._state = VerdictState.NONE
+        self.details.clear()
+        self.hide()

@@ -1,0 +1,373 @@
+"""The practice pane with the judge: a fake Ollama and a fake Gemini over real sockets, a
+real journal and a real (file) keyring. What the learner sees after Submit, what reaches
+the judge, and that no answer is ever lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.gemini_server import FakeGemini, Fault, RecordedRequest, prompt_items
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from coach_gui.adapters.secrets import KeyStore
+from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.domain.notes import Note
+from coach_gui.ui.payload_review import PayloadReviewDialog
+from coach_gui.ui.practice_pane import Phase, PracticePane
+from coach_gui.ui.verdict_view import VerdictState
+
+KEY = "test-key"
+CHALLENGE = "Why can a process that only keeps or removes traits still produce new kinds?"
+SECOND = "How would the work of a pigeon fancier differ from what happens in the wild?"
+ANSWER = "Useful differences that are inherited get kept, and they add up over generations."
+WAIT_MS = 10_000
+
+
+def needs_work(request: RecordedRequest) -> str:
+    """The judge's reply: gaps on key points 2 (unexplained) and 4 (wrong), by index only."""
+    (item,) = prompt_items(request)
+    gaps = [
+        {"assertion": 1, "problem": "unexplained",
+         "explanation": "You do not say that selection can only use variation that exists."},
+        {"assertion": 3, "problem": "wrong",
+         "explanation": "You suggest the change is quick; it takes very long periods."},
+    ]  # fmt: skip
+    if item.assertions is None:
+        gaps = [{"assertion": None, "problem": "unexplained", "explanation": "Too vague."}]
+    feedback = "Say where the variation comes from, and how slow the change is."
+    verdict = {"index": item.index, "verdict": "fail", "gaps": gaps, "feedback": feedback}
+    return json.dumps({"items": [verdict]})
+
+
+def configure(ollama: FakeOllama, gemini: FakeGemini, **judge: object) -> AppContext:
+    """This test's coach.config.json (COACH_CONFIG is per test) and the real context."""
+    path = Path(os.environ["COACH_CONFIG"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    settings: dict[str, Any] = {
+        "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
+                  "challengesPerSession": 1},
+        "judge": {"enabled": True, "includeAssertions": True, "baseUrl": gemini.url,
+                  "maxRetries": 0, **judge},
+    }  # fmt: skip
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    return build_context()
+
+
+def natural_selection(context: AppContext) -> Note:
+    entry = context.notes.load().find("natural-selection")
+    assert entry is not None
+    return entry.note
+
+
+def rows(context: AppContext, sql: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(context.journal_path) as conn:
+        return conn.execute(sql).fetchall()
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+        ollama.queue_challenge(CHALLENGE)
+        ollama.queue_challenge(SECOND)
+        yield ollama, gemini
+
+
+@pytest.fixture
+def make_pane(qtbot: QtBot) -> Iterator[Callable[[AppContext], PracticePane]]:
+    made: list[tuple[PracticePane, AppContext]] = []
+
+    def make(context: AppContext) -> PracticePane:
+        pane = PracticePane(context)
+        qtbot.addWidget(pane)
+        pane.resize(900, 700)
+        pane.show()
+        qtbot.waitExposed(pane)
+        made.append((pane, context))
+        return pane
+
+    yield make
+    for pane, context in made:
+        assert pane.shutdown(WAIT_MS), "the practice worker was still busy at the end"
+        qtbot.wait(10)
+        context.close()
+
+
+def answer(qtbot: QtBot, pane: PracticePane, text: str = ANSWER) -> None:
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    pane.answer_box.setFocus()
+    qtbot.keyClicks(pane.answer_box, text)
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def wait_answered(qtbot: QtBot, pane: PracticePane) -> None:
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+
+
+def review_dialog(qtbot: QtBot) -> PayloadReviewDialog:
+    found: list[PayloadReviewDialog] = []
+
+    def shown() -> bool:
+        modal = QApplication.activeModalWidget()
+        if isinstance(modal, PayloadReviewDialog) and modal.isVisible():
+            found.append(modal)
+        return bool(found)
+
+    qtbot.waitUntil(shown, timeout=WAIT_MS)
+    return found[0]
+
+
+def test_a_judged_answer_shows_pass_or_needs_work_and_each_gap_in_the_learners_own_words(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+    unnamed_controls: Callable[[QWidget], list[str]],
+) -> None:
+    ollama, gemini = servers
+    release = threading.Event()  # the judge answers only when the test says so
+    gemini.reply_for = lambda request: (release.wait(WAIT_MS), needs_work(request))[1]
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini)
+    note = natural_selection(context)
+    pane = make_pane(context)
+    pane.start(note)
+    answer(qtbot, pane)
+
+    qtbot.waitUntil(lambda: len(gemini.generate_requests) == 1, timeout=WAIT_MS)
+    assert pane.status_label.text() == "✓ Saved."  # stored before the judge answers
+    assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
+    assert pane.phase is Phase.JUDGING
+    assert pane.verdict_view.state is VerdictState.JUDGING
+    assert pane.verdict_view.heading.text() == "Judging your answer…"
+    assert pane.answer_box.toPlainText() == ANSWER and pane.answer_box.isReadOnly()
+    assert pane.next_button.isEnabled()  # the window is not blocked while it waits
+    release.set()
+
+    wait_answered(qtbot, pane)
+    view = pane.verdict_view
+    assert view.state is VerdictState.NEEDS_WORK
+    assert view.heading.text() == "Needs work — your answer"
+    shown = view.details.toPlainText()
+    for index, problem in ((1, "unexplained"), (3, "wrong")):
+        assert f"Key point {index + 1} — {problem}" in shown
+        assert note.core_assertions[index] in shown  # looked up here, by index
+    assert "only use variation that exists" in shown
+    assert "Say where the variation comes from" in shown
+    assert note.core_assertions[0] not in shown  # no gap, so not listed
+    assert unnamed_controls(pane) == []
+    assert rows(context, "SELECT status FROM attempts") == [("judged",)]
+    assert rows(context, "SELECT verdict FROM verdicts") == [("fail",)]
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
+        qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)
+    assert (finished.args[0].passed, finished.args[0].needs_work) == (0, 1)
+    assert "1 need work" in pane.summary_label.text()
+    assert rows(context, "SELECT disposition FROM sessions") == [("gaps_found",)]
+
+
+@pytest.mark.parametrize(("fault", "said"), [(Fault.QUOTA, "429"), (Fault.SERVER_ERROR, "500")])
+def test_a_judge_error_shows_the_reason_and_keeps_the_answer_unjudged(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+    fault: Fault,
+    said: str,
+) -> None:
+    ollama, gemini = servers
+    gemini.inject(fault)
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+    wait_answered(qtbot, pane)
+
+    assert pane.verdict_view.state is VerdictState.UNJUDGED
+    assert pane.verdict_view.heading.text() == "Not judged — your answer is kept"
+    assert said in pane.verdict_view.details.toPlainText()
+    assert "kept unjudged" in pane.verdict_view.details.toPlainText()
+    kept = rows(context, "SELECT answer, status, unjudged_reason FROM attempts")
+    assert [(a, s) for a, s, _ in kept] == [(ANSWER, "unjudged")]
+    assert said in kept[0][2]
+    assert len(rows(context, "SELECT id FROM judge_refusals")) == 1
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
+        pane.next_button.click()
+    assert rows(context, "SELECT disposition FROM sessions") == [("judge_unavailable",)]
+
+
+def test_without_a_key_the_reason_and_its_next_step_are_said_once(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    ollama, gemini = servers
+    context = configure(ollama, gemini)  # no key stored
+    context.config = context.config.model_copy(
+        update={"tier1": context.config.tier1.model_copy(update={"challenges_per_session": 2})}
+    )
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+    wait_answered(qtbot, pane)
+
+    notice = pane.judge_notice.label.text()
+    assert pane.judge_notice.isVisible()
+    assert "No Gemini API key" in notice and "set it in Settings" in notice
+    assert pane.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
+    assert not pane.verdict_view.isVisible()
+    pane.next_button.click()
+    answer(qtbot, pane, "A breeder picks by eye; nature keeps what survives.")
+    wait_answered(qtbot, pane)
+    assert pane.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
+    assert "No Gemini API key" not in pane.status_label.text()  # said once, in the notice
+    assert gemini.requests == []
+    reasons = rows(context, "SELECT status, unjudged_reason FROM attempts")
+    assert len(reasons) == 2
+    assert all(s == "unjudged" and "No Gemini API key" in r for s, r in reasons)
+
+
+def test_with_the_judge_off_no_request_reaches_the_judge(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    ollama, gemini = servers
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini, enabled=False)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+    wait_answered(qtbot, pane)
+
+    assert "the judge is switched off" in pane.status_label.text()
+    assert not pane.judge_notice.isVisible()
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
+        pane.next_button.click()
+    assert gemini.requests == []
+    assert rows(context, "SELECT status FROM attempts") == [("unjudged",)]
+    assert rows(context, "SELECT disposition FROM sessions") == [("unjudged_offline",)]
+
+
+def test_each_session_reads_the_judge_and_privacy_switches_as_they_are_now(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    ollama, gemini = servers
+    gemini.reply_for = needs_work
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini)
+    note = natural_selection(context)
+    pane = make_pane(context)
+
+    def practise_once() -> None:
+        with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
+            pane.start(note)
+            answer(qtbot, pane)
+            wait_answered(qtbot, pane)
+            pane.next_button.click()
+
+    def switched(**judge: bool) -> None:  # what the toolbar toggles do to the config
+        config = context.config
+        context.config = config.model_copy(update={"judge": config.judge.model_copy(update=judge)})
+
+    switched(include_assertions=False)
+    practise_once()
+    (sent,) = prompt_items(gemini.generate_requests[0])
+    assert sent.answer == ANSWER and sent.assertions is None
+    assert "Your answer — unexplained" in pane.verdict_view.details.toPlainText()
+
+    ollama.queue_challenge(CHALLENGE)
+    switched(enabled=False)
+    practise_once()
+    assert len(gemini.generate_requests) == 1  # nothing more was sent
+    assert "switched off" in pane.status_label.text()
+
+
+def test_review_before_sending_dont_send_sends_nothing_and_keeps_the_answer(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+    unnamed_controls: Callable[[QWidget], list[str]],
+) -> None:
+    ollama, gemini = servers
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini, reviewPayloads=True)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+
+    dialog = review_dialog(qtbot)
+    assert rows(context, "SELECT status FROM attempts") == [("unjudged",)]  # already saved
+    assert ANSWER in dialog.payload_view.toPlainText()
+    assert dialog.dont_send_button.isDefault()
+    assert unnamed_controls(dialog) == []
+    qtbot.mouseClick(dialog.dont_send_button, Qt.MouseButton.LeftButton)
+    wait_answered(qtbot, pane)
+
+    assert gemini.requests == []
+    assert pane.verdict_view.state is VerdictState.UNJUDGED
+    assert "you chose not to send it" in pane.verdict_view.details.toPlainText()
+    assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
+    assert rows(context, "SELECT reason_code FROM judge_refusals") == [("not_sent",)]
+    assert "you chose not to send it" in rows(context, "SELECT unjudged_reason FROM attempts")[0][0]
+    assert rows(context, "SELECT COUNT(*) FROM outbox") == [(0,)]
+
+
+def test_review_before_sending_send_sends_exactly_the_payload_shown(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    ollama, gemini = servers
+    gemini.reply_for = needs_work
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini, reviewPayloads=True)
+    note = natural_selection(context)
+    pane = make_pane(context)
+    pane.start(note)
+    answer(qtbot, pane)
+
+    dialog = review_dialog(qtbot)
+    shown = json.loads(dialog.payload_view.toPlainText())
+    assert gemini.requests == []  # nothing leaves before Send
+    qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
+    wait_answered(qtbot, pane)
+
+    assert shown == {"items": [{"challenge": CHALLENGE, "answer": ANSWER,
+                                "core_assertions": list(note.core_assertions)}]}  # fmt: skip
+    ((outbox_payload,),) = rows(context, "SELECT payload FROM outbox")
+    assert json.loads(outbox_payload) == shown
+    (sent,) = prompt_items(gemini.generate_requests[0])
+    assert (sent.challenge, sent.answer, list(sent.assertions or ())) == (
+        CHALLENGE, ANSWER, list(note.core_assertions),
+    )  # fmt: skip
+    assert pane.verdict_view.state is VerdictState.NEEDS_WORK
+
+
+def test_ending_the_session_while_a_payload_waits_for_review_sends_nothing(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    ollama, gemini = servers
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini, reviewPayloads=True)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+    dialog = review_dialog(qtbot)
+
+    assert pane.shutdown(WAIT_MS)  # the worker is not left waiting for an answer
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=WAIT_MS)
+    assert gemini.requests == []
+    assert rows(context, "SELECT answer FROM attempts") == [(ANSWER,)]
+    assert rows(context, "SELECT ended_at IS NOT NULL FROM sessions") == [(1,)]
