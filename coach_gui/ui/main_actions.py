@@ -24,6 +24,7 @@ class MainActions:
     practise: QAction
     show_notes: QAction
     show_practice: QAction
+    show_sent: QAction
     reload: QAction
     settings: QAction
     quit: QAction
@@ -71,6 +72,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
         ),
         show_notes=_action(window, "Show &notes", window.views.show_notes, "Ctrl+1"),
         show_practice=_action(window, "Show p&ractice", window.views.show_practice, "Ctrl+2"),
+        show_sent=_action(window, "Show sent to &judge", window.views.show_sent, "Ctrl+3"),
         reload=_action(window, "&Reload notes", window.reload_notes, "F5", pix.SP_BrowserReload),
         settings=_action(window, "Se&ttings…", window.open_settings, "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
@@ -86,17 +88,21 @@ def build_main_actions(window: MainWindow) -> MainActions:
     )
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
     views = QActionGroup(window)  # exactly one view is shown
-    for view in (actions.show_notes, actions.show_practice):
+    for view in (actions.show_notes, actions.show_practice, actions.show_sent):
         view.setCheckable(True)
         views.addAction(view)
     actions.show_notes.setChecked(True)
     actions.show_notes.setIconText("Notes")
     actions.show_practice.setIconText("Practice")
+    actions.show_sent.setIconText("Sent to judge")
+    actions.show_sent.setStatusTip("Every request sent to the judge, exactly as it was sent")
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
     file_menu.addActions([actions.new, actions.save, actions.delete])
     file_menu.addSeparator()
-    file_menu.addActions([actions.practise, actions.show_notes, actions.show_practice])
+    file_menu.addActions(
+        [actions.practise, actions.show_notes, actions.show_practice, actions.show_sent]
+    )
     file_menu.addSeparator()
     file_menu.addAction(actions.reload)
     file_menu.addSeparator()
@@ -117,8 +123,10 @@ def build_main_actions(window: MainWindow) -> MainActions:
     toolbar.addActions([actions.new, actions.save, actions.delete, actions.reload])
     toolbar.addSeparator()
     toolbar.addAction(actions.practise)
+    toolbar.addSeparator()
+    toolbar.addActions(window.privacy.actions())  # judge on/off, send core assertions
     spacer = QWidget(toolbar)  # the view switch sits at the right end
     spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     toolbar.addWidget(spacer)
-    toolbar.addActions([actions.show_notes, actions.show_practice])
+    toolbar.addActions([actions.show_notes, actions.show_practice, actions.show_sent])
     return actions

@@ -1,5 +1,6 @@
-"""The main window's two views, notes and practice: Practise (the open note), switching
-between them, the Tier 1 indicator, and which view to open on next time.
+"""The main window's views — notes, practice, and what was sent to the judge: Practise (the
+open note), switching between them, the Tier 1 indicator, and which view to open on next
+time.
 
 The practice view is remembered only while a session is in progress when Coach closes; a
 finished session (or none) opens on the notes."""
@@ -12,9 +13,11 @@ from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from coach_gui.ui import tasks, window_state
 from coach_gui.ui.practice_pane import PracticePane
+from coach_gui.ui.sent_to_judge import SentToJudgeView
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
 
 if TYPE_CHECKING:
+    from coach_gui.adapters.outbox_sqlite import OutboxRow
     from coach_gui.ui.main_window import MainWindow
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
@@ -34,12 +37,20 @@ class MainViews:
         self.practice = PracticePane(window.context, window)
         self.stack = QStackedWidget(window)
         self.stack.setObjectName("mainViews")
+        self.sent = SentToJudgeView(self._outbox_entries, window)
         self.stack.addWidget(notes)
         self.stack.addWidget(self.practice)
+        self.stack.addWidget(self.sent)
         self.tier1_status = Tier1StatusIndicator.for_context(window.context, window)
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
         self.practice.set_settings_opener(window.open_settings)
+
+    def _outbox_entries(self) -> list[OutboxRow]:
+        """Runs on a worker: the journal opens lazily, off the GUI thread."""
+        from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+
+        return SqliteOutbox(self.window.context.journal).entries(limit=1000)
 
     @property
     def on_practice(self) -> bool:
@@ -49,6 +60,11 @@ class MainViews:
         self.stack.setCurrentWidget(self.notes)
         self.window.menu_actions.show_notes.setChecked(True)
         self.window.note_list.view.setFocus()
+
+    def show_sent(self) -> None:
+        self.stack.setCurrentWidget(self.sent)
+        self.window.menu_actions.show_sent.setChecked(True)
+        self.sent.setFocus()
 
     def show_practice(self) -> None:
         self.stack.setCurrentWidget(self.practice)

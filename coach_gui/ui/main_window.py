@@ -24,10 +24,12 @@ from coach_gui.ui.main_actions import build_main_actions
 from coach_gui.ui.main_views import PRACTICE_KEYS, MainViews
 from coach_gui.ui.note_editor import NoteEditor
 from coach_gui.ui.note_list import NoteListPane
+from coach_gui.ui.privacy_controls import PrivacyControls
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
+    from coach_gui.config import Config
 
 
 def short_path(path: str) -> str:
@@ -60,7 +62,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([300, 800])
         self.splitter.setChildrenCollapsible(False)
-        self.views = MainViews(self, self.splitter)  # notes (Ctrl+1) and practice (Ctrl+2)
+        self.views = MainViews(self, self.splitter)  # notes, practice, sent to judge (Ctrl+1-3)
         self.practice = self.views.practice
         self.setCentralWidget(self.views.stack)
 
@@ -71,6 +73,9 @@ class MainWindow(QMainWindow):
         self.count_label = QLabel(self)
         self.count_label.setAccessibleName("Number of notes")
         self.statusBar().addWidget(self.where_label, 1)
+        self.privacy = PrivacyControls(context.config, context.config_path, self)
+        self.privacy.config_changed.connect(self._on_privacy_changed)
+        self.statusBar().addPermanentWidget(self.privacy.status_label())
         self.statusBar().addPermanentWidget(self.views.tier1_status)
         self.statusBar().addPermanentWidget(self.count_label)
 
@@ -269,16 +274,29 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         from coach_gui.ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self.context.config, self.context.config_path, self)
+        context = self.context
+        dialog = SettingsDialog(
+            context.config,
+            context.config_path,
+            self,
+            key_store=context.key_store(),
+            judge_factory=lambda: context.judge(enabled=True),
+        )
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
             self.context.config = dialog.config
+            self.privacy.set_config(dialog.config)
             self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
+
+    def _on_privacy_changed(self, config: Config) -> None:
+        """A toolbar switch changed: the next session and judge request follow it."""
+        self.context.config = config
 
     def show_shortcuts(self) -> None:
         from coach_gui.ui import help_dialogs
 
-        rows = help_dialogs.shortcut_rows(self.menu_actions.with_shortcuts())
+        actions = [*self.menu_actions.with_shortcuts(), *self.privacy.actions()]
+        rows = help_dialogs.shortcut_rows(actions)
         help_dialogs.ShortcutsDialog([*rows, *PRACTICE_KEYS], self).exec()
 
     def show_locations(self) -> None:
