@@ -9,7 +9,7 @@ judge's prompt with every piece fenced as untrusted data.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
@@ -27,6 +27,8 @@ _BUG = "this is a bug in Coach; please report it"
 
 class PayloadRejected(CoachError):
     """A payload broke ADR-0021's rules; nothing was sent. `index` and `field` say where."""
+
+    reason_code: ClassVar[str] = "payload_rejected"  # as a judge refusal records it
 
     def __init__(self, problem: str, *, index: int | None = None, field: str | None = None):
         self.problem = problem

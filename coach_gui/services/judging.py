@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from coach_gui.domain.judge_errors import JudgeError
 from coach_gui.domain.practice import JudgeRefusal, VerdictRecord, content_id
-from coach_gui.domain.tier2 import tier2_payload
+from coach_gui.domain.tier2 import PayloadRejected, tier2_payload
 from coach_gui.domain.verdicts import parse_verdicts
 from coach_gui.services.ports import Clock, Judge, VerdictJournal
 
@@ -58,7 +58,7 @@ def _payload_items(
 
 def refuse_all(
     items: Sequence[JudgeRequestItem],
-    error: JudgeError,
+    error: JudgeError | PayloadRejected,
     journal: VerdictJournal,
     clock: Clock,
 ) -> list[JudgeOutcome]:
@@ -96,7 +96,7 @@ def judge_items(
     try:
         response = judge.judge(payload)
         verdicts = parse_verdicts(response.raw_text, payload)
-    except JudgeError as error:
+    except (JudgeError, PayloadRejected) as error:
         log.info("judging %d item(s) failed: %s", len(items), error.reason_code)
         return refuse_all(items, error, journal, clock)
     outcomes: list[JudgeOutcome] = []

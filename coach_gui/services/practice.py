@@ -110,14 +110,18 @@ class PracticeRun:
         judge: Judge | None = None,
         verdicts: VerdictJournal | None = None,
         judge_unavailable: str | None = None,
+        include_assertions_now: Callable[[], bool] | None = None,
     ) -> None:
         """`judge` and `verdicts` judge each answer after it is stored (judge switched on);
         `judge_unavailable` is why there is no judge although it is switched on (no key,
-        no keyring): answers are then kept unjudged with that reason."""
+        no keyring): answers are then kept unjudged with that reason.
+        `include_assertions_now` reads the privacy switch at each judge request, so turning
+        it off mid-session stops assertions from leaving at once."""
         self.note = note
         self._judge = judge if settings.judge_enabled else None
         self._verdicts = verdicts
         self._judge_unavailable = judge_unavailable
+        self._include_assertions_now = include_assertions_now
         self.settings = settings
         self._journal = journal
         self._tier1 = tier1
@@ -405,7 +409,11 @@ class PracticeRun:
             judge=self._judge,
             journal=self._verdicts,
             clock=self._clock,
-            include_assertions=self.settings.include_assertions,
+            include_assertions=(
+                self._include_assertions_now()
+                if self._include_assertions_now is not None
+                else self.settings.include_assertions
+            ),
         )
         self._outcomes[attempt.id] = outcome
         if outcome.judged:

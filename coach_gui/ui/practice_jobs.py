@@ -96,6 +96,8 @@ def open_run(
         judge=port,
         verdicts=journal,
         judge_unavailable=judge_problem,
+        # The toolbar switch as it is at each request, not as it was when the session began.
+        include_assertions_now=lambda: context.config.judge.include_assertions,
     )
     opened = OpenedRun(run, tier1, judge, tier1_problem, judge_problem)
     try:

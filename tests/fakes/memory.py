@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from coach_gui.domain.challenges import Challenge
-from coach_gui.domain.judge_errors import JudgeError
 from coach_gui.domain.practice import (
     Attempt,
     Disposition,
@@ -135,14 +134,14 @@ class ScriptedJudge:
     """Answers each request with the next scripted reply text (or raises the scripted
     JudgeError), and records every payload it was given."""
 
-    def __init__(self, script: Iterable[str | JudgeError]) -> None:
+    def __init__(self, script: Iterable[str | Exception]) -> None:
         self._script = list(script)
         self.payloads: list[Tier2Payload] = []
 
     def judge(self, payload: Tier2Payload) -> JudgeResponse:
         self.payloads.append(payload)
         entry = self._script.pop(0)
-        if isinstance(entry, JudgeError):
+        if isinstance(entry, Exception):
             raise entry
         return JudgeResponse(
             raw_text=entry, model="gemini-test", latency_ms=1, request_body="{}", outbox_id=None

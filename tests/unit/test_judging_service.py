@@ -168,3 +168,35 @@ def test_challenge_and_attempt_ids_are_recomputable() -> None:
     session_id = journal.challenges[0][0]
     assert challenge.id == challenge_id(session_id, 0, challenge)
     assert attempt.id == attempt_id(session_id, challenge.id, "answer", attempt.submitted_at)
+
+
+def test_adr0021_d2_turning_the_switch_off_mid_session_stops_assertions_at_once() -> None:
+    switch = {"on": True}
+    journal, verdicts = MemoryPracticeJournal(), MemoryVerdictJournal()
+    judge = ScriptedJudge([verdict_json(("pass", []))] * 2)
+    tier1 = ScriptedTier1([reply("Why is change slow in this account?")] * 2)
+    run = PracticeRun(
+        NOTE,
+        PracticeSettings(include_assertions=True),
+        journal,
+        tier1,
+        TickingClock(),
+        judge=judge,
+        verdicts=verdicts,
+        include_assertions_now=lambda: switch["on"],
+    )
+    run.start()
+    run.judge(run.submit(run.next_challenge().challenge, "first"))
+    switch["on"] = False
+    run.judge(run.submit(run.next_challenge().challenge, "second"))
+    assert judge.payloads[0].carries_assertions
+    assert not judge.payloads[1].carries_assertions
+    assert [v.assertions_sent for v in verdicts.verdicts] == [True, False]
+
+
+def test_a_payload_the_adapter_refuses_is_a_refusal_not_a_crash() -> None:
+    from coach_gui.domain.tier2 import PayloadRejected
+
+    outcomes, _, journal = _judge([PayloadRejected("the assertions switch is off")])
+    assert journal.refusals[0].reason_code == "payload_rejected"
+    assert not outcomes[0].judged  # type: ignore[attr-defined]
