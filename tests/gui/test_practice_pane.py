@@ -287,7 +287,7 @@ def test_without_ollama_practice_uses_built_in_challenges_and_says_so_once(
     ]  # fmt: skip
 
 
-def test_a_challenge_that_quotes_the_note_never_reaches_the_screen(
+def test_adr0021_d6_a_challenge_that_quotes_the_note_never_reaches_the_screen(
     qtbot: QtBot, ollama: FakeOllama, make_pane: Callable[[AppContext], PracticePane]
 ) -> None:
     ollama.queue_challenge(QUOTE)

@@ -86,7 +86,9 @@ def test_scripted_practice_against_a_real_format_ollama(tmp_path: Path) -> None:
     assert [r[0] for r in rows] == ["Small useful changes add up.", "A breeder chooses."]
 
 
-def test_a_quoting_challenge_never_reaches_the_learner_or_the_journal(tmp_path: Path) -> None:
+def test_adr0021_d6_a_quoting_challenge_never_reaches_the_learner_or_the_journal(
+    tmp_path: Path,
+) -> None:
     with FakeOllama() as ollama:
         ollama.queue_challenge(QUOTE)
         ollama.queue_challenge(HONEST)

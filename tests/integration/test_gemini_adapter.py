@@ -112,7 +112,9 @@ def test_the_request_path_uses_the_explicit_api_version(
     )
 
 
-def test_the_key_travels_in_the_header_only(fake_gemini: FakeGemini, outbox: SqliteOutbox) -> None:
+def test_adr0021_d7_the_key_travels_in_the_header_only(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox
+) -> None:
     make_judge(fake_gemini, outbox).judge(payload())
     (request,) = fake_gemini.requests
     assert request.header("x-goog-api-key") == KEY

@@ -363,7 +363,7 @@ def socket_log(monkeypatch: pytest.MonkeyPatch) -> SocketLog:
         "not a url",
     ],
 )
-def test_a_non_loopback_url_is_refused_before_any_connection(
+def test_adr0021_d6_a_non_loopback_url_is_refused_before_any_connection(
     socket_log: SocketLog, url: str
 ) -> None:
     with pytest.raises(OllamaNotLoopback) as caught:
@@ -374,7 +374,7 @@ def test_a_non_loopback_url_is_refused_before_any_connection(
     assert socket_log.connects == [] and socket_log.lookups == []
 
 
-def test_the_loopback_check_is_repeated_for_every_request(
+def test_adr0021_d6_the_loopback_check_is_repeated_for_every_request(
     client: OllamaClient, fake_ollama: FakeOllama, socket_log: SocketLog
 ) -> None:
     # Whatever changes the URL after construction, no request may leave this computer.

@@ -112,7 +112,7 @@ def user_text(messages: list[dict[str, str]]) -> str:
     return messages[1]["content"]
 
 
-def test_the_system_prompt_says_fenced_text_is_data_and_must_not_be_quoted() -> None:
+def test_adr0021_d6_the_system_prompt_says_fenced_text_is_data_and_must_not_be_quoted() -> None:
     messages = tier1_messages("Heat", "Body.", ["One."], ChallengeKind.EXPLAIN, BOUNDARY)
     system = messages[0]["content"]
     assert "untrusted data" in system

@@ -216,7 +216,7 @@ def test_a_locked_keyring_says_to_unlock_it(use_keyring: UseKeyring) -> None:
     assert status.usable is False and "locked" in status.detail
 
 
-def test_a_backend_error_never_carries_the_key(use_keyring: UseKeyring) -> None:
+def test_adr0021_d7_a_backend_error_never_carries_the_key(use_keyring: UseKeyring) -> None:
     use_keyring(EchoingKeyring())
     with pytest.raises(KeyringUnavailable) as caught:
         KeyStore().set(SECRET)
