@@ -50,6 +50,14 @@ class AppContext:
             self._journal = Journal.open(self.journal_path)
         return self._journal
 
+    def recover(self) -> list[str]:
+        """Seal the sessions a crash left open (as interrupted, with every answer they
+        hold); returns their trace ids. Commands that open the journal call this first."""
+        from coach_gui.adapters.trace_journal import SqliteTraceJournal
+        from coach_gui.services.sealing import recover_open_sessions
+
+        return recover_open_sessions(SqliteTraceJournal(self.journal), SystemClock())
+
     def ollama_client(self) -> OllamaClient:
         """A client for the configured Ollama (loopback only; connects on first use)."""
         from coach_gui.adapters.ollama import OllamaClient

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from coach_gui import __version__
-from coach_gui.commands import doctor, key, notes, practice
+from coach_gui.commands import doctor, gaps, judge_pending, key, notes, practice, sessions, verify
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_USAGE, UsageError, say
 from coach_gui.domain.errors import CoachError, ConfigError, NoteNotFound
 
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"coach {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in (notes, practice, doctor, key):
+    for command in (notes, practice, sessions, gaps, judge_pending, verify, doctor, key):
         command.add_parser(commands)
     return parser
 

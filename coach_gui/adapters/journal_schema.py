@@ -186,6 +186,79 @@ CREATE TRIGGER attempt_bindings_no_delete BEFORE DELETE ON attempt_bindings
 BEGIN SELECT RAISE(ABORT, 'sealed records are immutable'); END;
 """
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, _V1),)
+_SEALED = "SELECT RAISE(ABORT, 'sealed records are immutable')"
+
+
+def _session_sealed(session_id: str) -> str:
+    return (
+        f"EXISTS (SELECT 1 FROM sessions s WHERE s.id = {session_id}"
+        " AND s.sealed_trace_id IS NOT NULL)"
+    )
+
+
+def _attempt_sealed(attempt_id: str) -> str:
+    return (
+        "EXISTS (SELECT 1 FROM attempts a JOIN sessions s ON s.id = a.session_id"
+        f" WHERE a.id = {attempt_id} AND s.sealed_trace_id IS NOT NULL)"
+    )
+
+
+def _frozen(table: str, sealed: str, *, no_insert: bool) -> str:
+    """Refuse UPDATE and DELETE of `table`'s rows while `sealed` (a condition on OLD.*)
+    holds for the old or the new row; INSERT of a new row too, if `no_insert`."""
+    new = sealed.replace("OLD.", "NEW.")
+    script = f"""
+CREATE TRIGGER {table}_sealed_no_update BEFORE UPDATE ON {table}
+WHEN {sealed} OR {new} BEGIN {_SEALED}; END;
+CREATE TRIGGER {table}_sealed_no_delete BEFORE DELETE ON {table}
+WHEN {sealed} BEGIN {_SEALED}; END;
+"""
+    if no_insert:
+        script += f"""CREATE TRIGGER {table}_sealed_no_insert BEFORE INSERT ON {table}
+WHEN {new} BEGIN {_SEALED}; END;
+"""
+    return script
+
+
+_IN_SEALED_SESSION = _session_sealed("OLD.session_id")
+_ON_SEALED_ATTEMPT = _attempt_sealed("OLD.attempt_id")
+_FROM_SEALED_VERDICT = (
+    "EXISTS (SELECT 1 FROM verdicts v WHERE v.outbox_id = OLD.id"
+    f" AND {_attempt_sealed('v.attempt_id')})"
+)
+
+# v2: the rows of a sealed session are immutable (issue 5). A session row cannot change
+# once it has its trace; its challenges, rejections and answers cannot change, go or be
+# added; verdicts and refusals on its answers, and the outbox rows those verdicts came
+# from, cannot change or go (new ones may still be added: judging later). A binding names
+# the session trace it binds to, and that never changes either.
+_V2 = f"""
+ALTER TABLE attempt_bindings ADD COLUMN original_trace_id TEXT REFERENCES sealed_traces (trace_id);
+CREATE INDEX bindings_by_original ON attempt_bindings (original_trace_id);
+
+CREATE TRIGGER sessions_sealed_no_update BEFORE UPDATE ON sessions
+WHEN OLD.sealed_trace_id IS NOT NULL BEGIN {_SEALED}; END;
+CREATE TRIGGER sessions_sealed_no_delete BEFORE DELETE ON sessions
+WHEN OLD.sealed_trace_id IS NOT NULL BEGIN {_SEALED}; END;
+{_frozen("challenges", _IN_SEALED_SESSION, no_insert=True)}
+{_frozen("challenge_rejections", _IN_SEALED_SESSION, no_insert=True)}
+{_frozen("attempts", _IN_SEALED_SESSION, no_insert=True)}
+{_frozen("verdicts", _ON_SEALED_ATTEMPT, no_insert=False)}
+{_frozen("judge_refusals", _ON_SEALED_ATTEMPT, no_insert=False)}
+CREATE TRIGGER outbox_sealed_no_update BEFORE UPDATE ON outbox
+WHEN {_FROM_SEALED_VERDICT} BEGIN {_SEALED}; END;
+CREATE TRIGGER outbox_sealed_no_delete BEFORE DELETE ON outbox
+WHEN {_FROM_SEALED_VERDICT} BEGIN {_SEALED}; END;
+
+DROP TRIGGER attempt_bindings_no_update;
+CREATE TRIGGER attempt_bindings_no_update BEFORE UPDATE ON attempt_bindings
+WHEN NOT (OLD.bound_trace_id IS NULL AND NEW.bound_trace_id IS NOT NULL
+          AND NEW.id = OLD.id AND NEW.attempt_id = OLD.attempt_id
+          AND NEW.verdict_id = OLD.verdict_id AND NEW.created_at = OLD.created_at
+          AND NEW.original_trace_id IS OLD.original_trace_id)
+BEGIN {_SEALED}; END;
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, _V1), Migration(2, _V2))
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -16,6 +16,12 @@ from coach_gui.domain.practice import (
     new_id,
 )
 
+# The attempt's session is not sealed yet (only then may its row change).
+_SESSION_OPEN = (
+    "NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = attempts.session_id"
+    " AND s.sealed_trace_id IS NOT NULL)"
+)
+
 
 class SqlitePracticeJournal:
     """`PracticeJournal` over the SQLite journal; each call is its own committed write."""
@@ -128,8 +134,11 @@ class SqlitePracticeJournal:
                     verdict.created_at,
                 ),
             )
+            # A sealed session's rows never change: an answer judged later counts as judged
+            # through its binding, not through this row (sealed rows refuse the update).
             conn.execute(
-                "UPDATE attempts SET status = 'judged', unjudged_reason = NULL WHERE id = ?",
+                "UPDATE attempts SET status = 'judged', unjudged_reason = NULL"
+                f" WHERE id = ? AND {_SESSION_OPEN}",
                 (verdict.attempt_id,),
             )
 
@@ -147,6 +156,7 @@ class SqlitePracticeJournal:
                 ),
             )
             conn.execute(
-                "UPDATE attempts SET unjudged_reason = ? WHERE id = ? AND status = 'unjudged'",
+                "UPDATE attempts SET unjudged_reason = ?"
+                f" WHERE id = ? AND status = 'unjudged' AND {_SESSION_OPEN}",
                 (refusal.detail, refusal.attempt_id),
             )

@@ -129,10 +129,13 @@ def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
+    from coach_gui.adapters.trace_journal import LivePracticeJournal, SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
+    from coach_gui.domain.practice import Disposition
     from coach_gui.services.practice import PracticeRun
+    from coach_gui.services.sealing import seal_session
 
     answers = _read_answers(args.answers) if args.answers else None
     count = args.count or (len(answers) if answers is not None else None)
@@ -151,9 +154,10 @@ def run(args: argparse.Namespace) -> int:
         settings = replace(settings, challenges=count)
     if answers is not None:  # scripted: one answer per main challenge, no follow-ups
         settings = replace(settings, follow_ups=False)
+    recover(context)
     tier1 = context.tier1()
     out = sys.stderr if args.json else sys.stdout
-    journal = SqlitePracticeJournal(context.journal)
+    journal = LivePracticeJournal(context.journal)  # marks the session live until sealed
     judge, judge_unavailable = None, None
     if settings.judge_enabled:
         try:
@@ -175,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
     items: list[dict[str, Any]] = []
     notices: list[str] = []
     say(f"Practising “{entry.note.title}” ({settings.challenges} challenges).")
+    completed = False
     try:
         for index in range(settings.challenges):
             printer = _Printer(out)
@@ -206,17 +211,29 @@ def run(args: argparse.Namespace) -> int:
                         )
                         items.append(follow_item)
                         _report(follow_item, entry.note.core_assertions, out)
+        completed = True
     finally:
-        disposition = run_.finish()
-        tier1.close()
-        if judge is not None:
-            judge.close()
-        context.close()
+        try:
+            disposition = run_.finish()
+            if not completed:  # stopped part-way (Ctrl+C, an error): sealed as such
+                disposition = Disposition.INTERRUPTED
+            trace_id = seal_session(
+                session.id,
+                SqliteTraceJournal(context.journal),
+                SystemClock(),
+                disposition=disposition,
+            )
+        finally:
+            journal.release(session.id)
+            tier1.close()
+            if judge is not None:
+                judge.close()
+            context.close()
     if args.json:
         emit_json(
             {
                 "session_id": session.id,
-                "trace_id": None,
+                "trace_id": trace_id,
                 "note_id": entry.note.id,
                 "disposition": disposition.value,
                 "mode": session.mode.value,

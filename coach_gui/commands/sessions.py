@@ -1,0 +1,56 @@
+"""`coach sessions [--json]`: practice sessions, newest first, with how they were judged
+and whether each still verifies."""
+
+from __future__ import annotations
+
+import argparse
+
+from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
+
+_MODES = {
+    "judged_with_assertions": "judged, with assertions",
+    "judged_without": "judged, without assertions",
+    "offline": "offline",
+    "pending": "pending",
+}
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("sessions", help="list practice sessions, newest first")
+    parser.add_argument(
+        "--limit", type=int, default=50, help="how many sessions (default 50; 0 for all)"
+    )
+    parser.add_argument("--offset", type=int, default=0, help="skip this many newest first")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.bootstrap import build_context
+    from coach_gui.commands.recovery import recover
+    from coach_gui.services.review import list_sessions
+
+    if args.limit < 0 or args.offset < 0:
+        raise UsageError("--limit and --offset cannot be negative")
+    context = build_context(seed=False)
+    try:
+        recover(context)
+        sessions = list_sessions(
+            SqliteTraceJournal(context.journal), limit=args.limit or None, offset=args.offset
+        )
+    finally:
+        context.close()
+    if args.json:
+        emit_json({"sessions": [s.to_json() for s in sessions]})
+        return EXIT_OK
+    if not sessions:
+        say("No practice sessions yet; `coach practice NOTE` starts one.")
+    for s in sessions:
+        mark = {True: "✓", False: "✗ (run coach verify)", None: "open"}[s.verified]
+        print(
+            f"{s.started_at[:16].replace('T', ' ')}  {s.note_title}  {s.items} answers, "
+            f"{s.passed} passed, {s.gaps} gaps, {s.pending} pending  "
+            f"[{_MODES.get(s.mode, s.mode)}]  {mark}  {s.session_id}"
+        )
+    return EXIT_OK

@@ -1,0 +1,61 @@
+"""`coach verify [ID] [--json]`: recompute every id, digest and chain in the journal, or
+of one trace or one session; exit 1 at the first entry that does not check out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "verify", help="recompute every id and chain in the journal (exit 1 if one fails)"
+    )
+    parser.add_argument(
+        "id", nargs="?", metavar="ID", help="one trace id or session id (default: everything)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rchecked {done} of {total} sessions")
+    sys.stderr.flush()
+    if done == total:
+        sys.stderr.write("\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.bootstrap import build_context
+    from coach_gui.commands.recovery import recover
+    from coach_gui.services.verify import VerifyTargetNotFound, verify
+
+    context = build_context(seed=False)
+    try:
+        recover(context)
+        show_progress = not args.json and sys.stderr.isatty()
+        try:
+            report = verify(
+                SqliteTraceJournal(context.journal),
+                args.id,
+                on_progress=_progress if show_progress else None,
+            )
+        except VerifyTargetNotFound as exc:
+            raise UsageError(str(exc)) from None
+    finally:
+        context.close()
+    if args.json:
+        emit_json(report.to_json())
+    elif report.first_failure is None:
+        print(f"ok: {report.checked} entries checked, every id and chain matches")
+    else:
+        failure = report.first_failure
+        print(f"FAIL {failure.id}: {failure.reason} ({report.checked} entries checked)")
+        say(
+            "coach: the journal no longer matches what Coach sealed: it was changed outside "
+            "Coach or the file is damaged. Restore a backup of it if you have one."
+        )
+    return EXIT_OK if report.ok else EXIT_CHECK_FAILED

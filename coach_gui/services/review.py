@@ -1,0 +1,179 @@
+"""Reviewing practice: the sessions list and the gap lists (`coach sessions`, `coach gaps`,
+and later the GUI's Sessions view and gap board). Read-only; derived from sealed records.
+
+A gap names an assertion by its index among the assertions sent with the answer; the
+verdict keeps those assertions, so the text shown is the one the answer was judged
+against, even if the note has changed since.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from coach_gui.domain.session_records import SessionRecords
+from coach_gui.domain.session_state import attempt_states, review_mode
+from coach_gui.services.sealing_ports import SessionReader
+from coach_gui.services.verify import check_session
+
+PAGE = 50
+_CHUNK = 200
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One row of the sessions list."""
+
+    session_id: str
+    started_at: str
+    note_id: str
+    note_title: str
+    items: int  # answers given
+    passed: int
+    gaps: int  # gaps listed across the judged answers
+    pending: int  # answers still waiting to be judged
+    mode: str  # judged_with_assertions | judged_without | offline | pending
+    disposition: str | None
+    trace_id: str | None
+    bound_trace_ids: tuple[str, ...]
+    verified: bool | None  # None: not sealed yet
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "bound_trace_ids": list(self.bound_trace_ids)}
+
+
+def summarise(records: SessionRecords, reader: SessionReader) -> SessionSummary:
+    session = records.session
+    states = attempt_states(records)
+    verdicts = [s.verdict for s in states if s.verdict is not None]
+    sealed = session.sealed_trace_id is not None
+    return SessionSummary(
+        session_id=session.id,
+        started_at=session.started_at,
+        note_id=session.note_id,
+        note_title=session.note_title,
+        items=len(states),
+        passed=sum(v.passed for v in verdicts),
+        gaps=sum(len(v.gaps) for v in verdicts),
+        pending=len(states) - len(verdicts),
+        mode=review_mode(records, states),
+        disposition=None if session.disposition is None else session.disposition.value,
+        trace_id=session.sealed_trace_id,
+        bound_trace_ids=tuple(t.trace_id for t in records.traces if t.kind == "bound"),
+        verified=check_session(records, reader) is None if sealed else None,
+    )
+
+
+def list_sessions(
+    reader: SessionReader, *, limit: int | None = PAGE, offset: int = 0
+) -> list[SessionSummary]:
+    """Sessions newest first, a page at a time (`limit=None` for all of them)."""
+    ids = reader.session_ids(newest_first=True, limit=limit, offset=offset)
+    return [summarise(records, reader) for records in _records(reader, ids)]
+
+
+def _records(reader: SessionReader, ids: list[str]) -> Iterator[SessionRecords]:
+    for start in range(0, len(ids), _CHUNK):
+        yield from reader.records_for(ids[start : start + _CHUNK])
+
+
+@dataclass(frozen=True)
+class GapEntry:
+    """One gap of one judged answer."""
+
+    session_id: str
+    started_at: str
+    note_id: str
+    note_title: str
+    attempt_id: str
+    challenge: str
+    answer: str
+    assertion: int | None  # index among the assertions sent, None when none were sent
+    assertion_text: str | None
+    problem: str  # unexplained | wrong
+    explanation: str
+    feedback: str
+
+
+@dataclass(frozen=True)
+class AssertionMisses:
+    """How often one assertion of a note was missed among the answers judged against it."""
+
+    note_id: str
+    note_title: str
+    assertion_text: str | None  # None: gaps named no assertion (assertions were not sent)
+    missed: int
+    judged: int  # judged answers this assertion was sent with
+
+
+def session_gaps(records: SessionRecords) -> list[GapEntry]:
+    session = records.session
+    entries: list[GapEntry] = []
+    for state in attempt_states(records):
+        verdict = state.verdict
+        if verdict is None:
+            continue
+        for gap in verdict.gaps:
+            index = gap.assertion
+            known = index is not None and index < len(verdict.assertions)
+            entries.append(
+                GapEntry(
+                    session_id=session.id,
+                    started_at=session.started_at,
+                    note_id=session.note_id,
+                    note_title=session.note_title,
+                    attempt_id=state.attempt.id,
+                    challenge=state.challenge.text if state.challenge is not None else "",
+                    answer=state.attempt.answer,
+                    assertion=index,
+                    assertion_text=verdict.assertions[index]
+                    if known and index is not None
+                    else None,
+                    problem=gap.problem,
+                    explanation=gap.explanation,
+                    feedback=verdict.feedback,
+                )
+            )
+    return entries
+
+
+@dataclass(frozen=True)
+class GapReport:
+    gaps: list[GapEntry]
+    by_assertion: list[AssertionMisses]  # most missed first
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "gaps": [asdict(g) for g in self.gaps],
+            "by_assertion": [asdict(m) for m in self.by_assertion],
+        }
+
+
+def gap_report(reader: SessionReader, session_id: str | None = None) -> GapReport:
+    """The gaps of one session, or of every session, with how often each assertion was
+    missed (counted by its text within its note, since indexes shift when a note changes)."""
+    ids = [session_id] if session_id is not None else reader.session_ids()
+    gaps: list[GapEntry] = []
+    missed: Counter[tuple[str, str | None]] = Counter()
+    judged: Counter[tuple[str, str | None]] = Counter()
+    titles: dict[str, str] = {}
+    for records in _records(reader, ids):
+        titles[records.session.note_id] = records.session.note_title
+        found = session_gaps(records)
+        gaps += found
+        for entry in found:
+            missed[(entry.note_id, entry.assertion_text)] += 1
+        for state in attempt_states(records):
+            if state.verdict is not None:
+                sent = state.verdict.assertions if state.verdict.assertions_sent else ()
+                keys: set[str | None] = set(sent) if sent else {None}
+                for text in keys:
+                    judged[(records.session.note_id, text)] += 1
+    by_assertion = [
+        AssertionMisses(note, titles[note], text, count, max(judged[(note, text)], count))
+        for (note, text), count in missed.items()
+    ]
+    by_assertion.sort(key=lambda m: (-m.missed, m.note_title, m.assertion_text or ""))
+    return GapReport(gaps, by_assertion)

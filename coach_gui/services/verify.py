@@ -1,0 +1,270 @@
+"""`coach verify`: recompute every id, digest and identity chain in the journal (or of one
+trace, or one session) and report the first entry that does not check out.
+
+Per session, in this order: the content id of each record (challenges, answers, verdicts,
+refusals, bindings) that no trace holds a row digest of; each trace against its own body;
+the session's pointer to its trace; each trace's chain entries and row digests against the
+stored rows; that a sealed session holds nothing its trace does not; each binding against
+the traces it names. A file too damaged to read is reported as such (`coach doctor` runs
+SQLite's full integrity check of the file's structure).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coach_gui.domain.errors import CoachError, JournalError
+from coach_gui.domain.sealing import SealedPracticeTrace, VerifyFailure, parse_trace
+from coach_gui.domain.session_records import (
+    RowRecord,
+    SessionRecords,
+    recomputed_ids,
+    row_digest,
+)
+from coach_gui.domain.traces import inspect_trace
+from coach_gui.services.sealing_ports import SessionReader
+
+CHUNK = 200  # sessions read at a time
+JOURNAL = "journal"  # the id reported when the file itself is damaged
+
+
+class VerifyTargetNotFound(CoachError):
+    """The id given to `coach verify` names no trace and no session."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    ok: bool
+    checked: int
+    first_failure: Failure | None
+
+    def to_json(self) -> dict[str, Any]:
+        failure = self.first_failure
+        return {
+            "ok": self.ok,
+            "checked": self.checked,
+            "first_failure": None
+            if failure is None
+            else {"id": failure.id, "reason": failure.reason},
+        }
+
+
+class _Found(Exception):
+    def __init__(self, record_id: str, reason: VerifyFailure) -> None:
+        self.failure = Failure(record_id, reason.value)
+
+
+def _fail(record_id: str, reason: VerifyFailure) -> _Found:
+    return _Found(record_id, reason)
+
+
+class _Session:
+    """Checks one session's records; raises `_Found` at the first failure."""
+
+    def __init__(
+        self, records: SessionRecords, reader: SessionReader, only_trace: str | None
+    ) -> None:
+        self.records = records
+        self.reader = reader
+        self.session = records.session
+        stored = [t for t in records.traces if only_trace in (None, t.trace_id)]
+        self.stored = stored
+        self.parsed: dict[str, SealedPracticeTrace] = {}  # the intact ones
+        self.damaged: dict[str, VerifyFailure] = {}
+        for row in stored:
+            trace = inspect_trace(row.body)
+            if isinstance(trace, SealedPracticeTrace):
+                self.parsed[row.trace_id] = trace
+            else:
+                self.damaged[row.trace_id] = trace
+        self.whole = only_trace is None
+        self.rows: dict[str, RowRecord] = {self.session.id: self.session}
+        self.rows.update((c.id, c) for c in records.challenges)
+        self.rows.update((r.id, r) for r in records.rejections)
+        self.rows.update((a.id, a) for a in records.attempts)
+        self.rows.update((o.id, o) for o in records.outbox)
+        self.scope: set[str] | None = None
+        if only_trace is not None:
+            self.scope = {self.session.id}
+            for trace in self.parsed.values():
+                self.scope |= {link.id for link in trace.upstream_identity_chain}
+                self.scope |= set(trace.input.row_digests)
+        self.checked = 0
+
+    def _in_scope(self, record_id: str) -> bool:
+        return self.scope is None or record_id in self.scope
+
+    def run(self) -> None:
+        self._record_ids()
+        self._traces_against_their_bodies()
+        if self.whole:
+            self._session_pointer()
+        for trace in self.parsed.values():
+            self._chain(trace)
+        if self.whole:
+            self._nothing_unsealed()
+        self._bindings()
+
+    def _record_ids(self) -> None:
+        for broken in self.records.broken:
+            if self._in_scope(broken.id):
+                raise _fail(broken.id, VerifyFailure.DIGEST_MISMATCH)
+        # A row an intact trace holds the digest of is checked against that digest instead:
+        # the same row is the row that was sealed, whose id was checked when it was sealed.
+        sealed_rows = {r for t in self.parsed.values() for r in t.input.row_digests}
+        for _, stored, recomputed in recomputed_ids(self.records, skip=sealed_rows):
+            if self._in_scope(stored):
+                self.checked += 1
+                if stored != recomputed:
+                    raise _fail(stored, VerifyFailure.DIGEST_MISMATCH)
+
+    def _traces_against_their_bodies(self) -> None:
+        for row in self.stored:
+            self.checked += 1
+            if row.trace_id in self.damaged:
+                raise _fail(row.trace_id, self.damaged[row.trace_id])
+            trace = self.parsed[row.trace_id]
+            if (row.trace_id, row.input_digest, row.created_at) != (
+                trace.trace_id,
+                trace.input_digest,
+                trace.input.sealed_at,
+            ):
+                raise _fail(row.trace_id, VerifyFailure.DIGEST_MISMATCH)
+            if (row.kind, row.session_id) != (trace.input.kind, trace.input.session_id):
+                raise _fail(row.trace_id, VerifyFailure.BROKEN_CHAIN)
+
+    def _session_pointer(self) -> None:
+        sealed = self.session.sealed_trace_id
+        own = [t for t in self.parsed.values() if t.input.kind == "session"]
+        if any(t.trace_id != sealed for t in own):
+            raise _fail(self.session.id, VerifyFailure.BROKEN_CHAIN)
+        if sealed is None or sealed in self.parsed:
+            return
+        row = self.reader.trace_row(sealed)
+        if row is None:
+            raise _fail(sealed, VerifyFailure.MISSING_RECORD)
+        trace = parse_trace(row.body)
+        ours = isinstance(trace, SealedPracticeTrace) and trace.input.session_id == self.session.id
+        raise _fail(sealed if ours else self.session.id, VerifyFailure.BROKEN_CHAIN)
+
+    def _chain(self, trace: SealedPracticeTrace) -> None:
+        known = {
+            "challenge": {c.id for c in self.records.challenges},
+            "attempt": {a.id for a in self.records.attempts},
+            "verdict": {v.id for v in self.records.verdicts},
+            "judge_refusal": {r.id for r in self.records.refusals},
+            "attempt_binding": {b.binding.id for b in self.records.bindings},
+            "session": {self.session.id},
+        }
+        for link in trace.upstream_identity_chain:
+            if link.kind in known and link.id not in known[link.kind]:
+                raise _fail(link.id, VerifyFailure.MISSING_RECORD)
+        for record_id, expected in trace.input.row_digests.items():
+            record = self.rows.get(record_id)
+            if record is None:
+                raise _fail(record_id, VerifyFailure.MISSING_RECORD)
+            self.checked += 1
+            if row_digest(record) != expected:
+                raise _fail(record_id, VerifyFailure.DIGEST_MISMATCH)
+        if trace.input.kind == "bound":
+            if trace.input.original_trace_id != self.session.sealed_trace_id:
+                raise _fail(trace.trace_id, VerifyFailure.BROKEN_CHAIN)
+            bound = {b.binding.id: b.bound_trace_id for b in self.records.bindings}
+            for binding_id in trace.input.attempt_binding_ids:
+                if bound.get(binding_id) != trace.trace_id:
+                    raise _fail(binding_id, VerifyFailure.BROKEN_CHAIN)
+
+    def _nothing_unsealed(self) -> None:
+        """A sealed session holds no challenge, rejection or answer its trace left out."""
+        trace = self.parsed.get(self.session.sealed_trace_id or "")
+        if trace is None:
+            return
+        held = [c.id for c in self.records.challenges] + [r.id for r in self.records.rejections]
+        for record_id in held + [a.id for a in self.records.attempts]:
+            if record_id not in trace.input.row_digests:
+                raise _fail(record_id, VerifyFailure.BROKEN_CHAIN)
+
+    def _bindings(self) -> None:
+        for stored in self.records.bindings:
+            binding = stored.binding
+            if not self._in_scope(binding.id):
+                continue
+            if binding.original_trace_id != self.session.sealed_trace_id:
+                raise _fail(binding.id, VerifyFailure.BROKEN_CHAIN)
+            bound = stored.bound_trace_id
+            if bound is None or bound in self.parsed:
+                continue
+            missing = self.reader.trace_row(bound) is None
+            raise _fail(
+                bound, VerifyFailure.MISSING_RECORD if missing else VerifyFailure.BROKEN_CHAIN
+            )
+
+
+def _sessions(
+    reader: SessionReader, session_ids: list[str], on_progress: Callable[[int, int], None] | None
+) -> Iterator[SessionRecords]:
+    for start in range(0, len(session_ids), CHUNK):
+        chunk = session_ids[start : start + CHUNK]
+        found = reader.records_for(chunk)
+        read = {r.session.id for r in found}
+        for session_id in chunk:
+            if session_id not in read:  # its row no longer reads as a session
+                raise _fail(session_id, VerifyFailure.DIGEST_MISMATCH)
+        yield from found
+        if on_progress is not None:
+            on_progress(min(start + CHUNK, len(session_ids)), len(session_ids))
+
+
+def check_session(records: SessionRecords, reader: SessionReader) -> Failure | None:
+    """The first failure in one session's records and traces, or None (the ✓ of the
+    Sessions view). Does not check the file as a whole."""
+    try:
+        _Session(records, reader, None).run()
+    except _Found as found:
+        return found.failure
+    return None
+
+
+def verify(
+    reader: SessionReader,
+    target_id: str | None = None,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> VerifyReport:
+    """Check the whole journal, or one trace or one session (`target_id`). Raises
+    VerifyTargetNotFound when `target_id` names neither."""
+    checked = 0
+    only_trace: str | None = None
+    try:
+        if target_id is None:
+            session_ids = reader.session_ids()
+        else:
+            found = reader.find(target_id)
+            if found is None:
+                raise VerifyTargetNotFound(
+                    f"No trace or session has the id {target_id}; `coach sessions --json` "
+                    "lists them."
+                )
+            session_id, only_trace = found
+            if session_id is None:
+                raise VerifyTargetNotFound(f"{target_id} is not a practice trace.")
+            session_ids = [session_id]
+        for records in _sessions(reader, session_ids, on_progress):
+            check = _Session(records, reader, only_trace)
+            try:
+                check.run()
+            finally:
+                checked += check.checked
+    except _Found as found_failure:
+        return VerifyReport(False, checked, found_failure.failure)
+    except JournalError:
+        return VerifyReport(False, checked, Failure(JOURNAL, VerifyFailure.DAMAGED_FILE.value))
+    return VerifyReport(True, checked, None)
