@@ -98,6 +98,27 @@ class MainWindow(QMainWindow):
             # After the first frame: on 2 cores a loading thread slows the first paint.
             QTimer.singleShot(0, self.load_notes)
             QTimer.singleShot(0, self.views.tier1_status.refresh)
+            QTimer.singleShot(0, self._recover_sessions)
+
+    def _recover_sessions(self) -> None:
+        """Seal sessions a crash left open (as interrupted, every submitted answer kept)."""
+
+        def done(trace_ids: list[str]) -> None:
+            if trace_ids:
+                count = len(trace_ids)
+                self.statusBar().showMessage(
+                    f"{count} practice session{'s' if count > 1 else ''} left open when Coach "
+                    "last stopped were closed; every answer you submitted is kept.",
+                    10_000,
+                )
+
+        Task(
+            self,
+            op=lambda _progress: self.context.recover(),
+            success=done,
+            lane=Lane.WRITER,
+            name="recover-sessions",
+        ).run()
 
     def _update_actions(self) -> None:
         self.menu_actions.save.setEnabled(self.editor.has_note() and self.editor.is_dirty())

@@ -16,6 +16,7 @@ from coach_gui.ui.tier1_status import Tier1State, probe_tier1
 
 if TYPE_CHECKING:
     from coach_gui.adapters.tier1_ollama import OllamaTier1
+    from coach_gui.adapters.trace_journal import LivePracticeJournal
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.challenges import Challenge
     from coach_gui.domain.notes import Note
@@ -47,6 +48,8 @@ class OpenedRun:
     judge: _ClosableJudge | None
     tier1_problem: str | None  # why Tier 1 could not even be set up (a bad Ollama URL)
     judge_problem: str | None  # why answers stay unjudged although the judge is switched on
+    journal: LivePracticeJournal  # marks the session live until it is sealed
+    context: AppContext
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,11 @@ def open_run(
     """Start a session the way `coach practice` does: Tier 1 (or built-in challenges), and
     the judge when it is switched on (or the reason answers stay unjudged). `review`, when
     given, is asked before each payload is sent (None: send it; else why it was not)."""
-    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
+    from coach_gui.adapters.trace_journal import LivePracticeJournal
     from coach_gui.bootstrap import SystemClock
     from coach_gui.services.practice import PracticeRun
 
-    journal = SqlitePracticeJournal(context.journal)
+    journal = LivePracticeJournal(context.journal)
     tier1_problem = judge_problem = None
     try:
         tier1 = context.tier1()
@@ -99,7 +102,7 @@ def open_run(
         # The toolbar switch as it is at each request, not as it was when the session began.
         include_assertions_now=lambda: context.config.judge.include_assertions,
     )
-    opened = OpenedRun(run, tier1, judge, tier1_problem, judge_problem)
+    opened = OpenedRun(run, tier1, judge, tier1_problem, judge_problem, journal, context)
     try:
         run.start()
     except BaseException:
@@ -118,10 +121,26 @@ def _release(opened: OpenedRun) -> None:
 
 
 def close_run(opened: OpenedRun) -> Disposition:
-    """End the session in the journal and let go of its Ollama and Gemini clients."""
+    """End the session, seal it into its trace (DESIGN §6), and let go of its Ollama and
+    Gemini clients and of its live mark."""
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.bootstrap import SystemClock
+    from coach_gui.services.sealing import seal_session
+
+    run = opened.run
     try:
-        return opened.run.finish()
+        disposition = run.finish()
+        if run.session is not None:
+            seal_session(
+                run.session.id,
+                SqliteTraceJournal(opened.context.journal),
+                SystemClock(),
+                disposition=disposition,
+            )
+        return disposition
     finally:
+        if run.session is not None:
+            opened.journal.release(run.session.id)
         _release(opened)
 
 
