@@ -33,7 +33,8 @@ class SqlitePracticeJournal:
         with self._journal.write() as conn:
             conn.execute(
                 "INSERT INTO sessions (id, note_id, note_title_at_start, note_digest,"
-                " config_digest, mode, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " config_digest, mode, started_at, gap_ids, scheduler_decision_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session.id,
                     session.note_id,
@@ -42,6 +43,8 @@ class SqlitePracticeJournal:
                     session.config_digest,
                     session.mode.value,
                     session.started_at,
+                    json.dumps(list(session.gap_ids)),
+                    session.scheduler_decision_id,
                 ),
             )
 

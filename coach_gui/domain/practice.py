@@ -61,6 +61,9 @@ class PracticeSession(Record):
     config_digest: str
     mode: SessionMode
     started_at: str  # ISO-8601 UTC
+    # Why this session was chosen (DESIGN §6): the gaps that gated it and the decision.
+    gap_ids: tuple[str, ...] = ()
+    scheduler_decision_id: str | None = None
 
 
 class Attempt(Record):
@@ -131,3 +134,36 @@ class JudgeRefusal(Record):
     reason_code: str
     detail: str
     created_at: str
+
+
+def gap_id(verdict_id: str, index: int) -> str:
+    """The id of the `index`-th gap of a verdict."""
+    return content_id("gap", {"verdict_id": verdict_id, "index": index})
+
+
+class GapPlan(Record):
+    """A decision to practise a note's open gaps: which assertions (indexes in the note as
+    it is now) the challenges target, the gaps that gated it, and the decision's id."""
+
+    targets: tuple[int, ...]
+    gap_ids: tuple[str, ...]
+    decision_id: str
+
+
+def plan_gap_practice(
+    note: Note, targets: tuple[int, ...], gap_ids: tuple[str, ...], decided_at: str
+) -> GapPlan:
+    """Record the choice to practise `targets` because of `gap_ids` (content-addressed)."""
+    fields = {
+        "reason": "practise_open_gaps",
+        "note_id": note.id,
+        "note_digest": note_digest(note),
+        "targets": sorted(set(targets)),
+        "gap_ids": sorted(set(gap_ids)),
+        "decided_at": decided_at,
+    }
+    return GapPlan(
+        targets=tuple(sorted(set(targets))),
+        gap_ids=tuple(sorted(set(gap_ids))),
+        decision_id=content_id("scheduler_decision", fields),
+    )

@@ -27,6 +27,7 @@ from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import (
     Attempt,
     Disposition,
+    GapPlan,
     PracticeSession,
     SessionMode,
     attempt_id,
@@ -111,17 +112,22 @@ class PracticeRun:
         verdicts: VerdictJournal | None = None,
         judge_unavailable: str | None = None,
         include_assertions_now: Callable[[], bool] | None = None,
+        plan: GapPlan | None = None,
     ) -> None:
         """`judge` and `verdicts` judge each answer after it is stored (judge switched on);
         `judge_unavailable` is why there is no judge although it is switched on (no key,
         no keyring): answers are then kept unjudged with that reason.
         `include_assertions_now` reads the privacy switch at each judge request, so turning
-        it off mid-session stops assertions from leaving at once."""
+        it off mid-session stops assertions from leaving at once. `plan` (practise these
+        gaps) makes the challenges target its assertions and is sealed with the session."""
         self.note = note
         self._judge = judge if settings.judge_enabled else None
         self._verdicts = verdicts
         self._judge_unavailable = judge_unavailable
         self._include_assertions_now = include_assertions_now
+        count = len(note.core_assertions)
+        self.plan = plan
+        self._target_pool = tuple(t for t in (plan.targets if plan else ()) if 0 <= t < count)
         self.settings = settings
         self._journal = journal
         self._tier1 = tier1
@@ -132,9 +138,11 @@ class PracticeRun:
             max_containment=settings.max_containment,
             shingle_words=settings.shingle_words,
         )
-        self._builtin: Iterator[Challenge] = iter(
-            builtin_challenges(note.title, len(note.core_assertions), 50)
-        )
+        builtins = builtin_challenges(note.title, len(note.core_assertions), 50)
+        if self._target_pool:  # practising gaps: the built-in challenges for those points
+            targeted = [c for c in builtins if set(c.target_assertions) & set(self._target_pool)]
+            builtins = targeted * (50 // max(len(targeted), 1) + 1) or builtins
+        self._builtin: Iterator[Challenge] = iter(builtins)
         self._position = 0
         self._asked = 0
         self._asked_texts: list[str] = []
@@ -156,6 +164,8 @@ class PracticeRun:
             config_digest=self.settings.digest(),
             mode=self.settings.mode,
             started_at=self._clock.now(),
+            gap_ids=self.plan.gap_ids if self.plan else (),
+            scheduler_decision_id=self.plan.decision_id if self.plan else None,
         )
         self._journal.start_session(self.session)
         return self.session
@@ -192,6 +202,8 @@ class PracticeRun:
 
     # --- challenges ----------------------------------------------------------------------------
     def _targets(self) -> tuple[int, ...]:
+        if self._target_pool:
+            return (self._target_pool[self._asked % len(self._target_pool)],)
         count = len(self.note.core_assertions)
         return (self._asked % count,) if count else ()
 

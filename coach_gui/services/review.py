@@ -9,12 +9,14 @@ against, even if the note has changed since.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from coach_gui.domain.practice import gap_id
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states, review_mode
+from coach_gui.domain.verdicts import Gap
 from coach_gui.services.sealing_ports import SessionReader
 from coach_gui.services.verify import check_session
 
@@ -177,3 +179,52 @@ def gap_report(reader: SessionReader, session_id: str | None = None) -> GapRepor
     ]
     by_assertion.sort(key=lambda m: (-m.missed, m.note_title, m.assertion_text or ""))
     return GapReport(gaps, by_assertion)
+
+
+@dataclass(frozen=True)
+class OpenGap:
+    """An assertion of a note whose latest judged answer left a gap."""
+
+    gap_id: str
+    assertion_index: int  # in the note as it is now
+    assertion_text: str
+    missed: int  # gaps on this assertion across the note's sessions
+    problem: str  # of the latest gap: unexplained | wrong
+    explanation: str
+
+
+def open_gaps(reader: SessionReader, note_id: str, assertions: Sequence[str]) -> list[OpenGap]:
+    """The note's assertions (matched by text, so reordering keeps them) whose latest
+    judged answer left a gap, most missed first."""
+    latest: dict[str, tuple[str, Gap | None, str]] = {}  # text -> (when, gap, gap id)
+    missed: Counter[str] = Counter()
+    wanted = set(assertions)
+    ids = reader.session_ids()  # every session; filtered by note below
+    for records in _records(reader, ids):
+        if records.session.note_id != note_id:
+            continue
+        for state in attempt_states(records):
+            verdict = state.verdict
+            if verdict is None or not verdict.assertions_sent:
+                continue
+            when = state.attempt.submitted_at
+            for index, text in enumerate(verdict.assertions):
+                if text not in wanted:
+                    continue
+                found = [(n, g) for n, g in enumerate(verdict.gaps) if g.assertion == index]
+                if found:
+                    missed[text] += 1
+                if text not in latest or when >= latest[text][0]:
+                    gap = found[0] if found else None
+                    latest[text] = (
+                        when,
+                        gap[1] if gap else None,
+                        gap_id(verdict.id, gap[0]) if gap else "",
+                    )
+    gaps = [
+        OpenGap(ident, assertions.index(text), text, missed[text], gap.problem, gap.explanation)
+        for text, (_, gap, ident) in latest.items()
+        if gap is not None
+    ]
+    gaps.sort(key=lambda g: (-g.missed, g.assertion_index))
+    return gaps

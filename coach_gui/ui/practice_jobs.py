@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.challenges import Challenge
     from coach_gui.domain.notes import Note
+    from coach_gui.domain.practice import GapPlan
     from coach_gui.domain.tier2 import Tier2Payload
     from coach_gui.services.practice import ChallengeResult, PracticeRun, PracticeSettings
 
@@ -69,6 +70,7 @@ def open_run(
     settings: PracticeSettings,
     review: Callable[[Tier2Payload], str | None] | None,
     abandoned: threading.Event,
+    plan: GapPlan | None = None,
 ) -> OpenedRun | None:
     """Start a session the way `coach practice` does: Tier 1 (or built-in challenges), and
     the judge when it is switched on (or the reason answers stay unjudged). `review`, when
@@ -101,6 +103,7 @@ def open_run(
         judge_unavailable=judge_problem,
         # The toolbar switch as it is at each request, not as it was when the session began.
         include_assertions_now=lambda: context.config.judge.include_assertions,
+        plan=plan,
     )
     opened = OpenedRun(run, tier1, judge, tier1_problem, judge_problem, journal, context)
     try:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import Note
+    from coach_gui.domain.practice import GapPlan
     from coach_gui.ui.payload_review import PendingReview
 
 __all__ = ["Phase", "PracticePane", "SessionSummary"]
@@ -108,9 +109,10 @@ class PracticePane(PracticeSteps):
         return asked == buttons.Discard
 
     # --- starting and ending ------------------------------------------------------------------
-    def start(self, note: Note) -> None:
+    def start(self, note: Note, plan: GapPlan | None = None) -> None:
         """Start a session on `note` (ending the current one first; its answers are kept).
-        The judge and privacy switches are read from the config as it is now."""
+        The judge and privacy switches are read from the config as it is now. `plan`
+        (practise these gaps) targets its assertions and is sealed with the session."""
         self._end_session(show=False)
         self.worker.closing = False
         self._note = note
@@ -123,7 +125,8 @@ class PracticePane(PracticeSteps):
         self.banner.hide()
         self.judge_notice.hide()
         self.resume_button.hide()
-        self.title_label.setText(f"Practising: {note.title}")
+        doing = "Practising gaps" if plan is not None else "Practising"
+        self.title_label.setText(f"{doing}: {note.title}")
         self.progress_label.setText("Starting…")
         self._clear_texts()
         self.answer_box.clear()
@@ -142,7 +145,7 @@ class PracticePane(PracticeSteps):
 
         self._set_phase(Phase.BUSY)
         self.worker.submit(
-            lambda: open_run(context, note, settings, review, abandoned),
+            lambda: open_run(context, note, settings, review, abandoned, plan),
             started,
             self._on_start_failed,
             always=True,
