@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome
 
 
@@ -19,21 +19,8 @@ def _utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass(frozen=True)
-class OutboxRow:
-    """One outbox row, for the *Sent to judge* view and for audits."""
-
-    id: str
-    created_at: str
-    model: str
-    payload: str
-    request_body: str
-    response: str | None
-    status: str
-    error: str | None
-    tokens_in: int | None
-    tokens_out: int | None
-    latency_ms: int | None
+# One record type for an outbox row, whether listed for the learner or read for `verify`.
+OutboxRow = OutboxRecord
 
 
 class SqliteOutbox:
@@ -78,4 +65,4 @@ class SqliteOutbox:
                 " ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (limit,),
             ).fetchall()
-        return [OutboxRow(*row) for row in rows]
+        return [OutboxRecord(**dict(row)) for row in rows]
