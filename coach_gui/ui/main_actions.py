@@ -25,6 +25,8 @@ class MainActions:
     show_notes: QAction
     show_practice: QAction
     show_sent: QAction
+    show_sessions: QAction
+    judge_pending: QAction
     reload: QAction
     settings: QAction
     quit: QAction
@@ -73,6 +75,8 @@ def build_main_actions(window: MainWindow) -> MainActions:
         show_notes=_action(window, "Show &notes", window.views.show_notes, "Ctrl+1"),
         show_practice=_action(window, "Show p&ractice", window.views.show_practice, "Ctrl+2"),
         show_sent=_action(window, "Show sent to &judge", window.views.show_sent, "Ctrl+3"),
+        show_sessions=_action(window, "Show sess&ions", window.views.show_sessions, "Ctrl+4"),
+        judge_pending=window.views.judge_pending.action,
         reload=_action(window, "&Reload notes", window.reload_notes, "F5", pix.SP_BrowserReload),
         settings=_action(window, "Se&ttings…", window.open_settings, "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
@@ -88,7 +92,13 @@ def build_main_actions(window: MainWindow) -> MainActions:
     )
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
     views = QActionGroup(window)  # exactly one view is shown
-    for view in (actions.show_notes, actions.show_practice, actions.show_sent):
+    views_shown = (
+        actions.show_notes,
+        actions.show_practice,
+        actions.show_sent,
+        actions.show_sessions,
+    )
+    for view in views_shown:
         view.setCheckable(True)
         views.addAction(view)
     actions.show_notes.setChecked(True)
@@ -96,13 +106,14 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.show_practice.setIconText("Practice")
     actions.show_sent.setIconText("Sent to judge")
     actions.show_sent.setStatusTip("Every request sent to the judge, exactly as it was sent")
+    actions.show_sessions.setIconText("Sessions")
+    actions.show_sessions.setStatusTip("Your practice sessions, their gaps and your progress")
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
     file_menu.addActions([actions.new, actions.save, actions.delete])
     file_menu.addSeparator()
-    file_menu.addActions(
-        [actions.practise, actions.show_notes, actions.show_practice, actions.show_sent]
-    )
+    file_menu.addActions([actions.practise, *views_shown])
+    file_menu.addAction(actions.judge_pending)
     file_menu.addSeparator()
     file_menu.addAction(actions.reload)
     file_menu.addSeparator()
@@ -128,5 +139,5 @@ def build_main_actions(window: MainWindow) -> MainActions:
     spacer = QWidget(toolbar)  # the view switch sits at the right end
     spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     toolbar.addWidget(spacer)
-    toolbar.addActions([actions.show_notes, actions.show_practice, actions.show_sent])
+    toolbar.addActions(list(views_shown))
     return actions

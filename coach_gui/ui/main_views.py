@@ -1,6 +1,6 @@
-"""The main window's views — notes, practice, and what was sent to the judge: Practise (the
-open note), switching between them, the Tier 1 indicator, and which view to open on next
-time.
+"""The main window's views — notes, practice, what was sent to the judge, and sessions (with
+the gap board): Practise (the open note), Practise these gaps, switching between them, the
+Tier 1 indicator, and which view to open on next time.
 
 The practice view is remembered only while a session is in progress when Coach closes; a
 finished session (or none) opens on the notes."""
@@ -12,12 +12,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from coach_gui.ui import tasks, window_state
+from coach_gui.ui.gap_board import GapBoard
+from coach_gui.ui.judge_pending_action import JudgePendingAction
 from coach_gui.ui.practice_pane import PracticePane
 from coach_gui.ui.sent_to_judge import SentToJudgeView
+from coach_gui.ui.sessions_view import SessionsView
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
 
 if TYPE_CHECKING:
     from coach_gui.adapters.outbox_sqlite import OutboxRow
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.domain.notes import Note
+    from coach_gui.services.review import OpenGap
+    from coach_gui.services.sealing import JudgePendingReport
     from coach_gui.ui.main_window import MainWindow
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
@@ -41,6 +48,13 @@ class MainViews:
         self.stack.addWidget(notes)
         self.stack.addWidget(self.practice)
         self.stack.addWidget(self.sent)
+        self.gap_board = GapBoard(self._trace_journal, window.notes, window)
+        self.gap_board.practise_requested.connect(self.practise_gaps)
+        self.sessions = SessionsView(self._trace_journal, self.gap_board, window)
+        self.judge_pending = JudgePendingAction(window.context, window)
+        self.judge_pending.finished.connect(self._after_judging)
+        self.sessions.toolbar.addAction(self.judge_pending.action)
+        self.stack.addWidget(self.sessions)
         self.tier1_status = Tier1StatusIndicator.for_context(window.context, window)
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
@@ -51,6 +65,24 @@ class MainViews:
         from coach_gui.adapters.outbox_sqlite import SqliteOutbox
 
         return SqliteOutbox(self.window.context.journal).entries(limit=1000)
+
+    def _trace_journal(self) -> SqliteTraceJournal:
+        """Runs on a worker: the journal opens lazily, off the GUI thread."""
+        from coach_gui.adapters.trace_journal import SqliteTraceJournal
+
+        return SqliteTraceJournal(self.window.context.journal)
+
+    def _after_judging(self, report: JudgePendingReport) -> None:
+        """Say what was judged and what stays pending (and why), on the Sessions view."""
+        from coach_gui.ui.judge_pending_action import report_text
+
+        self.sessions.show_notice(report_text(report))
+        if self.stack.currentWidget() is self.sessions:
+            self.sessions.refresh()
+        else:
+            self.show_sessions()  # (showing it reads the sessions again)
+        if self.gap_board.isVisible():
+            self.gap_board.reload()
 
     @property
     def on_practice(self) -> bool:
@@ -65,6 +97,27 @@ class MainViews:
         self.stack.setCurrentWidget(self.sent)
         self.window.menu_actions.show_sent.setChecked(True)
         self.sent.setFocus()
+
+    def show_sessions(self) -> None:
+        """Sessions, with the gap board showing the note open in the editor."""
+        self.gap_board.select_note(self.window.editor.current_note_id())
+        self.stack.setCurrentWidget(self.sessions)
+        self.window.menu_actions.show_sessions.setChecked(True)
+        self.sessions.table.setFocus()
+
+    def practise_gaps(self, note: Note, gaps: list[OpenGap]) -> None:
+        """*Practise these gaps*: a session whose challenges target the gaps' assertions;
+        the gap ids and the decision are sealed with it (DESIGN §6)."""
+        from coach_gui.bootstrap import SystemClock
+        from coach_gui.domain.practice import plan_gap_practice
+
+        pane = self.practice
+        if pane.active and not pane.confirm_leave(f"Practise the gaps of “{note.title}” instead?"):
+            return
+        targets = tuple(gap.assertion_index for gap in gaps)
+        plan = plan_gap_practice(note, targets, tuple(g.gap_id for g in gaps), SystemClock().now())
+        self.show_practice()
+        pane.start(note, plan=plan)
 
     def show_practice(self) -> None:
         self.stack.setCurrentWidget(self.practice)

@@ -11,7 +11,13 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
 
-from coach_gui.domain.notes import KnowledgeBaseSnapshot, NoteEntry, NoteSearchIndex, ordered
+from coach_gui.domain.notes import (
+    KnowledgeBaseSnapshot,
+    Note,
+    NoteEntry,
+    NoteSearchIndex,
+    ordered,
+)
 from coach_gui.ui import window_state
 from coach_gui.ui.confirmations import (
     UnsavedChoice,
@@ -62,7 +68,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([300, 800])
         self.splitter.setChildrenCollapsible(False)
-        self.views = MainViews(self, self.splitter)  # notes, practice, sent to judge (Ctrl+1-3)
+        self.views = MainViews(self, self.splitter)  # notes, practice, sent, sessions (Ctrl+1-4)
         self.practice = self.views.practice
         self.setCentralWidget(self.views.stack)
 
@@ -218,6 +224,10 @@ class MainWindow(QMainWindow):
         elif cancelled is not None:
             cancelled()
 
+    def notes(self) -> list[Note]:
+        """The notes as last loaded (the gap board's note picker)."""
+        return [entry.note for entry in self._entries.values()]
+
     def entry_for(self, note_id: str | None) -> NoteEntry | None:
         return self._entries.get(note_id or "")
 
@@ -306,12 +316,14 @@ class MainWindow(QMainWindow):
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
             self.context.config = dialog.config
             self.privacy.set_config(dialog.config)
+            self.views.judge_pending.set_judge_enabled(dialog.config.judge.enabled)
             self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def _on_privacy_changed(self, config: Config) -> None:
         """A toolbar switch changed: the next session and judge request follow it."""
         self.context.config = config
+        self.views.judge_pending.set_judge_enabled(config.judge.enabled)
 
     def show_shortcuts(self) -> None:
         from coach_gui.ui import help_dialogs

@@ -1,0 +1,200 @@
+"""*Judge pending answers*: send the answers kept unjudged (practised offline, or while the
+judge was unavailable) with the privacy switch as it is now, saying first what will be sent
+and afterwards what was judged and what stays pending and why (issue 5, ADR-0233).
+
+Runs `judge_pending` the way `coach judge-pending` does, on a Task with a progress dialog.
+Cancel lets the request under way finish, then sends no more: what was judged is bound and
+sealed; the rest stays pending with the reason "cancelled".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+
+from coach_gui.domain.judge_errors import JudgeError
+from coach_gui.domain.session_state import attempt_states
+from coach_gui.services.ports import Judge, JudgeResponse
+from coach_gui.ui.failures import show_failure
+from coach_gui.ui.tasks import ProgressUpdate, Task, TaskProgress
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+    from coach_gui.domain.tier2 import Tier2Payload
+    from coach_gui.services.sealing import JudgePendingReport
+
+JUDGE_OFF_TIP = "The judge is off. Switch it on (toolbar) to judge the answers kept pending."
+READY_TIP = "Send the answers still waiting to be judged, with today's privacy switch"
+
+
+class JudgingCancelled(JudgeError):
+    reason_code = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__("You cancelled judging; this answer is kept and can be judged later.")
+
+
+class _CountingJudge:
+    """The judge, counting answers sent, and refusing further requests once cancelled."""
+
+    def __init__(self, judge: Judge, progress: TaskProgress, total: int, stop: threading.Event):
+        self._judge, self._progress, self._total, self._stop = judge, progress, total, stop
+        self.done = 0
+
+    def judge(self, payload: Tier2Payload) -> JudgeResponse:
+        if self._stop.is_set():
+            raise JudgingCancelled()
+        try:
+            return self._judge.judge(payload)
+        finally:
+            self.done += len(payload.items)
+            self._progress(min(self.done, self._total), self._total, "Judging…")
+
+
+def privacy_notice(include_assertions: bool) -> str:
+    if include_assertions:
+        return (
+            "Each challenge and your answer will be sent to the judge (Google Gemini), with "
+            "the note's core assertions, because “Send core assertions” is on now."
+        )
+    return (
+        "Only each challenge and your answer will be sent to the judge (Google Gemini), not "
+        "the note's core assertions, because “Send core assertions” is off now."
+    )
+
+
+def report_text(report: JudgePendingReport) -> str:
+    if not report.judged and not report.pending:
+        return "Nothing to judge: every answer you gave has been judged."
+    lines = []
+    if report.judged:
+        passed = sum(item.passed for item in report.judged)
+        gaps = sum(len(item.gaps) for item in report.judged)
+        lines.append(
+            f"Judged {len(report.judged)} answer{'s' if len(report.judged) != 1 else ''}: "
+            f"{passed} passed, {gaps} gap{'s' if gaps != 1 else ''} found."
+        )
+    if report.pending:
+        lines.append(f"Still pending: {len(report.pending)}.")
+        for reason, count in Counter(item.reason for item in report.pending).most_common():
+            lines.append(f"• {count} × {reason}")
+    lines.append(report.privacy_note)
+    lines += report.problems
+    return "\n".join(lines)
+
+
+def _run(context: AppContext, progress: TaskProgress, stop: threading.Event) -> JudgePendingReport:
+    """On a worker, as `coach judge-pending` does it."""
+    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.bootstrap import SystemClock
+    from coach_gui.services.sealing import judge_pending
+
+    include = context.config.judge.include_assertions  # the switch of now
+    judge = context.judge()
+    try:
+        context.recover()
+        reader = SqliteTraceJournal(context.journal)
+        total = sum(
+            not state.judged
+            for records in reader.records_for(reader.sessions_with_pending())
+            for state in attempt_states(records)
+        )
+        progress(0, total, "Judging…")
+        notes = {entry.note.id: entry.note for entry in context.notes.load().notes}
+        return judge_pending(
+            reader,
+            _CountingJudge(judge, progress, total, stop),
+            SqlitePracticeJournal(context.journal),
+            SystemClock(),
+            include_assertions_now=include,
+            note_lookup=notes.get,
+        )
+    finally:
+        judge.close()
+
+
+class JudgePendingAction(QObject):
+    """The action (menu + Sessions toolbar) and the run it starts."""
+
+    finished = Signal(object)  # JudgePendingReport; `report_text` says it to the learner
+
+    def __init__(self, context: AppContext, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._parent = parent
+        self.action = QAction("&Judge pending answers…", parent)
+        self.action.setStatusTip(READY_TIP)
+        self.action.triggered.connect(lambda _checked=False: self.run())
+        self.progress: QProgressDialog | None = None
+        self.last_report: JudgePendingReport | None = None
+        self.set_judge_enabled(context.config.judge.enabled)
+
+    def set_judge_enabled(self, enabled: bool) -> None:
+        self.action.setEnabled(enabled)
+        tip = READY_TIP if enabled else JUDGE_OFF_TIP
+        self.action.setToolTip(tip)
+        self.action.setStatusTip(tip)
+
+    def run(self, *, confirm: bool = True) -> None:
+        include = self._context.config.judge.include_assertions
+        if confirm:
+            buttons = QMessageBox.StandardButton
+            box = QMessageBox(self._parent)
+            box.setIcon(QMessageBox.Icon.Question)
+            box.setWindowTitle("Judge pending answers")
+            box.setText("Judge the answers still waiting to be judged?")
+            box.setInformativeText(privacy_notice(include))
+            box.setStandardButtons(buttons.Ok | buttons.Cancel)
+            box.button(buttons.Ok).setText("&Judge now")
+            box.setDefaultButton(buttons.Ok)
+            if box.exec() != buttons.Ok:
+                return
+        stop = threading.Event()
+        dialog = self.progress = QProgressDialog(
+            "Judging the pending answers…", "&Cancel", 0, 0, self._parent
+        )
+        dialog.setWindowTitle("Judge pending answers")
+        dialog.setAccessibleName("Judging progress")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(0)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        dialog.canceled.connect(stop.set)
+        dialog.canceled.connect(lambda: dialog.setLabelText("Stopping after this request…"))
+        self.action.setEnabled(False)
+        context = self._context
+        Task(
+            self,
+            op=lambda progress: _run(context, progress, stop),
+            success=self._on_done,
+            failure=self._on_failed,
+            progress=self._on_progress,
+            name="judge pending",
+        ).run()
+
+    def _on_progress(self, update: ProgressUpdate) -> None:
+        if self.progress is not None and update.total:
+            self.progress.setMaximum(update.total)
+            self.progress.setValue(update.done)
+
+    def _close_progress(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+            self.progress.deleteLater()
+            self.progress = None
+        self.set_judge_enabled(self._context.config.judge.enabled)
+
+    def _on_done(self, report: JudgePendingReport) -> None:
+        self._close_progress()
+        self.last_report = report
+        self.finished.emit(report)
+
+    def _on_failed(self, error: Exception) -> None:
+        self._close_progress()
+        show_failure(self._parent, error)

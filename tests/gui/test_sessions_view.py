@@ -1,0 +1,229 @@
+"""The Sessions view (issue 5): sessions practised offline through `coach practice`, listed
+with their ✓, shown answer by answer, judged later from the window against the fake
+Gemini, their gaps exported as Markdown, the per-note Gaps board and Practise these gaps;
+and the screenshots a person looks at."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DialogAnswer
+from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+from test_main_window_practice import open_note
+from test_screenshots import save_png
+
+from coach_gui.adapters.secrets import KeyStore
+from coach_gui.bootstrap import build_context
+from coach_gui.cli import main
+from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.tasks import pending_tasks
+
+WAIT_MS = 15_000
+KEY = "test-key"
+Answer = Callable[[str], DialogAnswer]
+
+
+def _dead_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _configure(gemini_url: str, *, judge: bool = True) -> None:
+    path = Path(os.environ["COACH_CONFIG"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps(
+            {
+                # No Ollama: built-in challenges, which quote nothing.
+                "tier1": {"ollamaUrl": f"http://127.0.0.1:{_dead_port()}", "followUps": False},
+                "judge": {
+                    "enabled": judge,
+                    "includeAssertions": True,
+                    "baseUrl": gemini_url,
+                    "maxRetries": 0,
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
+def _practise_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str], *answers: str) -> str:
+    file = tmp_path / "answers.json"
+    file.write_text(json.dumps(list(answers)), encoding="utf-8")
+    argv = ["practice", "natural-selection", "--answers", str(file), "--judge", "off", "--json"]
+    capsys.readouterr()
+    assert main(argv) == 0
+    return str(json.loads(capsys.readouterr().out)["session_id"])
+
+
+def _rows(home: Path, sql: str) -> list[Any]:
+    with sqlite3.connect(home / "journal.sqlite3") as conn:
+        conn.row_factory = sqlite3.Row
+        return conn.execute(sql).fetchall()
+
+
+@pytest.fixture
+def gemini() -> Iterator[FakeGemini]:
+    with FakeGemini(api_keys={KEY}) as server:
+        server.reply_for = passes_items_whose_answer_contains("because")
+        yield server
+
+
+def _window(qtbot: QtBot) -> MainWindow:
+    window = MainWindow(build_context())
+    qtbot.addWidget(window)
+    window.resize(1180, 760)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.show()
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+    return window
+
+
+def _show_sessions(qtbot: QtBot, window: MainWindow) -> None:
+    view = window.views.sessions
+    with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
+        qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
+    assert window.views.stack.currentWidget() is view
+    qtbot.waitUntil(lambda: view.detail.data is not None, timeout=WAIT_MS)
+
+
+def _cells(window: MainWindow, row: int) -> list[str]:
+    model = window.views.sessions.model
+    return [str(model.index(row, c).data()) for c in range(model.columnCount())]
+
+
+def test_sessions_judged_later_from_the_window_reviewed_exported_and_practised(
+    qtbot: QtBot,
+    gemini: FakeGemini,
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    answer_dialog: Answer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # paths on screen read as a learner's: ~/…
+    _configure(gemini.url)
+    KeyStore().set(KEY)
+    _practise_offline(tmp_path, capsys, "It adds up because each step helps.", "No idea.")
+    latest = _practise_offline(tmp_path, capsys, "Not sure.")
+    assert gemini.requests == []
+    window = _window(qtbot)
+    open_note(qtbot, window, "Natural selection")  # the note the Gaps board then shows
+    _show_sessions(qtbot, window)
+    view = window.views.sessions
+    assert view.model.rowCount() == 2
+    assert _cells(window, 0)[1:] == ["Natural selection", "1", "0", "0", "pending", "✓"]
+    assert _cells(window, 1)[1:] == ["Natural selection", "2", "0", "0", "pending", "✓"]
+    assert view.current_summary() is not None and view.current_summary().session_id == latest
+    assert "Not judged yet" in view.detail.text.toPlainText()
+
+    # Judge pending answers, from the Sessions toolbar: it says first what will be sent.
+    action = window.views.judge_pending.action
+    assert action.isEnabled()
+    asked = answer_dialog("Judge now")
+    with qtbot.waitSignal(window.views.judge_pending.finished, timeout=WAIT_MS):
+        action.trigger()
+    assert asked.answered and "with the note's core assertions" in asked.informative
+    assert len(gemini.generate_requests) == 1
+    notice = view.notice.text()
+    assertions = next(n for n in window.notes() if n.title == "Natural selection").core_assertions
+    n = len(assertions)
+    assert f"Judged 3 answers: 1 passed, {2 * n} gaps found." in notice
+    assert "core assertions were sent" in notice
+    qtbot.waitUntil(lambda: _cells(window, 1)[2:5] == ["2", "1", str(n)], timeout=WAIT_MS)
+    assert _cells(window, 1)[5:] == ["judged with assertions", "✓"]
+    assert _cells(window, 0)[2:] == ["1", "0", str(n), "judged with assertions", "✓"]
+
+    # The detail of the older session, answer by answer, with the learner's assertion text.
+    with qtbot.waitSignal(view.detail.shown, timeout=WAIT_MS):
+        view.table.selectRow(1)
+    text = view.detail.text.toPlainText()
+    assert "It adds up because each step helps." in text and "Verdict: pass" in text
+    assert "No idea." in text and "Verdict: fail" in text
+    assert f"key point 2: {assertions[1]}" in text
+    assert "Explain the missing points." in text
+
+    target = tmp_path / "export" / "gaps.md"
+    with qtbot.waitSignal(view.detail.exported, timeout=WAIT_MS):
+        view.detail.export(str(target))
+    exported = target.read_text(encoding="utf-8")
+    assert exported.startswith("# Gaps: Natural selection\n")
+    assert "> No idea." in exported and f"key point {n}: {assertions[-1]}" in exported
+    assert "It adds up because" not in exported  # a passed answer has no gaps to export
+    save_png(window, "sessions.png")
+
+    # The Gaps board of the note: each key point missed twice, and the chart's numbers.
+    board = window.views.gap_board
+    with qtbot.waitSignal(board.loaded, timeout=WAIT_MS):
+        view.tabs.setCurrentWidget(board)
+    assert board.current_note().title == "Natural selection"
+    assert board.table.rowCount() == n
+    assert {board.table.item(r, 1).text() for r in range(board.table.rowCount())} == {"2×"}
+    assert board.table.item(0, 0).text() == f"1. {assertions[0]}"
+    assert "2 sessions" in board.chart.accessibleDescription()
+    assert f"Open gaps now: {n}" in board.chart.accessibleDescription()
+    save_png(window, "gap-board.png")
+
+    # Practise these gaps: a session whose challenges target those assertions, with the gap
+    # ids and the decision recorded.
+    gap_ids = sorted(g.gap_id for g in board.gaps)
+    with qtbot.waitSignal(window.practice.session_started, timeout=WAIT_MS):
+        qtbot.mouseClick(board.practise_button, Qt.MouseButton.LeftButton)
+    assert window.views.on_practice
+    qtbot.waitUntil(
+        lambda: bool(_rows(coach_home, "SELECT 1 FROM challenges c JOIN sessions s ON"
+                           " s.id = c.session_id WHERE s.scheduler_decision_id IS NOT NULL")),
+        timeout=WAIT_MS,
+    )  # fmt: skip
+    (session,) = _rows(coach_home, "SELECT * FROM sessions WHERE gap_ids != '[]'")
+    assert sorted(json.loads(session["gap_ids"])) == gap_ids
+    targets = [
+        json.loads(row["target_assertions"])
+        for row in _rows(
+            coach_home,
+            f"SELECT target_assertions FROM challenges WHERE session_id = '{session['id']}'",
+        )
+    ]
+    assert targets and all(t and set(t) <= set(range(n)) for t in targets)
+    window.practice.finish()
+    qtbot.waitUntil(lambda: not window.practice.active, timeout=WAIT_MS)
+
+
+def test_a_session_that_does_not_verify_shows_a_cross_with_the_reason(
+    qtbot: QtBot,
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    unnamed_controls: Callable[[QWidget], list[str]],
+) -> None:
+    _configure("http://127.0.0.1:9", judge=False)
+    _practise_offline(tmp_path, capsys, "Kept as written.")
+    with sqlite3.connect(coach_home / "journal.sqlite3") as conn:
+        for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'"):
+            conn.execute(f'DROP TRIGGER "{name}"')
+        conn.execute("UPDATE attempts SET answer = 'Changed behind its back.'")
+    window = _window(qtbot)
+    _show_sessions(qtbot, window)
+    model = window.views.sessions.model
+    assert model.index(0, 6).data() == "✗"
+    assert "digest mismatch" in model.index(0, 6).data(Qt.ItemDataRole.ToolTipRole)
+    # The judge is off: Judge pending answers is disabled and says why.
+    action = window.views.judge_pending.action
+    assert not action.isEnabled() and "judge is off" in action.toolTip()
+    assert action in window.views.sessions.toolbar.actions()
+    assert unnamed_controls(window.views.sessions) == []
+    window.views.sessions.tabs.setCurrentWidget(window.views.gap_board)
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+    assert unnamed_controls(window.views.gap_board) == []
