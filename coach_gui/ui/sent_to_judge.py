@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QEvent,
     QModelIndex,
     QObject,
@@ -40,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.ui.failures import learner_message
+from coach_gui.ui.row_table import RowTableModel
 from coach_gui.ui.tasks import Task
 from coach_gui.ui.theme import warning_colour
 
@@ -94,12 +94,11 @@ def local_time(stamp: str) -> str:
         return stamp
 
 
-class OutboxTableModel(QAbstractTableModel):
+class OutboxTableModel(RowTableModel["OutboxRow"]):
     HEADERS = ("Sent at", "Model", "Status", "Tokens in", "Tokens out", "Latency")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[OutboxRow] = []
         self.error_colour = QColor("#b3261e")
 
     def set_rows(self, rows: Sequence[OutboxRow]) -> None:
@@ -108,24 +107,8 @@ class OutboxTableModel(QAbstractTableModel):
         self._rows = sorted(rows, key=lambda row: row.created_at, reverse=True)
         self.endResetModel()
 
-    def row_at(self, row: int) -> OutboxRow:
-        return self._rows[row]
-
     def row_of(self, outbox_id: str) -> int | None:
         return next((n for n, row in enumerate(self._rows) if row.id == outbox_id), None)
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> object:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole

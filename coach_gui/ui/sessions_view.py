@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -40,6 +39,7 @@ from coach_gui.services.review import PAGE, SessionSummary, list_sessions
 from coach_gui.services.sealing_ports import SessionReader
 from coach_gui.services.verify import check_session
 from coach_gui.ui.failures import learner_message
+from coach_gui.ui.row_table import RowTableModel
 from coach_gui.ui.session_detail import SessionDetail, load_session_detail
 from coach_gui.ui.tasks import Task
 
@@ -66,12 +66,11 @@ def load_page(reader: SessionReader, offset: int, limit: int = PAGE) -> list[Ses
     return rows
 
 
-class SessionsTableModel(QAbstractTableModel):
+class SessionsTableModel(RowTableModel["SessionRow"]):
     HEADERS = ("Date", "Note", "Items", "Passed", "Gaps", "Mode", "Verified")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[SessionRow] = []
 
     def set_rows(self, rows: Sequence[SessionRow]) -> None:
         self.beginResetModel()
@@ -85,25 +84,9 @@ class SessionsTableModel(QAbstractTableModel):
             self._rows += rows
             self.endInsertRows()
 
-    def row_at(self, row: int) -> SessionRow:
-        return self._rows[row]
-
     def row_of(self, session_id: str) -> int | None:
         found = (n for n, r in enumerate(self._rows) if r.summary.session_id == session_id)
         return next(found, None)
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> object:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
