@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenge_stream import ChallengeStream, QuoteRejected
 from coach_gui.domain.challenges import (
     CHALLENGE_SCHEMA,
@@ -38,6 +37,7 @@ from coach_gui.domain.practice import (
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
 from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items
 from coach_gui.services.ports import Clock, Judge, PracticeJournal, Tier1Model, VerdictJournal
+from coach_gui.services.practice_settings import PracticeSettings
 
 log = logging.getLogger(__name__)
 
@@ -51,41 +51,6 @@ KIND_ROTATION = (
 
 # Called with the whole text that is safe to show so far ('' clears a withdrawn challenge).
 OnText = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class PracticeSettings:
-    """What a session needs from the config, as plain values (built by the caller)."""
-
-    challenges: int = 3
-    follow_ups: bool = True
-    max_regenerations: int = 2
-    max_shared_words: int = 6
-    max_containment: float = 0.5
-    shingle_words: int = 3
-    tier1_model: str = "llama3.2:3b"
-    judge_enabled: bool = True
-    include_assertions: bool = True
-    judge_model: str = "gemini-2.5-flash"
-
-    @property
-    def mode(self) -> SessionMode:
-        if not self.judge_enabled:
-            return SessionMode.OFFLINE
-        if self.include_assertions:
-            return SessionMode.JUDGED_WITH_ASSERTIONS
-        return SessionMode.JUDGED_WITHOUT
-
-    def digest(self) -> str:
-        """The config digest sealed with a session (DESIGN §6)."""
-        return digest(
-            {
-                "judge_enabled": self.judge_enabled,
-                "include_assertions": self.include_assertions,
-                "tier1_model": self.tier1_model,
-                "judge_model": self.judge_model,
-            }
-        )
 
 
 @dataclass
