@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,15 +41,18 @@ class AppContext:
     log_file: Path
     journal_path: Path
     _journal: Journal | None = None
+    _journal_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def journal(self) -> Journal:
-        """The journal, opened (and migrated) on first use, so start-up does not wait on it."""
-        if self._journal is None:
-            from coach_gui.adapters.journal_sqlite import Journal
+        """The journal, opened (and migrated) on first use, so start-up does not wait on it.
+        Workers may ask at the same moment; it is opened once."""
+        with self._journal_lock:
+            if self._journal is None:
+                from coach_gui.adapters.journal_sqlite import Journal
 
-            self._journal = Journal.open(self.journal_path)
-        return self._journal
+                self._journal = Journal.open(self.journal_path)
+            return self._journal
 
     def recover(self) -> list[str]:
         """Seal the sessions a crash left open (as interrupted, with every answer they

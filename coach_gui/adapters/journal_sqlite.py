@@ -7,6 +7,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -56,6 +57,21 @@ def _connect(path: Path) -> sqlite3.Connection:
     # FULL: a submitted answer survives power loss, not just a crash (NORMAL may lose it).
     conn.execute("PRAGMA synchronous = FULL")
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. Changing the journal mode does not wait on SQLite's busy handler, so
+    two first opens at once (the GUI's workers, or the GUI and a `coach` command) would
+    fail with "database is locked": retry for as long as any other write would wait."""
+    deadline = time.monotonic() + _BUSY_SECONDS
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _statements(script: str) -> Iterator[str]:
@@ -178,7 +194,7 @@ class Journal:
         writer: sqlite3.Connection | None = None
         try:
             writer = _connect(path)
-            writer.execute("PRAGMA journal_mode = WAL")  # readers never block the writer
+            _use_wal(writer)  # readers never block the writer
             if version < latest:
                 if version > 0:
                     _backup(writer, path, version + 1)

@@ -460,3 +460,30 @@ def test_integrity_check_is_empty_on_a_clean_journal_and_names_orphans(tmp_path:
         problems = journal.integrity_check()
     assert len(problems) == 1
     assert "judge_refusals" in problems[0] and "attempts" in problems[0]
+
+
+def test_two_first_opens_at_once_both_succeed(tmp_path: Path) -> None:
+    """The GUI's workers (or the GUI and a command) may open a journal that does not exist
+    yet at the same moment; switching it to WAL must wait, not fail as 'locked'."""
+    for attempt in range(30):
+        path = tmp_path / f"j{attempt}" / "journal.sqlite3"
+        errors: list[BaseException] = []
+        opened: list[Journal] = []
+
+        def open_it(
+            path: Path = path, opened: list[Journal] = opened, errors: list[BaseException] = errors
+        ) -> None:
+            try:
+                opened.append(Journal.open(path))
+            except BaseException as error:  # the test reports whatever went wrong
+                errors.append(error)
+
+        threads = [threading.Thread(target=open_it) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        for journal in opened:
+            journal.close()
+        assert errors == [], errors[0]
+        assert len(opened) == 2
