@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DialogAnswer
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -30,7 +29,7 @@ from coach_gui.ui.tasks import pending_tasks
 
 WAIT_MS = 15_000
 KEY = "test-key"
-Answer = Callable[[str], DialogAnswer]
+Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 
 
 def _dead_port() -> int:
