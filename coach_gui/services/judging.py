@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.judge_errors import JudgeError
-from coach_gui.domain.practice import JudgeRefusal, VerdictRecord, content_id
+from coach_gui.domain.practice import JudgeRefusal, VerdictRecord
+from coach_gui.domain.session_records import refusal_id, verdict_id
 from coach_gui.domain.tier2 import PayloadRejected, tier2_payload
 from coach_gui.domain.verdicts import parse_verdicts
 from coach_gui.services.ports import Clock, Judge, VerdictJournal
@@ -66,13 +67,14 @@ def refuse_all(
     outcomes: list[JudgeOutcome] = []
     now = clock.now()
     for item in items:
-        fields = {
-            "attempt_id": item.attempt_id,
-            "reason_code": error.reason_code,
-            "detail": str(error),
-            "created_at": now,
-        }
-        refusal = JudgeRefusal(id=content_id("judge_refusal", fields), **fields)
+        draft = JudgeRefusal(
+            id="",
+            attempt_id=item.attempt_id,
+            reason_code=error.reason_code,
+            detail=str(error),
+            created_at=now,
+        )
+        refusal = draft.model_copy(update={"id": refusal_id(draft)})
         journal.record_refusal(refusal)
         outcomes.append(JudgeOutcome(item.attempt_id, refusal=refusal))
     return outcomes
@@ -102,19 +104,8 @@ def judge_items(
     outcomes: list[JudgeOutcome] = []
     now = clock.now()
     for item, sent, verdict in zip(items, payload.items, verdicts, strict=True):
-        fields = {
-            "attempt_id": item.attempt_id,
-            "outbox_id": response.outbox_id,
-            "passed": verdict.passed,
-            "gaps": [gap.model_dump(mode="json") for gap in verdict.gaps],
-            "feedback": verdict.feedback,
-            "assertions_sent": sent.core_assertions is not None,
-            "assertions": list(item.assertions),
-            "judge_model": response.model,
-            "created_at": now,
-        }
-        record = VerdictRecord(
-            id=content_id("verdict", fields),
+        draft = VerdictRecord(
+            id="",
             attempt_id=item.attempt_id,
             outbox_id=response.outbox_id,
             passed=verdict.passed,
@@ -125,6 +116,8 @@ def judge_items(
             judge_model=response.model,
             created_at=now,
         )
+        # The id `coach verify` recomputes from the stored row: one definition for both.
+        record = draft.model_copy(update={"id": verdict_id(draft)})
         journal.record_verdict(record)
         outcomes.append(JudgeOutcome(item.attempt_id, verdict=record))
     return outcomes
