@@ -7,16 +7,29 @@ one JSON object on stdout; messages go to stderr, one line each, never a traceba
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
 
 from coach_gui import __version__
-from coach_gui.commands import doctor, gaps, judge_pending, key, notes, practice, sessions, verify
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_USAGE, UsageError, say
 from coach_gui.domain.errors import CoachError, ConfigError, NoteNotFound
 
 log = logging.getLogger(__name__)
+
+# The sub-commands, in the order `coach --help` lists them: each names a module of
+# coach_gui.commands that has `add_parser(subparsers)`. One line each.
+COMMANDS: tuple[str, ...] = (
+    "notes",
+    "practice",
+    "sessions",
+    "gaps",
+    "judge_pending",
+    "verify",
+    "doctor",
+    "key",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"coach {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for command in (notes, practice, sessions, gaps, judge_pending, verify, doctor, key):
-        command.add_parser(commands)
+    for name in COMMANDS:
+        importlib.import_module(f"coach_gui.commands.{name}").add_parser(commands)
     return parser
 
 
