@@ -36,9 +36,16 @@ _CANDIDATE = re.compile(f"[{re.escape(_LT_CHARS + _AMP_CHARS)}]")
 _ENTITY_WINDOW = 64  # longest entity chain we decode, e.g. "&amp;amp;#x0003c;"
 _DECODE_ROUNDS = 8  # entities inside entities, "&amp;lt;", are decoded this deep
 _LOOKAHEAD_CHARS = 16  # enough to see "untrusted" after a bracket
+# Leading zeros of a numeric entity ("&#0000…060;" is "<") can pad it past any window; a long
+# run of them (or of marks on them) right after "#" or "#x" reads the same as one zero.
+_ZERO_RUN = re.compile(
+    "[0\u2070\u2080\u24ea\uff10\U0001d7ce\U0001d7d8\U0001d7e2\U0001d7ec\U0001d7f6"
+    "\U0001fbf0\u0300-\u036f]{16,}"
+)
 _WORD = re.compile(r"[^\W\d]\w*")
 _LABEL = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _BOUNDARY = re.compile(r"^[0-9a-f]{8,64}$")
+_ASCII_TAGGY = "_/\\!?& \t\n\r"  # ASCII that may start a tag, an entity or spacing
 SAFE_OPEN = "["
 SAFE_CLOSE = "]"
 
@@ -79,7 +86,7 @@ def decoded_view(text: str) -> str:
 
 def neutralise(text: str) -> str:
     """`text` with invisible characters removed and every tag-like bracket defused."""
-    text = _INVISIBLE.sub("", text)
+    text = _collapse_entity_padding(_INVISIBLE.sub("", text))
     replacements: list[tuple[int, int, str]] = []
     resume = 0
     for match in _CANDIDATE.finditer(text):
@@ -104,6 +111,18 @@ def neutralise(text: str) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def _collapse_entity_padding(text: str) -> str:
+    """`text` with each long run of zeros that pads a numeric entity cut to one zero."""
+
+    def collapsed(run: re.Match[str]) -> str:
+        before = decoded_view(text[max(0, run.start() - _ENTITY_WINDOW) : run.start()])
+        if not before.endswith(("#", "#x", "#X")):
+            return run.group()
+        return "0" if any(not "\u0300" <= ch <= "\u036f" for ch in run.group()) else ""
+
+    return _ZERO_RUN.sub(collapsed, text) if "0" in text or not text.isascii() else text
 
 
 def _unit_end(text: str, start: int, brackets: str) -> int | None:
@@ -135,7 +154,10 @@ def _lookahead(text: str, after: int) -> str:
         end = min(len(text), after + size)
         if end < len(text):  # stop short of a last, maybe incomplete, entity
             tail = max(text.rfind(amp, max(after, end - _ENTITY_WINDOW), end) for amp in _AMP_CHARS)
-            end = tail if tail > after else end
+            if tail > after:
+                end = tail
+            elif tail == after:  # one entity starts right here: read it whole
+                end = min(len(text), end + _ENTITY_WINDOW)
         ahead = decoded_view(text[after:end])
         rest = ahead.lstrip()
         settled = bool(rest) and not (rest[0].isalpha() or rest[0] == "_")  # "<3", "</", "<<"
@@ -146,6 +168,9 @@ def _lookahead(text: str, after: int) -> str:
 
 def _tag_like(text: str, after: int) -> bool:
     """Whether what follows an opening bracket makes it read as a tag."""
+    following = text[after : after + 1]
+    if following.isascii() and following and not (following.isalpha() or following in _ASCII_TAGGY):
+        return False  # "<<", "<=", "<-": plain ASCII reads as itself, no need to decode
     ahead = _lookahead(text, after)
     rest = ahead.lstrip()
     if not rest:
