@@ -4,14 +4,14 @@ written by a single writer connection and read through per-thread read connectio
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from coach_gui.adapters.files import fsync_dir
+from coach_gui.adapters import journal_lock
+from coach_gui.adapters.backups import DEFAULT_KEEP, JournalBackups
 from coach_gui.adapters.journal_schema import MIGRATIONS, Migration
 from coach_gui.domain.errors import JournalError
 
@@ -22,7 +22,10 @@ _REPORT = "if it keeps happening, run `coach doctor` and report it with the log 
 
 
 _BUSY = "Another Coach window or command is using it; close that one and try again."
-_DAMAGED = "The file is damaged; move it aside and restore a backup (*.bak beside it)."
+_DAMAGED = (
+    "The file is damaged; restore a backup with `coach restore FILE` (they are in the "
+    "backups folder beside it)."
+)
 _DISK = "Check that its folder is writable and the disk is present, then try again."
 # The next step for the learner, by the prefix of SQLite's error name.
 _NEXT_STEPS = {
@@ -106,21 +109,6 @@ def _probe(path: Path) -> tuple[int, bool]:
     return version, tables > 0
 
 
-def _backup(writer: sqlite3.Connection, path: Path, next_version: int) -> Path:
-    """Copy the database, consistently and online, to `<name>.pre-v<N>.bak` beside it."""
-    target = path.with_name(f"{path.name}.pre-v{next_version}.bak")
-    partial = target.with_name(target.name + ".tmp")
-    partial.unlink(missing_ok=True)
-    copy = sqlite3.connect(partial)
-    try:
-        writer.backup(copy)
-    finally:
-        copy.close()
-    os.replace(partial, target)
-    fsync_dir(path.parent)
-    return target
-
-
 def _migrate(writer: sqlite3.Connection, path: Path, migrations: Sequence[Migration]) -> None:
     """Apply each newer migration in its own transaction, rechecking the version inside
     it so two Coach processes starting together cannot both apply one."""
@@ -153,19 +141,27 @@ class Journal:
     committed on exit, rolled back on error); read with `with journal.read() as conn:`
     (one consistent snapshot). Rows come back as `sqlite3.Row`."""
 
-    def __init__(self, path: Path, writer: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, writer: sqlite3.Connection, in_use: int | None = None) -> None:
         self._path = path
         self._writer: sqlite3.Connection | None = writer
+        self._in_use = in_use  # the shared lock that tells a restore we have it open
         self._write_lock = threading.Lock()
         self._writing_thread: int | None = None
         self._readers_lock = threading.Lock()
         self._readers: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
 
     @classmethod
-    def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Journal:
-        """Open or create the journal at `path` and migrate it to the latest schema.
-        A database from a newer Coach, or a file that is not a Coach journal, is refused
-        and left untouched."""
+    def open(
+        cls,
+        path: Path,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        keep_backups: int = DEFAULT_KEEP,
+    ) -> Journal:
+        """Open or create the journal at `path` and migrate it to the latest schema,
+        backing an existing file up first (keeping the newest `keep_backups`). A database
+        from a newer Coach, or a file that is not a Coach journal, is refused and left
+        untouched."""
         if [m.version for m in migrations] != list(range(1, len(migrations) + 1)):
             raise JournalError("Coach's journal migrations are out of order; report this bug.")
         latest = migrations[-1].version
@@ -192,16 +188,18 @@ class Journal:
                 "restore a backup, then start Coach again to create a fresh one."
             )
         writer: sqlite3.Connection | None = None
+        in_use = journal_lock.hold_shared(path, wait_seconds=_BUSY_SECONDS)
         try:
             writer = _connect(path)
             _use_wal(writer)  # readers never block the writer
             if version < latest:
                 if version > 0:
-                    _backup(writer, path, version + 1)
+                    JournalBackups(path, keep=keep_backups).take(writer, f"pre-v{version + 1}")
                 _migrate(writer, path, migrations)
         except BaseException as error:
             if writer is not None:
                 writer.close()
+            journal_lock.release(in_use)
             if isinstance(error, sqlite3.Error):
                 raise _journal_error(path, error, "be opened") from error
             if isinstance(error, OSError):
@@ -210,7 +208,7 @@ class Journal:
                     "Free some disk space or check the folder's permissions."
                 ) from error
             raise
-        return cls(path, writer)
+        return cls(path, writer, in_use)
 
     @property
     def path(self) -> Path:
@@ -325,6 +323,8 @@ class Journal:
                     self._writer.execute("PRAGMA optimize")
                 self._writer.close()
                 self._writer = None
+            journal_lock.release(self._in_use)
+            self._in_use = None
 
     def __enter__(self) -> Journal:
         return self

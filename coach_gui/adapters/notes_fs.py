@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -72,6 +73,24 @@ def _digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
+# A save killed mid-write leaves its temp file (".name.md.XXXX.tmp", see atomic_write). One
+# older than this cannot belong to a save still in progress, so it is only clutter.
+STALE_TEMP_SECONDS = 3600
+
+
+def _remove_stale_temp_files(root: str, files: list[str]) -> None:
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    for name in files:
+        if not (name.startswith(".") and name.endswith(".tmp") and ".md." in name.lower()):
+            continue
+        path = Path(root, name)
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:  # gone already, or not ours to remove: it is only clutter
+            continue
+
+
 class MarkdownNoteStore:
     """A folder of ``.md`` notes (subfolders included, hidden folders skipped)."""
 
@@ -108,6 +127,7 @@ class MarkdownNoteStore:
             found.extend(
                 (Path(root, f), prefix + f) for f in sorted(files) if f.lower().endswith(".md")
             )
+            _remove_stale_temp_files(root, files)
         return found
 
     def load(self) -> KnowledgeBaseSnapshot:

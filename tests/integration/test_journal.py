@@ -16,6 +16,9 @@ from coach_gui.domain.errors import JournalError
 
 NOW = "2025-01-01T12:00:00Z"
 TABLES = {
+    "assertion_memory",
+    "assertion_memory_meta",
+    "assertion_memory_stale",
     "attempt_bindings",
     "attempts",
     "challenge_rejections",
@@ -26,6 +29,7 @@ TABLES = {
     "outbox",
     "sealed_traces",
     "sessions",
+    "self_ratings",
     "verdicts",
 }
 
@@ -116,7 +120,7 @@ def test_a_fresh_journal_is_created_at_the_latest_version_with_wal_and_foreign_k
         with journal.write() as conn:
             assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
             assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-    assert not list(tmp_path.rglob("*.bak"))
+    assert not list(tmp_path.rglob("backups/*"))  # nothing to back up yet
 
 
 def test_an_empty_file_is_migrated_from_v0_without_a_backup(tmp_path: Path) -> None:
@@ -125,7 +129,7 @@ def test_an_empty_file_is_migrated_from_v0_without_a_backup(tmp_path: Path) -> N
     with Journal.open(path) as journal:
         assert journal.schema_version == LATEST_VERSION
         assert set(journal.counts()) == TABLES
-    assert not list(tmp_path.glob("*.bak"))
+    assert not list(tmp_path.glob("backups/*"))
 
 
 def test_an_older_journal_is_backed_up_then_migrated_keeping_its_rows(tmp_path: Path) -> None:
@@ -143,8 +147,7 @@ def test_an_older_journal_is_backed_up_then_migrated_keeping_its_rows(tmp_path: 
         assert (row["id"], row["label"]) == (session_id, None)
         assert journal.counts()["extra"] == 0
 
-    backup = tmp_path / "journal.sqlite3.pre-v2.bak"
-    assert backup.is_file()
+    (backup,) = tmp_path.glob("backups/journal-*-pre-v2.sqlite3")  # one folder for all
     restored = tmp_path / "restored" / "journal.sqlite3"
     restored.parent.mkdir()
     restored.write_bytes(backup.read_bytes())

@@ -178,3 +178,28 @@ def test_front_matter_cache_speeds_reopening_but_never_serves_stale_notes(kb: Pa
     cache.write_bytes(b"\x00garbage")  # a damaged cache costs time, not notes
     third = MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
     assert third.notes[0].note.title == "Edited outside"
+
+
+def test_a_temp_file_left_by_a_killed_save_is_removed_once_it_is_stale(kb: Path) -> None:
+    """A save killed mid-write leaves `.name.md.XXXX.tmp`; it is never listed as a note, and
+    once it is older than any save in progress could be, loading the notes removes it."""
+    import os
+    import time
+
+    from coach_gui.adapters.notes_fs import STALE_TEMP_SECONDS
+
+    stale = kb / ".struggle.md.k1llxd.tmp"
+    fresh = kb / ".struggle.md.wr1t1n.tmp"  # a save in another process, still running
+    for leftover in (stale, fresh):
+        leftover.write_bytes(GOOD[:20])
+    old = time.time() - STALE_TEMP_SECONDS - 60
+    os.utime(stale, (old, old))
+    other = kb / ".notes.tmp"  # not a note's temp file: not ours to remove
+    other.write_text("keep", encoding="utf-8")
+    os.utime(other, (old, old))
+
+    snapshot = _store(kb).load()
+
+    assert [e.file_name for e in snapshot.notes] == ["struggle.md"] and snapshot.broken == ()
+    assert not stale.exists()
+    assert fresh.exists() and other.exists()

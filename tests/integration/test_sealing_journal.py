@@ -477,7 +477,7 @@ def test_an_open_session_no_process_marked_live_is_sealed_only_once_idle(
 def test_an_older_journal_gains_the_v2_triggers_and_its_ended_sessions_get_sealed(
     tmp_path: Path,
 ) -> None:
-    from coach_gui.adapters.journal_schema import MIGRATIONS
+    from coach_gui.adapters.journal_schema import LATEST_VERSION, MIGRATIONS
 
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path, migrations=MIGRATIONS[:1]) as v1:
@@ -485,7 +485,7 @@ def test_an_older_journal_gains_the_v2_triggers_and_its_ended_sessions_get_seale
         with v1.write() as conn:
             conn.execute("UPDATE sessions SET ended_at = 'then', disposition = 'unjudged_offline'")
     with Journal.open(path) as journal:
-        assert journal.schema_version == 2
+        assert journal.schema_version == LATEST_VERSION
         book = Coachbook(journal, TickingClock())
         assert len(recover_open_sessions(book.traces, book.clock)) == 1
         (row,) = book.rows("SELECT * FROM sessions")
@@ -493,7 +493,7 @@ def test_an_older_journal_gains_the_v2_triggers_and_its_ended_sessions_get_seale
         assert book.verify().ok
         columns = {r["name"] for r in book.rows("PRAGMA table_info(attempt_bindings)")}
         assert "original_trace_id" in columns
-    assert (tmp_path / "journal.sqlite3.pre-v2.bak").is_file()
+    assert len(list(tmp_path.glob("backups/journal-*-pre-v2.sqlite3"))) == 1
 
 
 # --- verify: tampering ----------------------------------------------------------------------

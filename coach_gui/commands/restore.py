@@ -1,0 +1,73 @@
+"""`coach restore FILE [--json]`: replace the journal with a backup, after checking it (an
+SQLite file that passes its integrity check, a schema no newer than this Coach's, every
+sealed trace verifying). Refused while another Coach has the journal open; the journal
+it replaces is kept in the backups folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.adapters.journal_sqlite import Journal
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "restore", help="replace the journal with a checked backup (close Coach first)"
+    )
+    parser.add_argument("file", metavar="FILE", type=Path, help="a backup of the journal")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def traces_verify(journal: Journal) -> str | None:
+    """Why the journal must not be restored (a sealed trace does not verify), or None."""
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.services.verify import verify
+
+    report = verify(SqliteTraceJournal(journal))
+    failure = report.first_failure
+    if failure is None:
+        return None
+    return (
+        f"what it holds does not verify ({failure.id}: {failure.reason}); it was changed "
+        "outside Coach or is damaged. Choose another backup."
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.backups import JournalBackups
+    from coach_gui.adapters.journal_restore import restore_journal
+    from coach_gui.bootstrap import build_context
+
+    source = args.file.expanduser()
+    if not source.is_file():
+        raise UsageError(
+            f"there is no file {source}; `coach backup --json` lists the backups ('kept')"
+        )
+    context = build_context(seed=False)
+    backups = JournalBackups(context.journal_path, keep=context.config.journal.keep_backups)
+    say(f"Checking {source} ...")
+    restored = restore_journal(source, backups, traces_verify)
+    if args.json:
+        emit_json(
+            {
+                "restored_from": str(restored.source),
+                "journal": str(restored.journal),
+                "schema_version": restored.schema_version,
+                "previous_kept_as": None if restored.previous is None else str(restored.previous),
+            }
+        )
+    else:
+        print(restored.journal)
+    kept = (
+        f" The journal it replaced is kept as {restored.previous}."
+        if restored.previous is not None
+        else ""
+    )
+    say(f"Restored the journal from {source}; every sealed trace in it verifies.{kept}")
+    return EXIT_OK
