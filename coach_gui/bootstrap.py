@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from coach_gui import paths
 from coach_gui.adapters.notes_fs import MarkdownNoteStore, seed_sample_notes
 from coach_gui.config import Config, config_path, load_config
+from coach_gui.domain.errors import ConfigError
 
 if TYPE_CHECKING:
     from coach_gui.adapters.gemini import GeminiJudge
@@ -20,16 +22,32 @@ if TYPE_CHECKING:
     from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.adapters.secrets import KeyStore
     from coach_gui.adapters.tier1_ollama import OllamaTier1
-    from coach_gui.services.practice import PracticeSettings
+    from coach_gui.services.practice_settings import PracticeSettings
+    from coach_gui.services.scheduler import AssertionScheduler
 
 LOG_FILE_NAME = "coach.log"
 
 
+_PROCESS_STARTED = datetime.now(UTC)
+
+
 class SystemClock:
-    """The `Clock` port: wall-clock time in UTC."""
+    """The `Clock` port: wall-clock time in UTC. `COACH_NOW` (an ISO-8601 time; tests and
+    demos of scheduling) starts the clock at that moment; it then runs on in real time."""
 
     def now(self) -> str:
-        return datetime.now(UTC).isoformat(timespec="microseconds")
+        moment = datetime.now(UTC)
+        start = os.environ.get("COACH_NOW")
+        if start:
+            try:
+                base = datetime.fromisoformat(start).astimezone(UTC)
+            except ValueError:
+                raise ConfigError(
+                    f"COACH_NOW={start!r} is not a time like 2026-11-01T09:00:00+00:00; "
+                    "fix it or unset it"
+                ) from None
+            moment = base + (moment - _PROCESS_STARTED)
+        return moment.isoformat(timespec="microseconds")
 
 
 @dataclass
@@ -49,9 +67,12 @@ class AppContext:
         Workers may ask at the same moment; it is opened once."""
         with self._journal_lock:
             if self._journal is None:
+                from coach_gui.adapters.backups import JournalBackups
                 from coach_gui.adapters.journal_sqlite import Journal
 
-                self._journal = Journal.open(self.journal_path)
+                keep = self.config.journal.keep_backups
+                self._journal = Journal.open(self.journal_path, keep_backups=keep)
+                JournalBackups(self.journal_path, keep=keep).take_daily()  # at most once a day
             return self._journal
 
     def recover(self) -> list[str]:
@@ -105,8 +126,21 @@ class AppContext:
             raise JudgeDisabled()
         return GeminiJudge.from_config(config, self.key_store().get(), SqliteOutbox(self.journal))
 
+    def scheduler(self) -> AssertionScheduler:
+        """What is due, per core assertion (issue 7), over this journal and the system clock."""
+        from coach_gui.adapters.schedule_journal import SqliteMemoryJournal
+        from coach_gui.adapters.trace_journal import SqliteTraceJournal
+        from coach_gui.services.scheduler import AssertionScheduler
+
+        return AssertionScheduler(
+            SqliteTraceJournal(self.journal),
+            SqliteMemoryJournal(self.journal),
+            SystemClock(),
+            desired_retention=self.config.schedule.desired_retention,
+        )
+
     def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:
-        from coach_gui.services.practice import PracticeSettings
+        from coach_gui.services.practice_settings import PracticeSettings
 
         config = self.config
         return PracticeSettings(
@@ -128,9 +162,14 @@ class AppContext:
             self._journal = None
 
 
-def setup_logging(log_file: Path, *, debug: bool = False) -> None:
-    """Log to a rotating file; the learner sees messages, the file keeps the details."""
+def setup_logging(log_file: Path, *, debug: bool | None = None) -> None:
+    """Log to a rotating file; the learner sees messages, the file keeps the details.
+    Debug level (`debug`, else the environment's COACH_DEBUG=1) may log note and answer
+    text; the default level never does."""
+    if debug is None:
+        debug = os.environ.get("COACH_DEBUG") == "1"
     root = logging.getLogger()
+    root.setLevel(logging.DEBUG if debug else logging.INFO)
     for old in [h for h in root.handlers if getattr(h, "_coach", False)]:
         if getattr(old, "baseFilename", None) == str(log_file.absolute()):
             return
@@ -146,7 +185,6 @@ def setup_logging(log_file: Path, *, debug: bool = False) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler._coach = True  # type: ignore[attr-defined]
     root.addHandler(handler)
-    root.setLevel(logging.DEBUG if debug else logging.INFO)
 
 
 def build_context(*, seed: bool = True) -> AppContext:

@@ -113,11 +113,23 @@ class NoQuoteConfig(_Section):
     shingle_words: int = Field(default=3, ge=1, le=10, alias="shingleWords")
 
 
+class ScheduleConfig(_Section):
+    # The chance of recalling an assertion when it falls due (FSRS): higher, more reviews.
+    desired_retention: float = Field(default=0.9, ge=0.7, le=0.99, alias="desiredRetention")
+
+
+class JournalConfig(_Section):
+    # Backups of the journal kept in <data>/backups (daily, before migrations and restores).
+    keep_backups: int = Field(default=7, ge=1, le=365, alias="keepBackups")
+
+
 class Config(_Section):
     kb: KnowledgeBaseConfig = KnowledgeBaseConfig()
     tier1: Tier1Config = Tier1Config()
     judge: JudgeConfig = JudgeConfig()
     no_quote: NoQuoteConfig = Field(default=NoQuoteConfig(), alias="noQuote")
+    schedule: ScheduleConfig = ScheduleConfig()
+    journal: JournalConfig = JournalConfig()
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

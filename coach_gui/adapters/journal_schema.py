@@ -259,6 +259,71 @@ WHEN NOT (OLD.bound_trace_id IS NULL AND NEW.bound_trace_id IS NOT NULL
 BEGIN {_SEALED}; END;
 """
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, _V1), Migration(2, _V2))
+# v3: assertion memory (issue 7, ADR 0008). `self_ratings` is history: how the learner
+# rated their own unjudged answer, per assertion (by content digest), until a verdict
+# replaces it. `assertion_memory` is a derived cache of each assertion's FSRS state, never
+# sealed and rebuildable from history at any time: triggers mark a note stale when
+# anything that rates its assertions is written, and the scheduler replays stale notes.
+_NOTE_OF_ATTEMPT = (
+    "(SELECT s.note_id FROM attempts a JOIN sessions s ON s.id = a.session_id"
+    " WHERE a.id = NEW.attempt_id)"
+)
+
+
+# No OR IGNORE: an outer statement's conflict clause (an upsert) would override it.
+def _marks_stale(name: str, event: str, note_id: str) -> str:
+    return f"""
+CREATE TRIGGER {name} AFTER {event}
+BEGIN INSERT INTO assertion_memory_stale (note_id) SELECT {note_id}
+WHERE {note_id} IS NOT NULL
+AND NOT EXISTS (SELECT 1 FROM assertion_memory_stale WHERE note_id = {note_id}); END;
+"""
+
+
+_V3 = f"""
+CREATE TABLE self_ratings (
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    note_id TEXT NOT NULL,
+    assertion_digest TEXT NOT NULL {_hex("assertion_digest")},
+    assertion TEXT NOT NULL,
+    rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (attempt_id, assertion_digest)
+) STRICT;
+CREATE INDEX self_ratings_by_note ON self_ratings (note_id);
+
+CREATE TABLE assertion_memory (
+    note_id TEXT NOT NULL,
+    assertion_digest TEXT NOT NULL,
+    assertion TEXT NOT NULL,
+    state INTEGER NOT NULL,
+    stability REAL NOT NULL,
+    difficulty REAL NOT NULL,
+    due TEXT NOT NULL,
+    last_review TEXT NOT NULL,
+    last_rating INTEGER NOT NULL CHECK (last_rating BETWEEN 1 AND 4),
+    reviews INTEGER NOT NULL CHECK (reviews >= 1),
+    gap TEXT CHECK (gap IN ('unexplained', 'wrong')),
+    gap_id TEXT,
+    PRIMARY KEY (note_id, assertion_digest)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX assertion_memory_by_due ON assertion_memory (due);
+
+CREATE TABLE assertion_memory_stale (note_id TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
+CREATE TABLE assertion_memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+INSERT INTO assertion_memory_stale (note_id) SELECT DISTINCT note_id FROM sessions;
+{_marks_stale("verdicts_stale_memory", "INSERT ON verdicts FOR EACH ROW", _NOTE_OF_ATTEMPT)}
+{_marks_stale("bindings_stale_memory", "INSERT ON attempt_bindings FOR EACH ROW", _NOTE_OF_ATTEMPT)}
+{_marks_stale("bound_stale_memory", "UPDATE ON attempt_bindings FOR EACH ROW", _NOTE_OF_ATTEMPT)}
+{_marks_stale("sealed_stale_memory", "UPDATE OF sealed_trace_id ON sessions", "NEW.note_id")}
+{_marks_stale("self_ratings_stale_memory", "INSERT ON self_ratings", "NEW.note_id")}
+{_marks_stale("self_rerated_stale_memory", "UPDATE ON self_ratings", "NEW.note_id")}
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, _V1),
+    Migration(2, _V2),
+    Migration(3, _V3),
+)
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import Note
-    from coach_gui.domain.practice import GapPlan
+    from coach_gui.domain.practice import Attempt, GapPlan
     from coach_gui.ui.payload_review import PendingReview
 
 __all__ = ["Phase", "PracticePane", "SessionSummary"]
@@ -37,6 +37,7 @@ __all__ = ["Phase", "PracticePane", "SessionSummary"]
 class PracticePane(PracticeSteps):
     session_started = Signal(str)  # the note's title
     session_finished = Signal(object)  # SessionSummary
+    next_due_requested = Signal()  # "Practise the next due note" on the summary
     model_downloaded = Signal(str)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
@@ -60,8 +61,10 @@ class PracticePane(PracticeSteps):
         self.next_button.clicked.connect(self.next)
         self.finish_button.clicked.connect(self.finish)
         self.again_button.clicked.connect(self._again)
+        self.next_due_button.clicked.connect(self.next_due_requested)
         self.resume_button.clicked.connect(self._again)
         self.download_button.clicked.connect(self.download_model)
+        self.self_rating.rated.connect(self._record_self_rating)
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self, self._primary, context=context)
@@ -125,7 +128,13 @@ class PracticePane(PracticeSteps):
         self.banner.hide()
         self.judge_notice.hide()
         self.resume_button.hide()
-        doing = "Practising gaps" if plan is not None else "Practising"
+        doing = (
+            "Practising"
+            if plan is None
+            else "Practising gaps"
+            if plan.gap_ids
+            else "Practising what is due"
+        )
         self.title_label.setText(f"{doing}: {note.title}")
         self.progress_label.setText("Starting…")
         self._clear_texts()
@@ -168,6 +177,12 @@ class PracticePane(PracticeSteps):
     def _again(self) -> None:
         if self._note is not None:
             self.start(self._note)
+
+    def set_next_due(self, title: str | None) -> None:
+        """Name the next note due today on the summary (None: no button)."""
+        self.next_due_button.setVisible(title is not None)
+        if title is not None:
+            self.next_due_button.setText(f"Practise the ne&xt due note: {title}")
 
     def offer(self, note: Note) -> None:
         """No session, but one on `note` ended when Coach last closed: offer to go on."""
@@ -213,6 +228,17 @@ class PracticePane(PracticeSteps):
     def wait_idle(self, timeout_ms: int = 10_000) -> bool:
         """Tests and teardown: wait for the worker; results arrive at the next event turn."""
         return self.worker.wait(timeout_ms)
+
+    def _record_self_rating(self, attempt: Attempt, rating: int) -> None:
+        """On the worker, in order with the session's other journal writes."""
+        note, context, panel = self._note, self.context, self.self_rating
+        if note is None:
+            return
+        self.worker.submit(
+            lambda: context.scheduler().rate_unjudged(attempt, note, rating),
+            lambda _none: panel.confirm(rating),
+            supersede=False,
+        )
 
     # --- reviewing a payload before it is sent ------------------------------------------------
     @Slot(object)

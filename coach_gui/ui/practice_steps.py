@@ -63,6 +63,7 @@ class PracticeSteps(PracticeView):
         self.notice_label.clear()
         self.status_label.clear()
         self.verdict_view.clear()
+        self.self_rating.withdraw()
 
     def _ask(self, *, builtin: bool, retry: bool) -> None:
         """Queue the next main challenge (Tier 1, or a built-in one for this slot)."""
@@ -176,6 +177,7 @@ class PracticeSteps(PracticeView):
         subject = "your follow-up answer" if self._is_follow_up else "your answer"
         if run is None or not run.judging:
             self.status_label.confirm(self._saved_text(attempt.unjudged_reason))
+            self._offer_self_rating(attempt)
             self._after_answer(attempt)
             return
         self.status_label.confirm("Saved.")
@@ -200,12 +202,19 @@ class PracticeSteps(PracticeView):
             self.verdict_view.show_verdict(outcome.verdict, note.core_assertions, subject)
         elif outcome is not None:
             self.verdict_view.show_unjudged(outcome.reason or "", subject)
+            self._offer_self_rating(attempt)
         self._after_answer(attempt)
 
     def _on_judge_failed(self, attempt: Attempt, error: Exception, subject: str) -> None:
         log.info("judging failed in the practice pane: %r", error)
         self.verdict_view.show_unjudged(learner_message(error), subject)
+        self._offer_self_rating(attempt)
         self._after_answer(attempt)
+
+    def _offer_self_rating(self, attempt: Attempt) -> None:
+        """Unjudged: the learner may rate their recall of the note's assertions."""
+        if self._note is not None and self._note.core_assertions:
+            self.self_rating.offer(attempt, self._note.core_assertions)
 
     def _after_answer(self, attempt: Attempt) -> None:
         parent, was_follow_up = self._challenge, self._is_follow_up

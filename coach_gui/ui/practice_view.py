@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui.ui.practice_jobs import SessionSummary
 from coach_gui.ui.practice_widgets import Message, Notice, button, summary_html
+from coach_gui.ui.self_rating import SelfRatingPanel
 from coach_gui.ui.verdict_view import VerdictView
 
 IDLE_TEXT = "No practice session.\n\nOpen a note and choose Practise (Ctrl+P) to start one."
@@ -116,6 +117,7 @@ class PracticeView(QWidget):
         self.answer_box.setAccessibleDescription("Write your answer; Ctrl+Enter submits it")
         self.answer_caption.setBuddy(self.answer_box)
         self.verdict_view = VerdictView(self)
+        self.self_rating = SelfRatingPanel(self)  # shown when an answer stays unjudged
 
         self.submit_button = button(
             self, "&Submit", "Submit answer", "Save your answer and have it judged (Ctrl+Enter)"
@@ -150,6 +152,7 @@ class PracticeView(QWidget):
         column.addWidget(self.answer_caption)
         column.addWidget(self.answer_box, 2)
         column.addWidget(self.verdict_view, 3)  # takes no room while it is hidden
+        column.addWidget(self.self_rating)
         column.addLayout(buttons)
         idle = QWidget(self)
         self.idle_label = QLabel(IDLE_TEXT, idle)
@@ -175,8 +178,14 @@ class PracticeView(QWidget):
             self.summary, "&Practise this note again", "Practise again",
             "Start a new session on the same note",
         )  # fmt: skip
+        self.next_due_button = button(
+            self.summary, "Practise the ne&xt due note", "Next due note",
+            "Go on with the next note due today (from the Today view)",
+        )  # fmt: skip
+        self.next_due_button.hide()  # shown while notes started from Today are still due
         summary_column = QVBoxLayout(self.summary)
         summary_column.addWidget(self.summary_label)
+        summary_column.addWidget(self.next_due_button, 0, Qt.AlignmentFlag.AlignLeft)
         summary_column.addWidget(self.again_button, 0, Qt.AlignmentFlag.AlignLeft)
         summary_column.addStretch(1)
         self.pages = QStackedWidget(self)
@@ -233,7 +242,7 @@ class PracticeView(QWidget):
         self.summary_label.setText(summary_html(summary))
         self.progress_label.setText("Session finished")
         self._set_phase(Phase.FINISHED)
-        self.again_button.setFocus()
+        (self.next_due_button if self.next_due_button.isVisible() else self.again_button).setFocus()
 
     def _show_offline(self, reason: str, model_missing: bool) -> None:
         self.banner_label.setText(

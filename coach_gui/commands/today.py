@@ -1,0 +1,54 @@
+"""`coach today [--json]`: what is due — the notes whose core assertions are due for
+practice (open gaps first, then the most overdue), and the next 14 days."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timedelta
+
+from coach_gui.commands.output import EXIT_OK, emit_json, say
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("today", help="list the notes and assertions due today")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--rebuild", action="store_true", help="recompute every assertion's memory from history"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.bootstrap import build_context
+    from coach_gui.commands.recovery import recover
+    from coach_gui.domain.memory import RATING_NAMES
+
+    context = build_context()
+    try:
+        recover(context)
+        notes = {entry.note.id: entry.note for entry in context.notes.load().notes}
+        scheduler = context.scheduler()
+        if args.rebuild:
+            scheduler.forget()
+        offset = datetime.now().astimezone().utcoffset() or timedelta(0)  # the learner's day
+        today = scheduler.today(notes.get, utc_offset=offset)
+    finally:
+        context.close()
+    if args.json:
+        emit_json(today.to_json())
+        return EXIT_OK
+    if not today.notes:
+        say("Nothing due — practise a note to start a schedule.")
+    for due in today.notes:
+        gap = {"wrong": " · misconception", "unexplained": " · open gap"}.get(due.open_gap or "")
+        late = f", {due.overdue} overdue" if due.overdue else ""
+        print(f"{due.note.title}: {len(due.assertions)} due{late}{gap or ''}")
+        for item in due.assertions:
+            m = item.memory
+            print(f"  {item.index + 1}. {m.text}")
+            print(
+                f"     due {m.due[:16].replace('T', ' ')} UTC · last {item.interval_days:g} days"
+                f" · stability {m.stability:.1f} · last rating {RATING_NAMES[m.last_rating]}"
+            )
+    print("\nNext 14 days: " + "  ".join(f"{day[5:]} {count}" for day, count in today.forecast))
+    return EXIT_OK

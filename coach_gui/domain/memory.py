@@ -1,0 +1,206 @@
+"""Assertion memory (issue 7, ADR 0008): which core assertion an answer speaks about, and
+how well the learner recalled it.
+
+An assertion is known by the digest of its text (NFC, whitespace collapsed) within its
+note, never by its position: reordering the assertions or editing the note body keeps its
+memory, and a changed assertion is a new one that starts fresh.
+
+Ratings follow FSRS's four grades. From a verdict: explained -> Good, a gap `unexplained`
+or `wrong` -> Again. A verdict given without the assertions cannot say which one was
+missed, so a pass rates all of them Good and a fail all of them Hard. Several answers in
+one session are one review per assertion: the worst rating counts.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from coach_gui.domain.digests import content_id
+from coach_gui.domain.notes import Note
+from coach_gui.domain.practice import Attempt, GapPlan, VerdictRecord, gap_id, note_digest
+from coach_gui.domain.records import Record
+
+AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
+RATING_NAMES = {AGAIN: "again", HARD: "hard", GOOD: "good", EASY: "easy"}
+Rating = Annotated[int, Field(ge=AGAIN, le=EASY)]
+GapProblem = Literal["unexplained", "wrong"]
+Source = Literal["verdict", "self"]
+
+
+def normalised_assertion(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+@functools.lru_cache(maxsize=65_536)  # the Today view asks for the same texts again and again
+def assertion_digest(text: str) -> str:
+    """The identity of an assertion's text: equal after NFC and collapsing whitespace."""
+    return hashlib.sha256(normalised_assertion(text).encode("utf-8")).hexdigest()
+
+
+class AssertionRating(Record):
+    """One answer's rating of one assertion, from its verdict or from the learner."""
+
+    session_id: str
+    attempt_id: str
+    digest: str
+    text: str
+    rating: Rating
+    at: str  # when the answer was submitted (ISO-8601 UTC): the time of the review
+    source: Source
+    gap: GapProblem | None = None
+    gap_id: str | None = None
+
+
+class SelfRating(Record):
+    """The learner's own rating of an unjudged answer for one of the note's assertions."""
+
+    attempt_id: str
+    note_id: str
+    digest: str
+    text: str
+    rating: Rating
+    created_at: str
+
+
+def self_ratings_for(
+    attempt: Attempt, note: Note, rating: int, created_at: str
+) -> tuple[SelfRating, ...]:
+    """The learner saw `note`'s assertions after answering and rated their recall."""
+    return tuple(
+        SelfRating(
+            attempt_id=attempt.id,
+            note_id=note.id,
+            digest=assertion_digest(text),
+            text=text,
+            rating=rating,
+            created_at=created_at,
+        )
+        for text in dict.fromkeys(note.core_assertions)
+    )
+
+
+def ratings_from_verdict(attempt: Attempt, verdict: VerdictRecord) -> list[AssertionRating]:
+    """What a verdict says about each assertion it was judged against."""
+    if not verdict.assertions_sent:  # the judge could not say which one was missed
+        rating = GOOD if verdict.passed else HARD
+        return [
+            AssertionRating(
+                session_id=attempt.session_id,
+                attempt_id=attempt.id,
+                digest=assertion_digest(text),
+                text=text,
+                rating=rating,
+                at=attempt.submitted_at,
+                source="verdict",
+            )
+            for text in dict.fromkeys(verdict.assertions)
+        ]
+    found: list[AssertionRating] = []
+    for index, text in enumerate(verdict.assertions):
+        gaps = [(n, g) for n, g in enumerate(verdict.gaps) if g.assertion == index]
+        # A misconception outranks an omission when both are listed.
+        gaps.sort(key=lambda pair: pair[1].problem != "wrong")
+        first = gaps[0] if gaps else None
+        found.append(
+            AssertionRating(
+                session_id=attempt.session_id,
+                attempt_id=attempt.id,
+                digest=assertion_digest(text),
+                text=text,
+                rating=AGAIN if first else GOOD,
+                at=attempt.submitted_at,
+                source="verdict",
+                gap=first[1].problem if first else None,
+                gap_id=gap_id(verdict.id, first[0]) if first else None,
+            )
+        )
+    return found
+
+
+def ratings_from_self(attempt: Attempt, ratings: Iterable[SelfRating]) -> list[AssertionRating]:
+    return [
+        AssertionRating(
+            session_id=attempt.session_id,
+            attempt_id=attempt.id,
+            digest=r.digest,
+            text=r.text,
+            rating=r.rating,
+            at=attempt.submitted_at,
+            source="self",
+        )
+        for r in ratings
+        if r.attempt_id == attempt.id
+    ]
+
+
+def _severity(rating: AssertionRating) -> tuple[int, int]:
+    return (rating.rating, 0 if rating.gap == "wrong" else 1)
+
+
+def session_reviews(ratings: Iterable[AssertionRating]) -> dict[str, list[AssertionRating]]:
+    """Per assertion digest, one review per session (the worst rating, at the session's
+    last answer on it), in time order."""
+    by_session: dict[tuple[str, str], list[AssertionRating]] = {}
+    for rating in ratings:
+        by_session.setdefault((rating.digest, rating.session_id), []).append(rating)
+    reviews: dict[str, list[AssertionRating]] = {}
+    for (digest, _), group in by_session.items():
+        worst = min(group, key=_severity)
+        last = max(r.at for r in group)
+        reviews.setdefault(digest, []).append(worst.model_copy(update={"at": last}))
+    for found in reviews.values():
+        found.sort(key=lambda r: (r.at, r.session_id))
+    return reviews
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryState:
+    """One assertion's memory after replaying its reviews: a row of the derived cache.
+    A plain dataclass, not a Record: Today reads thousands of these from the cache (which
+    only Coach writes, from validated reviews), and pydantic would triple that time."""
+
+    note_id: str
+    digest: str
+    text: str
+    state: int  # FSRS: 1 learning, 2 review, 3 relearning
+    stability: float
+    difficulty: float
+    due: str  # ISO-8601 UTC, microseconds, so text order is time order
+    last_review: str
+    last_rating: int
+    reviews: int
+    gap: GapProblem | None = None  # of its latest judged review: an open gap
+    gap_id: str | None = None
+
+
+def plan_due_practice(
+    note: Note,
+    targets: Sequence[int],
+    due: Sequence[MemoryState],
+    decided_at: str,
+) -> GapPlan:
+    """The decision to practise `note` because these assertions are due: challenges target
+    them (indexes in the note as it is now); the open gaps among them are sealed with the
+    session. The id is content-addressed from what was decided and why."""
+    gap_ids = sorted({m.gap_id for m in due if m.gap_id})
+    fields = {
+        "reason": "assertions_due",
+        "note_id": note.id,
+        "note_digest": note_digest(note),
+        "targets": list(targets),
+        "due": sorted([m.digest, m.due] for m in due),
+        "gap_ids": gap_ids,
+        "decided_at": decided_at,
+    }
+    return GapPlan(
+        targets=tuple(targets),
+        gap_ids=tuple(gap_ids),
+        decision_id=content_id("scheduler_decision", fields),
+    )

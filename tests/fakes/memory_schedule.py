@@ -1,0 +1,157 @@
+"""In-memory implementations of the scheduler's ports: a session history built answer by
+answer, and the memory journal (its cache is simply rebuilt on every refresh)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from coach_gui.domain.memory import MemoryState, SelfRating
+from coach_gui.domain.practice import (
+    Attempt,
+    SessionMode,
+    VerdictRecord,
+    attempt_id,
+    new_id,
+)
+from coach_gui.domain.session_records import SessionRecord, SessionRecords, StoredTrace
+from coach_gui.domain.verdicts import Gap
+from coach_gui.services.schedule_ports import MemoryJournal, Replay
+from coach_gui.services.sealing_ports import SessionReader
+
+
+@dataclass
+class MemorySessions:
+    """A `SessionReader` over sessions added by the test, one answer at a time."""
+
+    sessions: dict[str, SessionRecords] = field(default_factory=dict)
+
+    def start(self, note_id: str, started_at: str) -> str:
+        session = SessionRecord(
+            id=new_id(), note_id=note_id, note_title=note_id, note_digest="0" * 64,
+            config_digest="0" * 64, mode=SessionMode.JUDGED_WITH_ASSERTIONS,
+            started_at=started_at, ended_at=None, disposition=None,
+            scheduler_decision_id=None, gap_ids=(), sealed_trace_id=None,
+        )  # fmt: skip
+        self.sessions[session.id] = SessionRecords(session=session)
+        return session.id
+
+    def answer(
+        self,
+        session_id: str,
+        at: str,
+        assertions: Sequence[str],
+        gaps: Sequence[tuple[int | None, str]] | None = None,
+        *,
+        sent: bool = True,
+        passed: bool | None = None,
+    ) -> Attempt:
+        """An answer at `at`; judged against `assertions` with `gaps` ((index, problem)),
+        or left unjudged when `gaps` is None."""
+        records = self.sessions[session_id]
+        challenge_id = new_id()
+        attempt = Attempt(
+            id=attempt_id(session_id, challenge_id, f"answer {at}", at),
+            session_id=session_id, challenge_id=challenge_id, answer=f"answer {at}",
+            submitted_at=at, status="unjudged" if gaps is None else "judged",
+        )  # fmt: skip
+        verdicts = records.verdicts
+        if gaps is not None:
+            verdicts += (self._verdict(attempt, at, assertions, gaps, sent, passed),)
+        self.sessions[session_id] = records.model_copy(
+            update={"attempts": (*records.attempts, attempt), "verdicts": verdicts}
+        )
+        return attempt
+
+    def judge_later(
+        self, attempt: Attempt, at: str, assertions: Sequence[str], gaps: Sequence[tuple[int, str]]
+    ) -> None:
+        records = self.sessions[attempt.session_id]
+        verdict = self._verdict(attempt, at, assertions, gaps, True, None)
+        self.sessions[attempt.session_id] = records.model_copy(
+            update={"verdicts": (*records.verdicts, verdict)}
+        )
+
+    @staticmethod
+    def _verdict(
+        attempt: Attempt,
+        at: str,
+        assertions: Sequence[str],
+        gaps: Sequence[tuple[int | None, str]],
+        sent: bool,
+        passed: bool | None,
+    ) -> VerdictRecord:
+        return VerdictRecord(
+            id=new_id(), attempt_id=attempt.id, outbox_id=None,
+            passed=not gaps if passed is None else passed,
+            gaps=tuple(Gap(assertion=i, problem=p, explanation="x") for i, p in gaps),  # type: ignore[arg-type]
+            feedback="", assertions_sent=sent, assertions=tuple(assertions),
+            judge_model="fake", created_at=at,
+        )  # fmt: skip
+
+    # --- SessionReader --------------------------------------------------------------------------
+    def session_ids(
+        self, *, newest_first: bool = False, limit: int | None = None, offset: int = 0
+    ) -> list[str]:
+        ids = sorted(self.sessions, key=lambda s: self.sessions[s].session.started_at)
+        ids = ids[::-1] if newest_first else ids
+        return ids[offset : None if limit is None else offset + limit]
+
+    def records_for(self, session_ids: Sequence[str]) -> list[SessionRecords]:
+        return [self.sessions[s] for s in session_ids if s in self.sessions]
+
+    def trace_row(self, trace_id: str) -> StoredTrace | None:
+        return None
+
+    def find(self, record_id: str) -> tuple[str | None, str | None] | None:
+        return (record_id, None) if record_id in self.sessions else None
+
+
+@dataclass
+class MemoryMemoryJournal:
+    """A `MemoryJournal` in memory; it replays every note on each refresh."""
+
+    sessions: MemorySessions
+    ratings: dict[tuple[str, str], SelfRating] = field(default_factory=dict)
+    cache: dict[tuple[str, str], MemoryState] = field(default_factory=dict)
+    refreshed: list[str] = field(default_factory=list)  # the fingerprints used
+
+    def record_self_ratings(self, ratings: Sequence[SelfRating]) -> None:
+        for rating in ratings:
+            self.ratings[(rating.attempt_id, rating.digest)] = rating
+
+    def self_ratings(self, note_ids: Sequence[str]) -> list[SelfRating]:
+        return [r for r in self.ratings.values() if r.note_id in note_ids]
+
+    def session_ids_for_notes(self, note_ids: Sequence[str]) -> list[str]:
+        return [
+            s for s in self.sessions.session_ids() if self.sessions.sessions[s].session.note_id
+            in note_ids
+        ]  # fmt: skip
+
+    def refresh(self, fingerprint: str, replay: Replay) -> int:
+        self.refreshed.append(fingerprint)
+        notes = sorted({r.session.note_id for r in self.sessions.sessions.values()})
+        self.cache = {(m.note_id, m.digest): m for m in replay(notes)}
+        return len(notes)
+
+    def mark_all_stale(self) -> None:
+        pass  # every refresh rebuilds
+
+    def due_before(self, until: str) -> list[MemoryState]:
+        return sorted((m for m in self.cache.values() if m.due < until), key=lambda m: m.due)
+
+    def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
+        return [
+            (m.note_id, m.digest, m.text, m.due)
+            for m in self.cache.values()
+            if start <= m.due < end
+        ]
+
+    def memory_for(self, note_id: str) -> list[MemoryState]:
+        return [m for m in self.cache.values() if m.note_id == note_id]
+
+
+def _conforms() -> tuple[SessionReader, MemoryJournal]:
+    sessions = MemorySessions()
+    return sessions, MemoryMemoryJournal(sessions)

@@ -1,0 +1,235 @@
+"""The Today view over a seeded history (judged by the fake Gemini on loopback, time set
+with COACH_NOW), its empty state, Start, and the self-rating buttons of the practice pane."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.cli import main
+from coach_gui.domain.notes import Note
+from coach_gui.ui.practice_pane import PracticePane
+from coach_gui.ui.practice_view import Phase
+from coach_gui.ui.today_view import DuePractice, TodayView
+
+KEY = "test-key"
+WAIT_MS = 10_000
+START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def _dead_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _configure(gemini_url: str, *, judge: bool = True) -> None:
+    path = Path(os.environ["COACH_CONFIG"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        json.dumps({
+            # No Ollama: built-in challenges, which quote nothing.
+            "tier1": {"ollamaUrl": f"http://127.0.0.1:{_dead_port()}", "followUps": False,
+                      "challengesPerSession": 1},
+            "judge": {"enabled": judge, "baseUrl": gemini_url, "maxRetries": 0},
+        }),
+        encoding="utf-8",
+    )  # fmt: skip
+
+
+def _misses_assertion_1_of_natural_selection(request: RecordedRequest) -> str:
+    items = []
+    for item in prompt_items(request):
+        gaps = (
+            [{"assertion": 1, "problem": "wrong", "explanation": "Not so."}]
+            if "natural" in item.answer.lower()
+            else []
+        )
+        items.append({"index": item.index, "verdict": "fail" if gaps else "pass",
+                      "gaps": gaps, "feedback": "ok"})  # fmt: skip
+    return json.dumps({"items": items})
+
+
+def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, answer: str) -> None:
+    file = tmp_path / "answers.json"
+    file.write_text(json.dumps([answer]), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["practice", note, "--answers", str(file), "--json"]) == 0
+
+
+@pytest.fixture
+def seeded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[AppContext]:
+    """Two notes practised on three days: one keeps a misconception, one is explained."""
+    with FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = _misses_assertion_1_of_natural_selection
+        _configure(gemini.url)
+        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+        assert main(["key", "set"]) == 0
+        for n in (0, 1, 3):
+            monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
+            _practise(tmp_path, capsys, "natural-selection", "Natural kinds fixed.")
+            _practise(tmp_path, capsys, "sexual-selection", "Mates choose.")
+    monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
+    context = build_context()
+    yield context
+    context.close()
+
+
+def _lookup(context: AppContext) -> dict[str, Note]:
+    return {entry.note.id: entry.note for entry in context.notes.load().notes}
+
+
+def _view(qtbot: QtBot, context: AppContext) -> TodayView:
+    view = TodayView(context, _lookup(context).get)
+    qtbot.addWidget(view)
+    view.resize(980, 640)
+    with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
+        view.show()
+    return view
+
+
+def test_today_lists_due_notes_open_gaps_first_and_starts_them_with_plans(
+    qtbot: QtBot, seeded: AppContext
+) -> None:
+    view = _view(qtbot, seeded)
+    titles = [view.tree.topLevelItem(n).text(0) for n in range(view.tree.topLevelItemCount())]
+    assert len(titles) == 2
+    assert titles[0].startswith("Natural selection") and "misconception" in titles[0]
+    assert titles[1].startswith("Sexual selection")
+    first = view.tree.topLevelItem(0)
+    assert first.child(0).text(0).startswith("2. ") and "(misconception)" in first.child(0).text(0)
+    assert first.child(0).text(3) == "again"
+    assert view.start_button.isEnabled() and "2 notes due" in view.summary_label.text()
+    assert len(view.chart.days) == 14 and view.chart.days[0][1] == view.today.due  # type: ignore[union-attr]
+    for widget in view.findChildren(QWidget):
+        if widget.isVisible() and widget.focusPolicy() != Qt.FocusPolicy.NoFocus:
+            assert widget.accessibleName(), f"{widget!r} has no accessible name"
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)  # let layouts settle before the grab
+    assert view.grab().save(str(SHOTS / "today.png"), "PNG")
+
+    with qtbot.waitSignal(view.start_requested, timeout=WAIT_MS) as started:
+        view.tree.setFocus()
+        qtbot.keyClick(view.tree, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    practice: list[DuePractice] = started.args[0]
+    assert [p.note.title for p in practice] == ["Natural selection", "Sexual selection"]
+    plan = practice[0].plan
+    assert plan.targets[0] == 1 and len(plan.gap_ids) == 1 and len(plan.decision_id) == 64
+    assert practice[1].plan.gap_ids == ()
+
+
+def test_nothing_due_says_what_to_do(qtbot: QtBot) -> None:
+    _configure(f"http://127.0.0.1:{_dead_port()}", judge=False)
+    context = build_context()
+    try:
+        view = _view(qtbot, context)
+        assert view.pages.currentWidget() is view.empty_label
+        assert "practise a note to start a schedule" in view.empty_label.text()
+        assert not view.start_button.isEnabled()
+        assert "Nothing falls due" in view.chart.accessibleDescription()
+    finally:
+        context.close()
+
+
+def test_self_rating_buttons_record_a_rating_for_an_unjudged_answer(qtbot: QtBot) -> None:
+    _configure(f"http://127.0.0.1:{_dead_port()}", judge=False)
+    context = build_context()
+    entry = context.notes.load().find("natural-selection")
+    assert entry is not None
+    pane = PracticePane(context)
+    qtbot.addWidget(pane)
+    pane.resize(900, 700)
+    pane.show()
+    try:
+        pane.start(entry.note)
+        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+        pane.answer_box.setFocus()
+        qtbot.keyClicks(pane.answer_box, "Useful inherited differences spread.")
+        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+        panel = pane.self_rating
+        assert panel.isVisible()
+        assert entry.note.core_assertions[0] in panel.caption.text()
+        qtbot.mouseClick(panel.buttons[2], Qt.MouseButton.LeftButton)  # Hard
+        qtbot.waitUntil(lambda: "Rated Hard" in panel.status.text(), timeout=WAIT_MS)
+        panel.buttons[4].setFocus()
+        qtbot.keyClick(panel.buttons[4], Qt.Key.Key_3)  # the key changes it to Good
+        qtbot.waitUntil(lambda: "Rated Good" in panel.status.text(), timeout=WAIT_MS)
+        with sqlite3.connect(context.journal_path) as conn:
+            rows = conn.execute("SELECT assertion, rating FROM self_ratings").fetchall()
+        assert sorted(rows) == sorted((text, 3) for text in entry.note.core_assertions)
+        due = context.scheduler().today(_lookup(context).get)
+        assert due.notes == []  # rated Good just now: not due today
+        assert sum(count for _, count in due.forecast) == len(entry.note.core_assertions)
+    finally:
+        assert pane.shutdown(WAIT_MS)
+        qtbot.wait(10)
+        context.close()
+
+
+def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
+    qtbot: QtBot, seeded: AppContext
+) -> None:
+    """With a history, the main window opens on Today; Start practises the due notes one
+    after another, each session sealing the scheduler's decision that chose it."""
+    from coach_gui.ui.main_window import MainWindow
+
+    window = MainWindow(seeded)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.show()
+    views = window.views
+    qtbot.waitUntil(lambda: views.stack.currentWidget() is views.today, timeout=WAIT_MS)
+    assert window.menu_actions.show_today.isChecked()
+    plans = {p.note.title: p.plan for p in views.today.practice}
+
+    qtbot.mouseClick(views.today.start_button, Qt.MouseButton.LeftButton)
+    pane = views.practice
+    assert views.stack.currentWidget() is pane
+    assert pane.title_label.text() == "Practising gaps: Natural selection"
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    qtbot.keyClicks(pane.answer_box, "Selection keeps useful variation; it makes none.")
+    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+    qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
+    qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
+    assert pane.next_due_button.isVisible()
+    assert "Sexual selection" in pane.next_due_button.text()
+
+    qtbot.mouseClick(pane.next_due_button, Qt.MouseButton.LeftButton)
+    assert pane.title_label.text() == "Practising what is due: Sexual selection"
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    assert pane.finish_button.isEnabled()
+    qtbot.mouseClick(pane.finish_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
+    assert not pane.next_due_button.isVisible()  # nothing left from Today's list
+    assert pane.wait_idle(WAIT_MS)
+    qtbot.wait(10)
+
+    with sqlite3.connect(seeded.journal_path) as conn:
+        chosen = conn.execute(
+            "SELECT note_title_at_start, scheduler_decision_id, gap_ids FROM sessions"
+            " WHERE scheduler_decision_id IS NOT NULL ORDER BY started_at"
+        ).fetchall()
+    assert [(title, decision) for title, decision, _gaps in chosen] == [
+        ("Natural selection", plans["Natural selection"].decision_id),
+        ("Sexual selection", plans["Sexual selection"].decision_id),
+    ]
+    assert json.loads(chosen[0][2]) == list(plans["Natural selection"].gap_ids)
