@@ -14,7 +14,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "verify", help="recompute every id and chain in the journal (exit 1 if one fails)"
     )
     parser.add_argument(
-        "id", nargs="?", metavar="ID", help="one trace id or session id (default: everything)"
+        "id",
+        nargs="?",
+        metavar="ID",
+        help="one trace, session or eval run id (default: everything)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
@@ -28,6 +31,7 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.eval_journal import KeyringSigningKeys, SqliteEvalJournal
     from coach_gui.adapters.trace_journal import SqliteTraceJournal
     from coach_gui.bootstrap import build_context
     from coach_gui.commands.recovery import recover
@@ -42,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
                 SqliteTraceJournal(context.journal),
                 args.id,
                 on_progress=_progress if show_progress else None,
+                evals=SqliteEvalJournal(context.journal),
+                keys=KeyringSigningKeys(),
             )
         except VerifyTargetNotFound as exc:
             raise UsageError(str(exc)) from None

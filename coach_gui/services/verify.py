@@ -24,6 +24,12 @@ from coach_gui.domain.session_records import (
     row_digest,
 )
 from coach_gui.domain.traces import inspect_trace
+from coach_gui.services.eval_verify import (
+    EvalCheckFailed,
+    EvalRunReader,
+    SigningKeyLookup,
+    check_eval_run,
+)
 from coach_gui.services.sealing_ports import SessionReader
 
 CHUNK = 200  # sessions read at a time
@@ -233,14 +239,37 @@ def check_session(records: SessionRecords, reader: SessionReader) -> Failure | N
     return None
 
 
+def _verify_evals(
+    evals: EvalRunReader, keys: SigningKeyLookup, ids: list[str], checked: int
+) -> VerifyReport:
+    for eval_run_id in ids:
+        try:
+            checked += check_eval_run(evals, keys, eval_run_id)
+        except EvalCheckFailed as failed:
+            return VerifyReport(False, checked, Failure(failed.record_id, failed.reason))
+        except JournalError:
+            return VerifyReport(False, checked, Failure(JOURNAL, VerifyFailure.DAMAGED_FILE.value))
+    return VerifyReport(True, checked, None)
+
+
 def verify(
     reader: SessionReader,
     target_id: str | None = None,
     *,
     on_progress: Callable[[int, int], None] | None = None,
+    evals: EvalRunReader | None = None,
+    keys: SigningKeyLookup | None = None,
 ) -> VerifyReport:
-    """Check the whole journal, or one trace or one session (`target_id`). Raises
-    VerifyTargetNotFound when `target_id` names neither."""
+    """Check the whole journal, or one trace, one session or one eval run (`target_id`).
+    Eval runs are checked only when `evals` and `keys` are given. Raises
+    VerifyTargetNotFound when `target_id` names none of them."""
+    if (
+        target_id is not None
+        and evals is not None
+        and keys is not None
+        and evals.eval_run(target_id) is not None
+    ):
+        return _verify_evals(evals, keys, [target_id], 0)
     checked = 0
     only_trace: str | None = None
     try:
@@ -251,7 +280,7 @@ def verify(
             if found is None:
                 raise VerifyTargetNotFound(
                     f"No trace or session has the id {target_id}; `coach sessions --json` "
-                    "lists them."
+                    "lists them (an eval run's id is the one `coach eval` printed)."
                 )
             session_id, only_trace = found
             if session_id is None:
@@ -267,4 +296,6 @@ def verify(
         return VerifyReport(False, checked, found_failure.failure)
     except JournalError:
         return VerifyReport(False, checked, Failure(JOURNAL, VerifyFailure.DAMAGED_FILE.value))
+    if target_id is None and evals is not None and keys is not None:
+        return _verify_evals(evals, keys, evals.eval_run_ids(), checked)
     return VerifyReport(True, checked, None)

@@ -1,0 +1,152 @@
+"""Eval runs in the journal (`eval_runs`, `eval_children`, child traces in `sealed_traces`
+with kind ``eval_child`` and no session), and the key that signs them, in the keyring.
+
+All three tables are write-once (triggers in `journal_schema`); a run is stored with every
+child trace and child row in one transaction.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from collections.abc import Sequence
+
+from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.secrets import KeyStore
+from coach_gui.adapters.session_rows import lenient_text, trace_row
+from coach_gui.domain.eval_traces import (
+    EvalChildTrace,
+    StoredEvalChild,
+    StoredEvalRun,
+    key_id_for,
+)
+from coach_gui.domain.evals import EvalReport
+from coach_gui.domain.session_records import StoredTrace
+
+EVAL_SIGNING_KEY = "eval_signing_key"  # the keyring username (service "coach")
+_KEY_BYTES = 32
+
+
+class SqliteEvalJournal:
+    """`EvalStore` and `EvalRunReader` over the SQLite journal."""
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+
+    def store_run(
+        self,
+        report: EvalReport,
+        signature: str,
+        key_id: str,
+        traces: Sequence[EvalChildTrace],
+    ) -> None:
+        with self._journal.write() as conn:
+            conn.executemany(
+                "INSERT INTO sealed_traces (trace_id, session_id, kind, input_digest, body,"
+                " created_at) VALUES (?, NULL, 'eval_child', ?, ?, ?)",
+                [(t.trace_id, t.input_digest, t.body, t.input.sealed_at) for t in traces],
+            )
+            conn.execute(
+                "INSERT INTO eval_runs (id, created_at, repeats, report, signature, key_id)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    report.eval_run_id,
+                    report.created_at,
+                    report.repeats,
+                    report.canonical(),
+                    signature,
+                    key_id,
+                ),
+            )
+            conn.executemany(
+                "INSERT INTO eval_children (eval_run_id, trace_id, arm, repeat, item)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    (report.eval_run_id, t.trace_id, t.input.arm, t.input.repeat, t.input.item)
+                    for t in traces
+                ],
+            )
+
+    def eval_run(self, eval_run_id: str) -> StoredEvalRun | None:
+        with self._journal.read() as conn:
+            conn.text_factory = lenient_text  # a changed byte reads as a mismatch
+            try:
+                row = conn.execute(
+                    "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
+                    " WHERE id = ?",
+                    (eval_run_id,),
+                ).fetchone()
+            finally:
+                conn.text_factory = str
+        return None if row is None else _run(row)
+
+    def eval_run_ids(self) -> list[str]:
+        with self._journal.read() as conn:
+            rows = conn.execute("SELECT id FROM eval_runs ORDER BY created_at, id").fetchall()
+        return [str(row[0]) for row in rows]
+
+    def recent_runs(self, limit: int = 50) -> list[StoredEvalRun]:
+        """The newest runs first (the GUI's history)."""
+        with self._journal.read() as conn:
+            rows = conn.execute(
+                "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
+                " ORDER BY created_at DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_run(row) for row in rows]
+
+    def eval_children(self, eval_run_id: str) -> list[StoredEvalChild]:
+        with self._journal.read() as conn:
+            rows = conn.execute(
+                "SELECT eval_run_id, trace_id, arm, repeat, item FROM eval_children"
+                " WHERE eval_run_id = ? ORDER BY arm, repeat, item",
+                (eval_run_id,),
+            ).fetchall()
+        return [StoredEvalChild(**dict(row)) for row in rows]
+
+    def trace_row(self, trace_id: str) -> StoredTrace | None:
+        with self._journal.read() as conn:
+            conn.text_factory = lenient_text
+            try:
+                return trace_row(conn, trace_id)
+            finally:
+                conn.text_factory = str
+
+
+def _run(row: sqlite3.Row) -> StoredEvalRun:
+    return StoredEvalRun(
+        id=str(row["id"]),
+        created_at=str(row["created_at"]),
+        repeats=int(row["repeats"]),
+        report=str(row["report"]),
+        signature=str(row["signature"]),
+        key_id=str(row["key_id"]),
+    )
+
+
+class KeyringSigningKeys:
+    """`SigningKeys`: one random key, generated on first use and kept in the OS keyring
+    (service ``coach``, username ``eval_signing_key``), stored as hex. Its id is a digest."""
+
+    def __init__(self, store: KeyStore | None = None) -> None:
+        self._store = store or KeyStore(EVAL_SIGNING_KEY)
+
+    def _stored(self) -> bytes | None:
+        text = self._store.get()
+        if text is None:
+            return None
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            return None  # not a key Coach wrote: treated as absent for checking
+
+    def signing_key(self) -> tuple[str, bytes]:
+        key = self._stored()
+        if key is None:
+            key = secrets.token_bytes(_KEY_BYTES)
+            self._store.set(key.hex())
+        return key_id_for(key), key
+
+    def key_for(self, key_id: str) -> bytes | None:
+        key = self._stored()
+        return key if key is not None and key_id_for(key) == key_id else None

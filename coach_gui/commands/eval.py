@@ -1,0 +1,183 @@
+"""`coach eval [--last N | --session ID ...] --repeats R [--concurrency C] [--json]`: judge
+recorded answers again, R times with core assertions and R times without, and record a
+signed report of how consistent the judge was (DESIGN §7, ADR 0014 shape).
+
+The report goes to stdout (one JSON object with --json); a progress bar and the summary
+go to stderr. Ctrl+C stops sending; the calls under way finish and what finished is
+recorded as a partial report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+from coach_gui.commands.output import EXIT_OK, EXIT_USAGE, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.services.evals import EvalRun
+
+MAX_CONCURRENCY = 32
+_BAR = 30
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return number
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "eval", help="judge recorded answers again with and without assertions; signed report"
+    )
+    chosen = parser.add_mutually_exclusive_group()
+    chosen.add_argument(
+        "--last", type=_positive, metavar="N", help="the N newest sessions with judged answers"
+    )
+    chosen.add_argument(
+        "--session", action="append", metavar="ID", help="a session to take (repeatable)"
+    )
+    parser.add_argument(
+        "--repeats", type=_positive, required=True, metavar="R", help="judge each answer R times"
+    )
+    parser.add_argument(
+        "--concurrency", type=_positive, default=4, metavar="C", help="calls at a time (4)"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+class _ProgressBar:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = round(_BAR * done / total) if total else _BAR
+        with self._lock:
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (_BAR - filled)}] {done}/{total} calls")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _as_json(run: EvalRun) -> dict[str, Any]:
+    return {**run.report.to_json(), "key_id": run.key_id, "signature": run.signature}
+
+
+def _print(run: EvalRun) -> None:
+    from coach_gui.domain.evals import figure_rows
+
+    report = run.report
+    print(f"eval run {report.eval_run_id}: verdict {report.verdict}")
+    print(f"{'':26}{'assertions_on':>15}{'assertions_off':>15}")
+    for label, on, off in figure_rows(report):
+        print(f"{label:26}{on:>15}{off:>15}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from coach_gui.adapters.eval_journal import KeyringSigningKeys, SqliteEvalJournal
+    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.commands.recovery import recover
+    from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
+    from coach_gui.services.evals import (
+        AssertionsSwitchedOff,
+        EvalRefused,
+        judged_items,
+        run_eval,
+    )
+
+    if args.repeats < 2:
+        raise UsageError("--repeats must be at least 2: consistency compares repeats")
+    if args.concurrency > MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency may be at most {MAX_CONCURRENCY}")
+    context = build_context(seed=False)
+    config = context.config.judge
+    where = str(context.config_path)
+    try:
+        if not config.enabled:
+            say(
+                "coach: the judge is switched off (judge.enabled is false), so nothing can be "
+                f"judged again. Switch it on in Coach or set judge.enabled to true in {where}."
+            )
+            return EXIT_USAGE
+        if not config.include_assertions:
+            say(f"coach: {AssertionsSwitchedOff(where)}")
+            return EXIT_USAGE
+        try:
+            judge = context.judge()
+        except (JudgeError, KeyringUnavailable) as exc:
+            say(f"coach: {exc}")
+            return EXIT_USAGE
+        try:
+            recover(context)
+            items = judged_items(
+                SqliteTraceJournal(context.journal), session_ids=args.session, last=args.last
+            )
+        except EvalRefused as exc:
+            judge.close()
+            say(f"coach: {exc}")
+            return EXIT_USAGE
+        keys = KeyringSigningKeys()
+        stop = threading.Event()
+        try:
+            total = len(items) * args.repeats * 2
+            say(
+                f"Judging {len(items)} answers {args.repeats} times with and without core "
+                f"assertions: {total} calls to {config.model}."
+            )
+            result: dict[str, Any] = {}
+
+            def work() -> None:
+                try:
+                    result["run"] = run_eval(
+                        items,
+                        judge=judge,
+                        clock=SystemClock(),
+                        store=SqliteEvalJournal(context.journal),
+                        keys=keys,
+                        repeats=args.repeats,
+                        concurrency=args.concurrency,
+                        assertions_allowed=config.include_assertions,
+                        judge_model=config.model,
+                        on_progress=_ProgressBar(),
+                        cancelled=stop,
+                        config_file=where,
+                    )
+                except Exception as exc:  # handed to the main thread, raised there
+                    result["error"] = exc
+
+            worker = threading.Thread(target=work, name="coach-eval", daemon=True)
+            worker.start()
+            try:
+                while worker.is_alive():
+                    worker.join(0.2)
+            except KeyboardInterrupt:
+                stop.set()
+                say("\ncoach: stopping; the calls under way finish and are recorded")
+                worker.join()
+        finally:
+            judge.close()
+    finally:
+        context.close()
+    error = result.get("error")
+    if isinstance(error, (EvalRefused, KeyringUnavailable)):
+        say(f"coach: {error}")
+        return EXIT_USAGE
+    if error is not None:
+        raise error
+    eval_run: EvalRun = result["run"]
+    if args.json:
+        emit_json(_as_json(eval_run))
+    else:
+        _print(eval_run)
+    say(eval_run.report.summary)
+    say(f"Recorded and signed as {eval_run.report.eval_run_id}; `coach verify` it any time.")
+    return EXIT_OK

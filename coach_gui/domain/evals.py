@@ -1,0 +1,329 @@
+"""The paired eval's figures and report (DESIGN §7–8, ADR 0014 shape): the same answers
+judged R times with core assertions (`assertions_on`) and without (`assertions_off`).
+
+Rules a reader of the report relies on:
+- An error (quota, timeout, server error, malformed reply) is never a fail: pass rate is
+  passes over calls that returned a verdict.
+- Consistency, gap agreement and flip rate compare the R repeats of one answer, so they
+  are measured only on answers whose R repeats in that arm all returned a verdict; an
+  answer with an error (or a repeat left out by a cancel) in some repeat is counted in
+  `items_incomplete` and left out, rather than compared over fewer repeats.
+- Gap sets compare gaps by (assertion index, problem). Without assertions every gap names
+  no assertion, so that arm's sets tell only the kinds of problem apart. Two empty sets
+  agree (Jaccard 1.0).
+- Flip rate: the share of pairs of repeats of one answer whose verdicts differ (the chance
+  that two runs on the same answer disagree). Latency percentiles are nearest-rank over
+  the calls that returned a verdict.
+- Verdict `pass` when `assertions_on` is at least as consistent as `assertions_off`
+  (compared exactly, as fractions); `fail` otherwise, or when either arm compared nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from fractions import Fraction
+from itertools import combinations
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
+
+from coach_gui.domain.digests import canonical_text, digest
+from coach_gui.domain.eval_traces import ARMS, Arm, CallStatus, EvalChildTrace
+from coach_gui.domain.records import Record
+
+_ROUND = 4
+
+
+class CallResult(Record):
+    """One (arm, repeat, item) judge call as the figures see it."""
+
+    arm: Arm
+    repeat: int
+    item: int
+    status: CallStatus
+    gaps: tuple[tuple[int | None, str], ...] = ()  # (assertion index, problem)
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_ms: int | None = None
+
+    @classmethod
+    def from_child(cls, trace: EvalChildTrace) -> CallResult:
+        child = trace.input
+        return cls(
+            arm=child.arm,
+            repeat=child.repeat,
+            item=child.item,
+            status=child.status,
+            gaps=tuple((gap.assertion, gap.problem) for gap in child.gaps),
+            tokens_in=child.tokens_in,
+            tokens_out=child.tokens_out,
+            latency_ms=child.latency_ms,
+        )
+
+
+class ArmFigures(Record):
+    model_config = ConfigDict(populate_by_name=True)
+
+    arm: Arm
+    calls: int
+    passed: int = Field(alias="pass")
+    failed: int = Field(alias="fail")
+    errors: int = Field(alias="error")
+    pass_rate: float | None
+    consistency: float | None
+    consistent_items: int
+    items_compared: int
+    items_incomplete: int
+    gap_agreement: float | None
+    flip_rate: float | None
+    tokens_in: int
+    tokens_out: int
+    latency_ms_p50: int | None
+    latency_ms_p95: int | None
+
+
+class EvalDelta(Record):
+    """`assertions_on` minus `assertions_off`; None where either side has no figure."""
+
+    pass_rate: float | None
+    consistency: float | None
+    gap_agreement: float | None
+    flip_rate: float | None
+    error: int
+    tokens_in: int
+    tokens_out: int
+    latency_ms_p50: int | None
+
+
+class ItemRef(Record):
+    session_id: str
+    attempt_id: str
+
+
+class ChildRef(Record):
+    arm: Arm
+    repeat: int
+    item: int
+    status: CallStatus
+    trace_id: str
+
+
+class EvalReport(Record):
+    eval_run_id: str
+    created_at: str
+    run_nonce: str
+    repeats: int
+    concurrency: int
+    items: int
+    item_refs: tuple[ItemRef, ...]
+    judge_model: str
+    partial: bool
+    calls_planned: int
+    calls_done: int
+    verdict: Literal["pass", "fail"]
+    summary: str
+    arms: tuple[ArmFigures, ...]
+    delta: EvalDelta
+    children: tuple[ChildRef, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+    def canonical(self) -> str:
+        """What the id is the digest of (with the id blank) and the signature covers."""
+        return canonical_text(self.to_json())
+
+    def arm(self, name: Arm) -> ArmFigures:
+        return next(figures for figures in self.arms if figures.arm == name)
+
+
+def report_id(report: EvalReport) -> str:
+    return digest({**report.to_json(), "eval_run_id": ""})
+
+
+def jaccard(a: frozenset[Any], b: frozenset[Any]) -> float:
+    """|a ∩ b| / |a ∪ b|; two empty sets agree completely."""
+    union = a | b
+    return 1.0 if not union else len(a & b) / len(union)
+
+
+def percentile(values: Sequence[int], q: float) -> int | None:
+    """Nearest-rank percentile (q in 0..1); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return round(sum(values) / len(values), _ROUND) if values else None
+
+
+def arm_figures(arm: Arm, results: Sequence[CallResult], repeats: int, items: int) -> ArmFigures:
+    mine = [r for r in results if r.arm == arm]
+    passed = sum(r.status == "pass" for r in mine)
+    failed = sum(r.status == "fail" for r in mine)
+    by_item: dict[int, list[CallResult]] = defaultdict(list)
+    for result in mine:
+        by_item[result.item].append(result)
+    complete = [
+        calls
+        for calls in by_item.values()
+        if len({c.repeat for c in calls}) == repeats and all(c.status != "error" for c in calls)
+    ]
+    same: list[float] = []
+    agreement: list[float] = []
+    flips: list[float] = []
+    for calls in complete:
+        verdicts = [c.status for c in sorted(calls, key=lambda c: c.repeat)]
+        same.append(float(len(set(verdicts)) == 1))
+        pairs = list(combinations(sorted(calls, key=lambda c: c.repeat), 2))
+        if not pairs:  # one repeat: nothing to disagree with
+            agreement.append(1.0)
+            flips.append(0.0)
+            continue
+        agreement.append(
+            sum(jaccard(frozenset(a.gaps), frozenset(b.gaps)) for a, b in pairs) / len(pairs)
+        )
+        flips.append(sum(a.status != b.status for a, b in pairs) / len(pairs))
+    latencies = [r.latency_ms for r in mine if r.status != "error" and r.latency_ms is not None]
+    judged = passed + failed
+    return ArmFigures.model_validate(
+        {
+            "arm": arm,
+            "calls": len(mine),
+            "pass": passed,
+            "fail": failed,
+            "error": len(mine) - judged,
+            "pass_rate": round(passed / judged, _ROUND) if judged else None,
+            "consistency": _mean(same),
+            "consistent_items": int(sum(same)),
+            "items_compared": len(complete),
+            "items_incomplete": items - len(complete),
+            "gap_agreement": _mean(agreement),
+            "flip_rate": _mean(flips),
+            "tokens_in": sum(r.tokens_in or 0 for r in mine),
+            "tokens_out": sum(r.tokens_out or 0 for r in mine),
+            "latency_ms_p50": percentile(latencies, 0.5),
+            "latency_ms_p95": percentile(latencies, 0.95),
+        }
+    )
+
+
+def _minus(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else round(a - b, _ROUND)
+
+
+def delta(on: ArmFigures, off: ArmFigures) -> EvalDelta:
+    p50 = None
+    if on.latency_ms_p50 is not None and off.latency_ms_p50 is not None:
+        p50 = on.latency_ms_p50 - off.latency_ms_p50
+    return EvalDelta(
+        pass_rate=_minus(on.pass_rate, off.pass_rate),
+        consistency=_minus(on.consistency, off.consistency),
+        gap_agreement=_minus(on.gap_agreement, off.gap_agreement),
+        flip_rate=_minus(on.flip_rate, off.flip_rate),
+        error=on.errors - off.errors,
+        tokens_in=on.tokens_in - off.tokens_in,
+        tokens_out=on.tokens_out - off.tokens_out,
+        latency_ms_p50=p50,
+    )
+
+
+def verdict_for(on: ArmFigures, off: ArmFigures) -> Literal["pass", "fail"]:
+    """`pass` when the assertions arm is at least as consistent (exact fractions)."""
+    if not on.items_compared or not off.items_compared:
+        return "fail"
+    on_share = Fraction(on.consistent_items, on.items_compared)
+    off_share = Fraction(off.consistent_items, off.items_compared)
+    return "pass" if on_share >= off_share else "fail"
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+def _cells(a: ArmFigures) -> list[tuple[str, str]]:
+    return [
+        ("pass / fail / error", f"{a.passed} / {a.failed} / {a.errors}"),
+        ("pass rate", _pct(a.pass_rate)),
+        ("verdict consistency", _pct(a.consistency)),
+        ("gap-set agreement", _pct(a.gap_agreement)),
+        ("flip rate", _pct(a.flip_rate)),
+        ("tokens in / out", f"{a.tokens_in} / {a.tokens_out}"),
+        ("latency p50 / p95 (ms)", f"{a.latency_ms_p50} / {a.latency_ms_p95}"),
+    ]
+
+
+def figure_rows(report: EvalReport) -> list[tuple[str, str, str]]:
+    """(figure, assertions_on, assertions_off) for a side-by-side table."""
+    on, off = _cells(report.arm("assertions_on")), _cells(report.arm("assertions_off"))
+    return [(label, a, b) for (label, a), (_, b) in zip(on, off, strict=True)]
+
+
+def summary_text(
+    on: ArmFigures, off: ArmFigures, verdict: str, *, items: int, repeats: int, partial: bool
+) -> str:
+    calls = on.calls + off.calls
+    text = (
+        f"Judged {items} answer{'s' if items != 1 else ''} {repeats} times in each arm "
+        f"({calls} calls{', stopped early' if partial else ''}). "
+    )
+    text += (
+        f"With core assertions the judge gave the same verdict in every repeat for "
+        f"{_pct(on.consistency)} of answers ({on.items_compared} compared), without them "
+        f"for {_pct(off.consistency)} ({off.items_compared} compared); two runs on the same "
+        f"answer disagreed {_pct(on.flip_rate)} vs {_pct(off.flip_rate)} of the time, and "
+        f"gap sets agreed {_pct(on.gap_agreement)} vs {_pct(off.gap_agreement)}. "
+        f"Pass rate {_pct(on.pass_rate)} with assertions, {_pct(off.pass_rate)} without. "
+    )
+    errors = on.errors + off.errors
+    if errors:
+        text += f"{errors} call{'s' if errors != 1 else ''} failed and count as errors, not fails. "
+    if verdict == "pass":
+        text += "Verdict: pass — sending assertions made the judge at least as consistent."
+    elif not on.items_compared or not off.items_compared:
+        text += "Verdict: fail — an arm has no answer whose every repeat returned a verdict."
+    else:
+        text += "Verdict: fail — the judge was less consistent with assertions than without."
+    return text
+
+
+def build_report(
+    results: Sequence[CallResult],
+    children: Sequence[ChildRef],
+    *,
+    item_refs: Sequence[ItemRef],
+    repeats: int,
+    concurrency: int,
+    judge_model: str,
+    created_at: str,
+    run_nonce: str,
+    calls_planned: int,
+) -> EvalReport:
+    """The report with its id computed (DESIGN §6); partial when calls were left out."""
+    items = len(item_refs)
+    on, off = (arm_figures(arm, results, repeats, items) for arm in ARMS)
+    partial = len(results) < calls_planned
+    verdict = verdict_for(on, off)
+    draft = EvalReport(
+        eval_run_id="",
+        created_at=created_at,
+        run_nonce=run_nonce,
+        repeats=repeats,
+        concurrency=concurrency,
+        items=items,
+        item_refs=tuple(item_refs),
+        judge_model=judge_model,
+        partial=partial,
+        calls_planned=calls_planned,
+        calls_done=len(results),
+        verdict=verdict,
+        summary=summary_text(on, off, verdict, items=items, repeats=repeats, partial=partial),
+        arms=(on, off),
+        delta=delta(on, off),
+        children=tuple(sorted(children, key=lambda c: (c.arm, c.repeat, c.item))),
+    )
+    return draft.model_copy(update={"eval_run_id": report_id(draft)})

@@ -1,0 +1,153 @@
+"""`coach verify <eval id>`: a recorded eval report is the report Coach signed, and every
+child trace it covers is intact and belongs to it (docs/adr/0007-eval-signing.md).
+
+In order: the report reads back as a report, in the exact bytes Coach wrote, under the id
+its content gives; the key that signed it is in the keyring and the HMAC matches; the
+children listed in the report are exactly the stored `eval_children` rows; each child
+trace is stored, recomputes, and is the call the report lists; and the report's figures
+are those the child traces give.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from pydantic import ValidationError
+
+from coach_gui.domain.errors import CoachError
+from coach_gui.domain.eval_traces import (
+    ARMS,
+    EvalChildTrace,
+    EvalVerifyFailure,
+    StoredEvalChild,
+    StoredEvalRun,
+    inspect_child,
+    signature_matches,
+)
+from coach_gui.domain.evals import CallResult, EvalReport, arm_figures, report_id
+from coach_gui.domain.session_records import StoredTrace
+from coach_gui.domain.traces import VerifyFailure
+
+
+class EvalRunReader(Protocol):
+    def eval_run(self, eval_run_id: str) -> StoredEvalRun | None: ...
+
+    def eval_run_ids(self) -> list[str]:
+        """Every recorded eval run, oldest first."""
+        ...
+
+    def eval_children(self, eval_run_id: str) -> list[StoredEvalChild]: ...
+
+    def trace_row(self, trace_id: str) -> StoredTrace | None: ...
+
+
+class SigningKeyLookup(Protocol):
+    def key_for(self, key_id: str) -> bytes | None: ...
+
+
+class EvalCheckFailed(Exception):
+    """The first thing about an eval run that does not check out."""
+
+    def __init__(self, record_id: str, reason: str) -> None:
+        super().__init__(f"{record_id}: {reason}")
+        self.record_id = record_id
+        self.reason = reason
+
+
+def _report(row: StoredEvalRun) -> EvalReport:
+    try:
+        report = EvalReport.model_validate_json(row.report)
+    except ValidationError:
+        raise EvalCheckFailed(row.id, VerifyFailure.DIGEST_MISMATCH.value) from None
+    if report.canonical() != row.report or report_id(report) != row.id:
+        raise EvalCheckFailed(row.id, VerifyFailure.DIGEST_MISMATCH.value)
+    if (report.eval_run_id, report.created_at, report.repeats) != (
+        row.id,
+        row.created_at,
+        row.repeats,
+    ):
+        raise EvalCheckFailed(row.id, VerifyFailure.DIGEST_MISMATCH.value)
+    return report
+
+
+def _signature(row: StoredEvalRun, keys: SigningKeyLookup) -> None:
+    try:
+        key = keys.key_for(row.key_id)
+    except CoachError as error:  # no keyring: say why, as the failure's reason
+        raise EvalCheckFailed(
+            row.id, f"{EvalVerifyFailure.SIGNING_KEY_MISSING.value} ({error})"
+        ) from None
+    if key is None:
+        raise EvalCheckFailed(
+            row.id,
+            f"{EvalVerifyFailure.SIGNING_KEY_MISSING.value} (key {row.key_id} is not in this "
+            "keyring, so the signature cannot be checked)",
+        )
+    if not signature_matches(row.report, key, row.signature):
+        raise EvalCheckFailed(row.id, EvalVerifyFailure.BAD_SIGNATURE.value)
+
+
+def _child(
+    report: EvalReport, ref_key: tuple[str, int, int, str], row: StoredTrace | None
+) -> EvalChildTrace:
+    arm, repeat, item, trace_id = ref_key
+    if row is None:
+        raise EvalCheckFailed(trace_id, VerifyFailure.MISSING_RECORD.value)
+    trace = inspect_child(row.body)
+    if isinstance(trace, VerifyFailure):
+        raise EvalCheckFailed(trace_id, trace.value)
+    child = trace.input
+    if (row.trace_id, row.input_digest, row.created_at) != (
+        trace.trace_id,
+        trace.input_digest,
+        child.sealed_at,
+    ):
+        raise EvalCheckFailed(trace_id, VerifyFailure.DIGEST_MISMATCH.value)
+    if (
+        row.kind != "eval_child"
+        or row.session_id is not None
+        or (child.arm, child.repeat, child.item) != (arm, repeat, item)
+        or child.run_nonce != report.run_nonce
+    ):
+        raise EvalCheckFailed(trace_id, VerifyFailure.BROKEN_CHAIN.value)
+    return trace
+
+
+def check_eval_run(reader: EvalRunReader, keys: SigningKeyLookup, eval_run_id: str) -> int:
+    """How many entries were checked; raises EvalCheckFailed at the first failure (its
+    `record_id` names the report or the child trace at fault)."""
+    row = reader.eval_run(eval_run_id)
+    if row is None:
+        raise EvalCheckFailed(eval_run_id, VerifyFailure.MISSING_RECORD.value)
+    _signature(row, keys)  # first: a changed report reads as what it is, a bad signature
+    report = _report(row)
+    checked = 1
+    listed = {(c.arm, c.repeat, c.item, c.trace_id): c for c in report.children}
+    stored = {(c.arm, c.repeat, c.item, c.trace_id) for c in reader.eval_children(row.id)}
+    extra, missing = sorted(stored - set(listed)), sorted(set(listed) - stored)
+    if extra:  # a child row the signed report does not list
+        raise EvalCheckFailed(extra[0][3], VerifyFailure.BROKEN_CHAIN.value)
+    if missing:
+        raise EvalCheckFailed(missing[0][3], VerifyFailure.MISSING_RECORD.value)
+    traces: list[EvalChildTrace] = []
+    for key, ref in sorted(listed.items()):
+        trace = _child(report, key, reader.trace_row(ref.trace_id))
+        if trace.input.status != ref.status:
+            raise EvalCheckFailed(ref.trace_id, VerifyFailure.BROKEN_CHAIN.value)
+        traces.append(trace)
+        checked += 1
+    results = [CallResult.from_child(t) for t in traces]
+    for arm in ARMS:
+        if arm_figures(arm, results, report.repeats, report.items) != report.arm(arm):
+            raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
+    return checked
+
+
+def check_eval_runs(
+    reader: EvalRunReader, keys: SigningKeyLookup, ids: Sequence[str] | None = None
+) -> int:
+    """Check every recorded run (or those in `ids`); raises at the first failure."""
+    return sum(
+        check_eval_run(reader, keys, i) for i in (reader.eval_run_ids() if ids is None else ids)
+    )

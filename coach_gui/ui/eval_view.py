@@ -1,0 +1,331 @@
+"""*Judge consistency*: judge recorded answers again, R times with core assertions and R times
+without, and see whether the assertions make the judge consistent (issue 6, DESIGN §7).
+
+Pick sessions, set repeats and concurrency, Run (after saying how many calls go to the
+judge and that half of them carry core assertions), watch the progress, Cancel (the calls
+under way finish; what finished is recorded as a partial report and shown). The two arms
+show side by side in a table and a small chart; past reports are listed with their
+verify status. All work runs on Tasks; the view is built standalone from the AppContext.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from coach_gui.domain.evals import EvalReport, figure_rows
+from coach_gui.ui import eval_jobs
+from coach_gui.ui.eval_chart import ArmChart
+from coach_gui.ui.failures import show_failure
+from coach_gui.ui.tasks import ProgressUpdate, Task
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+    from coach_gui.services.evals import EvalRun
+
+_ROLE = Qt.ItemDataRole.UserRole
+_JUDGED = Qt.ItemDataRole.UserRole + 1  # a session's judged answers: the calls, without I/O
+
+
+def _named(widget: QWidget, name: str, description: str = "") -> None:
+    widget.setAccessibleName(name)
+    if description:
+        widget.setAccessibleDescription(description)
+        widget.setToolTip(description)
+
+
+class EvalView(QWidget):
+    """The *Judge consistency* view. `refresh()` reloads sessions and history."""
+
+    sessions_loaded = Signal()
+    history_loaded = Signal()
+    run_finished = Signal(object)  # EvalReport (partial when cancelled)
+
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._stop: threading.Event | None = None
+        self.shown_report: EvalReport | None = None
+        self._build()
+        self.refresh()
+
+    # --- layout ------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.sessions = QListWidget()
+        self.sessions.setWordWrap(True)  # a long note title wraps instead of hiding the count
+        _named(self.sessions, "Sessions to evaluate", "Judged sessions, newest first")
+        self.select_all = QPushButton("Select &all")
+        _named(self.select_all, "Select all sessions")
+        self.select_all.clicked.connect(lambda: self._check_all(True))
+        self.repeats = QSpinBox()
+        self.repeats.setRange(2, 10)
+        self.repeats.setValue(3)
+        _named(self.repeats, "Repeats", "How many times each answer is judged in each arm")
+        self.concurrency = QSpinBox()
+        self.concurrency.setRange(1, 16)
+        self.concurrency.setValue(4)
+        _named(self.concurrency, "Concurrency", "How many judge calls run at a time")
+        self.run_button = QPushButton("&Run")
+        _named(self.run_button, "Run the eval", "Judge the chosen answers again, in both arms")
+        self.run_button.clicked.connect(lambda _checked=False: self.start())
+        self.cancel_button = QPushButton("&Cancel")
+        _named(self.cancel_button, "Cancel the eval", "Stop sending; what finished is kept")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        _named(self.progress, "Eval progress")
+        self.progress.setFormat("%v of %m calls")
+        self.status = QLabel("Pick sessions, then Run.")
+        self.status.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("&Repeats:", self.repeats)
+        form.addRow("C&oncurrency:", self.concurrency)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.cancel_button)
+        left = QVBoxLayout()
+        left.addWidget(QLabel("Judged sessions:"))
+        left.addWidget(self.sessions, 1)
+        left.addWidget(self.select_all)
+        left.addLayout(form)
+        left.addLayout(buttons)
+        left.addWidget(self.progress)
+        left.addWidget(self.status)
+
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Figure", "With assertions", "Without"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        for arm_column in (1, 2):
+            columns.setSectionResizeMode(arm_column, QHeaderView.ResizeMode.Stretch)
+        _named(self.table, "Both arms side by side")
+        self.chart = ArmChart()
+        self.verdict = QLabel("")
+        self.verdict.setAccessibleName("Eval verdict")
+        self.summary = QLabel("")
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName("Eval summary")
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        results = QGroupBox("With and without core assertions")
+        middle = QVBoxLayout(results)
+        middle.addWidget(self.verdict)
+        middle.addWidget(self.table, 1)
+        middle.addWidget(self.chart)
+        middle.addWidget(self.summary)
+
+        self.history = QListWidget()
+        self.history.setWordWrap(True)
+        _named(self.history, "Past reports", "Recorded eval reports, newest first")
+        self.history.currentItemChanged.connect(self._history_selected)
+        self.verify_status = QLabel("")
+        self.verify_status.setWordWrap(True)
+        self.verify_status.setAccessibleName("Verify status of the selected report")
+        right = QVBoxLayout()
+        right.addWidget(QLabel("Past reports:"))
+        right.addWidget(self.history, 1)
+        right.addWidget(self.verify_status)
+
+        row = QHBoxLayout(self)
+        row.addLayout(left, 2)
+        row.addWidget(results, 4)
+        row.addLayout(right, 2)
+
+    # --- loading -----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        context = self._context
+        Task(self, op=lambda _p: eval_jobs.judged_sessions(context),
+             success=self._show_sessions, name="eval sessions").run()  # fmt: skip
+        self._load_history()
+
+    def _load_history(self, select: str | None = None) -> None:
+        context = self._context
+        Task(self, op=lambda _p: eval_jobs.past_runs(context),
+             success=lambda runs: self._show_history(runs, select),
+             name="eval history").run()  # fmt: skip
+
+    def _show_sessions(self, sessions: list[eval_jobs.JudgedSession]) -> None:
+        self.sessions.clear()
+        for session in sessions:
+            label = f"{session.started_at[:16].replace('T', ' ')} — {session.note_title} "
+            label += f"({session.judged} judged)"
+            item = QListWidgetItem(label)
+            item.setToolTip(label)
+            item.setData(_ROLE, session.session_id)
+            item.setData(_JUDGED, session.judged)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked)
+            self.sessions.addItem(item)
+        if not sessions:
+            self.status.setText("No judged answers yet: practise with the judge on first.")
+        self.sessions_loaded.emit()
+
+    def _show_history(self, runs: list[eval_jobs.PastRun], select: str | None) -> None:
+        self.history.clear()
+        for past in runs:
+            report = past.report
+            mark = "✓" if past.verified else "✗"
+            label = f"{mark} {report.created_at[:16].replace('T', ' ')} — {report.verdict} — "
+            label += f"{report.items} answers × {report.repeats}"
+            label += " (partial)" if report.partial else ""
+            item = QListWidgetItem(label)
+            item.setData(_ROLE, past)
+            item.setToolTip(past.verify_detail)
+            self.history.addItem(item)
+            if report.eval_run_id == select:
+                self.history.setCurrentItem(item)
+        self.history_loaded.emit()
+
+    def _history_selected(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            return
+        past: eval_jobs.PastRun = item.data(_ROLE)
+        self.show_report(past.report)
+        verdict = "Verified" if past.verified else "Verify FAILED"
+        self.verify_status.setText(f"{verdict}: {past.verify_detail}")
+
+    def show_report(self, report: EvalReport) -> None:
+        self.shown_report = report
+        rows = figure_rows(report)
+        self.table.setRowCount(len(rows))
+        for r, cells in enumerate(rows):
+            for c, text in enumerate(cells):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        self.chart.set_report(report)
+        partial = " (stopped early: partial)" if report.partial else ""
+        self.verdict.setText(f"<b>Verdict: {report.verdict}</b>{partial}")
+        self.summary.setText(report.summary)
+
+    # --- running -----------------------------------------------------------------------------
+    def checked_session_ids(self) -> list[str]:
+        return [
+            str(self.sessions.item(n).data(_ROLE))
+            for n in range(self.sessions.count())
+            if self.sessions.item(n).checkState() == Qt.CheckState.Checked
+        ]
+
+    def _check_all(self, checked: bool) -> None:
+        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+        for n in range(self.sessions.count()):
+            self.sessions.item(n).setCheckState(state)
+
+    def _refuse(self, text: str) -> None:
+        self.status.setText(text)
+        QMessageBox.information(self, "Judge consistency", text)
+
+    def start(self, *, confirm: bool = True) -> None:
+        """Ask, then run the eval over the checked sessions."""
+        config = self._context.config.judge
+        ids = self.checked_session_ids()
+        if not ids:
+            self._refuse("Tick at least one session to evaluate.")
+            return
+        if not config.enabled:
+            self._refuse("The judge is switched off. Switch it on (toolbar) to run an eval.")
+            return
+        if not config.include_assertions:
+            self._refuse(
+                "“Send core assertions” is off, so the arm with assertions cannot run and "
+                "nothing was sent. Turn it on (toolbar) to compare the two arms."
+            )
+            return
+        items = sum(
+            int(self.sessions.item(n).data(_JUDGED))
+            for n in range(self.sessions.count())
+            if self.sessions.item(n).checkState() == Qt.CheckState.Checked
+        )
+        calls = items * self.repeats.value() * 2
+        if confirm and not self._confirmed(items, calls, config.model):
+            return
+        self._launch(ids, calls)
+
+    def _confirmed(self, items: int, calls: int, model: str) -> bool:
+        buttons = QMessageBox.StandardButton
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Run the eval")
+        box.setText(f"Send {calls} calls to the judge ({model})?")
+        box.setInformativeText(
+            f"Each of your {items} answers is judged {self.repeats.value()} times with your "
+            f"core assertions and {self.repeats.value()} times without. Half of the calls "
+            "include the note's core assertions; every call includes the challenge and your "
+            "answer. Each payload is kept in “Sent to judge”."
+        )
+        box.setStandardButtons(buttons.Ok | buttons.Cancel)
+        box.button(buttons.Ok).setText("Send")
+        box.setDefaultButton(buttons.Cancel)
+        box.setAccessibleName("Run the eval")
+        return box.exec() == buttons.Ok
+
+    def _launch(self, ids: list[str], calls: int) -> None:
+        stop = self._stop = threading.Event()
+        self.progress.setRange(0, max(calls, 1))
+        self.progress.setValue(0)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.status.setText("Judging…")
+        context, repeats, concurrency = (
+            self._context,
+            self.repeats.value(),
+            self.concurrency.value(),
+        )
+        Task(
+            self,
+            op=lambda progress: eval_jobs.run(
+                context, ids, repeats, concurrency, lambda d, t: progress(d, t), stop
+            ),
+            success=self._finished,
+            failure=self._failed,
+            progress=self._progressed,
+            name="eval run",
+        ).run()
+
+    def cancel(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+            self.cancel_button.setEnabled(False)
+            self.status.setText("Stopping after the calls under way…")
+
+    def _progressed(self, update: ProgressUpdate) -> None:
+        if update.total:
+            self.progress.setMaximum(update.total)
+        self.progress.setValue(update.done)
+
+    def _idle(self) -> None:
+        self._stop = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def _finished(self, run: EvalRun) -> None:
+        self._idle()
+        report = run.report
+        self.show_report(report)
+        done = "Stopped early; recorded what finished" if report.partial else "Recorded"
+        self.status.setText(f"{done} as {report.eval_run_id[:12]}…, signed.")
+        self._load_history(select=report.eval_run_id)
+        self.run_finished.emit(report)
+
+    def _failed(self, error: Exception) -> None:
+        self._idle()
+        self.status.setText(str(error))
+        show_failure(self, error)

@@ -1,0 +1,139 @@
+"""The *Judge consistency* view against the fake judge over real sockets: sessions recorded by
+`coach practice`, a run with progress, a cancelled run that keeps what finished, and the
+history with each report's verify status. Writes docs/screenshots/eval.png."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
+from fakes.noisy_judge import NoisyVerdicts
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from coach_gui.bootstrap import build_context
+from coach_gui.cli import main
+from coach_gui.domain.evals import EvalReport
+from coach_gui.ui.eval_view import EvalView
+
+KEY = "test-key"
+WAIT_MS = 30_000
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def gemini(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[FakeGemini]:
+    """A fake judge, and two sessions of three judged answers recorded by `coach practice`."""
+    with FakeGemini(api_keys={KEY}) as server, FakeOllama() as ollama:
+        server.reply_for = passes_items_whose_answer_contains("because")
+        config = Path(os.environ["COACH_CONFIG"])
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(
+            json.dumps(
+                {
+                    "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL},
+                    "judge": {"baseUrl": server.url, "maxRetries": 0},
+                }
+            ),
+            encoding="utf-8",
+        )
+        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+        assert main(["key", "set"]) == 0
+        for session in range(2):
+            for n in range(3):
+                ollama.queue_challenge(f"Question {session}.{n}: why would this take so long?")
+            answers = [f"Answer {session}.{n} because it is slow." for n in range(3)]
+            path = tmp_path / f"answers{session}.json"
+            path.write_text(json.dumps(answers), encoding="utf-8")
+            assert main(["practice", "natural-selection", "--answers", str(path), "--json"]) == 0
+        capsys.readouterr()
+        yield server
+
+
+def _view(qtbot: QtBot) -> EvalView:
+    view = EvalView(build_context(seed=False), None)
+    qtbot.addWidget(view)
+    view.resize(1180, 560)
+    with qtbot.waitSignals([view.sessions_loaded, view.history_loaded], timeout=WAIT_MS):
+        view.show()
+    return view
+
+
+def test_run_shows_both_arms_records_the_report_and_verifies_it(
+    qtbot: QtBot,
+    gemini: FakeGemini,
+    answer_dialog: Callable[[str], Any],
+    unnamed_controls: Callable[[QWidget], list[str]],
+) -> None:
+    gemini.reply_for = NoisyVerdicts(p_without=0.5, p_with=0.0, seed=3)
+    view = _view(qtbot)
+    assert unnamed_controls(view) == []
+    assert view.sessions.count() == 2 and view.history.count() == 0
+    qtbot.mouseClick(view.select_all, Qt.MouseButton.LeftButton)
+    view.repeats.setValue(2)
+    before = len(gemini.generate_requests)
+    answer = answer_dialog("Send")
+    with qtbot.waitSignal(view.run_finished, timeout=WAIT_MS) as finished:
+        qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+    assert answer.answered and "Send 24 calls" in answer.text
+    assert "core assertions" in answer.informative
+    report: EvalReport = finished.args[0]
+    assert len(gemini.generate_requests) - before == 24 and not report.partial
+    assert view.progress.value() == view.progress.maximum() == 24
+    cells = {
+        view.table.item(r, 0).text(): view.table.item(r, 1).text()
+        for r in range(view.table.rowCount())
+    }
+    assert cells["verdict consistency"] == "100%"
+    assert report.verdict in view.verdict.text() and view.summary.text() == report.summary
+    qtbot.waitUntil(lambda: view.history.count() == 1, timeout=WAIT_MS)
+    assert view.history.item(0).text().startswith("✓")
+    qtbot.waitUntil(lambda: view.verify_status.text().startswith("Verified"), timeout=WAIT_MS)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)
+    assert view.grab().save(str(SHOTS / "eval.png"), "PNG")
+
+
+def test_cancel_keeps_what_finished_and_shows_it_as_partial(
+    qtbot: QtBot, gemini: FakeGemini
+) -> None:
+    gemini.reply_for = NoisyVerdicts(p_without=0.5, p_with=0.0, latency_seconds=0.2)
+    view = _view(qtbot)
+    view.sessions.item(0).setCheckState(Qt.CheckState.Checked)
+    view.concurrency.setValue(1)
+    with qtbot.waitSignal(view.run_finished, timeout=WAIT_MS) as finished:
+        view.start(confirm=False)
+        assert view.cancel_button.isEnabled() and not view.run_button.isEnabled()
+        qtbot.waitUntil(lambda: view.progress.value() >= 2, timeout=WAIT_MS)
+        qtbot.mouseClick(view.cancel_button, Qt.MouseButton.LeftButton)
+    report: EvalReport = finished.args[0]
+    assert report.partial and 2 <= report.calls_done < report.calls_planned == 18
+    assert "partial" in view.verdict.text() and view.run_button.isEnabled()
+    qtbot.waitUntil(lambda: view.history.count() == 1, timeout=WAIT_MS)
+    assert "(partial)" in view.history.item(0).text()
+
+
+def test_assertions_switched_off_refuses_before_sending(
+    qtbot: QtBot, gemini: FakeGemini, answer_dialog: Callable[[str], Any]
+) -> None:
+    view = _view(qtbot)
+    config = view._context.config
+    view._context.config = config.model_copy(
+        update={"judge": config.judge.model_copy(update={"include_assertions": False})}
+    )
+    view.sessions.item(0).setCheckState(Qt.CheckState.Checked)
+    before = len(gemini.requests)
+    answer = answer_dialog("OK")
+    qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
+    assert answer.answered and "Send core assertions" in answer.text
+    assert len(gemini.requests) == before and view.run_button.isEnabled()

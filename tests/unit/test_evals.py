@@ -1,0 +1,374 @@
+"""The paired eval's figures, verdict rule, report identity and signature, and the harness
+over in-memory ports (issue 6)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+
+import pytest
+from fakes.memory import TickingClock
+
+from coach_gui.domain.eval_traces import (
+    EvalChildTrace,
+    inspect_child,
+    key_id_for,
+    sign,
+    signature_matches,
+)
+from coach_gui.domain.evals import (
+    CallResult,
+    ChildRef,
+    EvalReport,
+    ItemRef,
+    arm_figures,
+    build_report,
+    jaccard,
+    percentile,
+    report_id,
+)
+from coach_gui.domain.judge_errors import JudgeQuotaExceeded
+from coach_gui.domain.tier2 import Tier2Payload
+from coach_gui.domain.traces import VerifyFailure
+from coach_gui.domain.verdicts import JudgeResponse
+from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
+from coach_gui.services.evals import (
+    AssertionsSwitchedOff,
+    EvalItem,
+    NothingToEvaluate,
+    run_eval,
+)
+
+GAP = (0, "unexplained")
+
+
+def _call(
+    arm: str, repeat: int, item: int, status: str, gaps: tuple[tuple[int | None, str], ...] = ()
+) -> CallResult:
+    return CallResult.model_validate(
+        {
+            "arm": arm,
+            "repeat": repeat,
+            "item": item,
+            "status": status,
+            "gaps": gaps,
+            "tokens_in": 10,
+            "tokens_out": 3,
+            "latency_ms": 100 + 10 * repeat + item,
+        }
+    )
+
+
+def test_jaccard_edge_cases() -> None:
+    assert jaccard(frozenset(), frozenset()) == 1.0  # two empty gap sets agree
+    assert jaccard(frozenset({GAP}), frozenset()) == 0.0
+    assert jaccard(frozenset({GAP, (1, "wrong")}), frozenset({GAP})) == 0.5
+    assert jaccard(frozenset({GAP}), frozenset({GAP})) == 1.0
+
+
+def test_nearest_rank_percentiles() -> None:
+    assert percentile([], 0.5) is None
+    assert percentile([7], 0.95) == 7
+    assert percentile([40, 10, 30, 20], 0.5) == 20
+    assert percentile(list(range(1, 101)), 0.95) == 95
+
+
+def test_figures_from_scripted_results() -> None:
+    results = [
+        # item 0: pass, pass, pass (consistent)
+        *(_call("assertions_off", r, 0, "pass") for r in range(3)),
+        # item 1: pass, fail, pass (one flip: 2 of 3 pairs disagree)
+        _call("assertions_off", 0, 1, "pass"),
+        _call("assertions_off", 1, 1, "fail", (GAP,)),
+        _call("assertions_off", 2, 1, "pass"),
+        # item 2: an error in one repeat: counted, never a fail, left out of consistency
+        _call("assertions_off", 0, 2, "fail", (GAP,)),
+        _call("assertions_off", 1, 2, "error"),
+        _call("assertions_off", 2, 2, "fail", (GAP,)),
+    ]
+    figures = arm_figures("assertions_off", results, repeats=3, items=3)
+    assert (figures.calls, figures.passed, figures.failed, figures.errors) == (9, 5, 3, 1)
+    assert figures.pass_rate == round(5 / 8, 4)  # over calls that returned a verdict
+    assert (figures.items_compared, figures.items_incomplete) == (2, 1)
+    assert figures.consistency == 0.5 and figures.consistent_items == 1
+    assert figures.flip_rate == round((0 + 2 / 3) / 2, 4)
+    assert figures.gap_agreement == round((1 + 1 / 3) / 2, 4)
+    assert (figures.tokens_in, figures.tokens_out) == (90, 27)
+    # nearest rank over the 8 calls with a verdict: 100 101 102 110 | 111 120 121 122
+    assert figures.latency_ms_p50 == 110 and figures.latency_ms_p95 == 122
+    as_json = figures.model_dump(mode="json", by_alias=True)
+    assert {"pass", "fail", "error", "pass_rate", "consistency", "gap_agreement"} <= set(as_json)
+
+
+def _report(on: Sequence[str], off: Sequence[str], repeats: int = 2) -> EvalReport:
+    results = [
+        _call(arm, r, 0, status)
+        for arm, statuses in (("assertions_on", on), ("assertions_off", off))
+        for r, status in enumerate(statuses)
+    ]
+    children = [
+        ChildRef(arm=c.arm, repeat=c.repeat, item=c.item, status=c.status, trace_id=f"{n:064x}")
+        for n, c in enumerate(results)
+    ]
+    return build_report(
+        results,
+        children,
+        item_refs=[ItemRef(session_id="s", attempt_id="a")],
+        repeats=repeats,
+        concurrency=1,
+        judge_model="m",
+        created_at="2026-11-01T09:00:00+00:00",
+        run_nonce="n",
+        calls_planned=2 * repeats,
+    )
+
+
+@pytest.mark.parametrize(
+    ("on", "off", "verdict"),
+    [
+        (["pass", "pass"], ["pass", "fail"], "pass"),  # more consistent with assertions
+        (["pass", "fail"], ["fail", "pass"], "pass"),  # equally inconsistent: a tie passes
+        (["fail", "fail"], ["pass", "pass"], "pass"),  # tie at 100 %: at least as consistent
+        (["pass", "fail"], ["fail", "fail"], "fail"),  # less consistent with assertions
+        (["error", "pass"], ["pass", "pass"], "fail"),  # nothing compared in one arm
+    ],
+)
+def test_the_verdict_rule(on: list[str], off: list[str], verdict: str) -> None:
+    report = _report(on, off)
+    assert report.verdict == verdict
+    assert f"Verdict: {verdict}" in report.summary
+
+
+def test_report_id_and_canonical_form_round_trip() -> None:
+    report = _report(["pass", "pass"], ["pass", "fail"])
+    assert report.eval_run_id == report_id(report) and len(report.eval_run_id) == 64
+    again = EvalReport.model_validate_json(report.canonical())
+    assert again == report and again.canonical() == report.canonical()
+    data = report.to_json()
+    assert {"eval_run_id", "repeats", "items", "verdict", "summary", "arms", "delta"} <= set(data)
+    assert data["delta"]["consistency"] == 1.0 and data["items"] == 1
+    changed = report.model_copy(update={"verdict": "fail"})
+    assert report_id(changed) != report.eval_run_id
+    assert _report(["pass", "pass"], ["pass", "pass"], repeats=2).partial is False
+
+
+def test_signature_and_key_id() -> None:
+    key = bytes(range(32))
+    text = _report(["pass", "pass"], ["pass", "fail"]).canonical()
+    signature = sign(text, key)
+    assert signature_matches(text, key, signature)
+    assert not signature_matches(text.replace("pass", "fail", 1), key, signature)
+    assert not signature_matches(text, bytes(32), signature)
+    assert len(key_id_for(key)) == 16 and key.hex() not in key_id_for(key)
+
+
+# --- the harness over in-memory ports -------------------------------------------------------
+
+
+class _FlakyWithoutAssertions:
+    """Passes every item sent with assertions; without them, fails the second call on each
+    answer. Raises quota for answers containing "quota" (an error, not a fail)."""
+
+    def __init__(self) -> None:
+        self.payloads: list[Tier2Payload] = []
+        self._lock = threading.Lock()
+        self._seen: dict[str, int] = {}
+
+    def judge(self, payload: Tier2Payload) -> JudgeResponse:
+        (item,) = payload.items
+        with self._lock:
+            self.payloads.append(payload)
+            seen = self._seen.get(item.answer, 0)
+            self._seen[item.answer] = seen + (item.core_assertions is None)
+        if "quota" in item.answer:
+            raise JudgeQuotaExceeded()
+        fail = item.core_assertions is None and seen == 1
+        gaps = [{"assertion": None, "problem": "wrong", "explanation": "no"}] if fail else []
+        text = json.dumps(
+            {"items": [{"index": 0, "verdict": "fail" if fail else "pass", "gaps": gaps,
+                        "feedback": "ok"}]}
+        )  # fmt: skip
+        return JudgeResponse(
+            raw_text=text,
+            model="m",
+            tokens_in=5,
+            tokens_out=2,
+            latency_ms=9,
+            request_body="{}",
+            outbox_id=None,
+        )
+
+
+class _Store:
+    def __init__(self) -> None:
+        self.runs: list[tuple[EvalReport, str, str, list[EvalChildTrace]]] = []
+
+    def store_run(
+        self, report: EvalReport, signature: str, key_id: str, traces: Sequence[EvalChildTrace]
+    ) -> None:
+        self.runs.append((report, signature, key_id, list(traces)))
+
+
+class _Keys:
+    key = b"k" * 32
+
+    def signing_key(self) -> tuple[str, bytes]:
+        return key_id_for(self.key), self.key
+
+    def key_for(self, key_id: str) -> bytes | None:
+        return self.key if key_id == key_id_for(self.key) else None
+
+
+def _items(*answers: str) -> list[EvalItem]:
+    return [
+        EvalItem(f"s{n}", f"a{n}", "Why?", answer, ("Assertion one.", "Assertion two."))
+        for n, answer in enumerate(answers)
+    ]
+
+
+def _run(judge: _FlakyWithoutAssertions, items: list[EvalItem], **kwargs: object) -> _Store:
+    store = _Store()
+    run_eval(
+        items,
+        judge=judge,
+        clock=TickingClock(),
+        store=store,
+        keys=_Keys(),
+        repeats=3,
+        concurrency=kwargs.pop("concurrency", 3),  # type: ignore[arg-type]
+        assertions_allowed=kwargs.pop("assertions_allowed", True),  # type: ignore[arg-type]
+        judge_model="m",
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return store
+
+
+def test_harness_judges_each_item_in_both_arms_and_counts_errors_apart() -> None:
+    judge = _FlakyWithoutAssertions()
+    progress: list[tuple[int, int]] = []
+    store = _run(
+        judge,
+        _items("one", "two", "quota please"),
+        on_progress=lambda d, t: progress.append((d, t)),
+    )
+    ((report, signature, key_id, traces),) = store.runs
+    on, off = report.arm("assertions_on"), report.arm("assertions_off")
+    assert (on.passed, on.failed, on.errors) == (6, 0, 3)
+    assert (off.passed, off.failed, off.errors) == (4, 2, 3)
+    assert (on.consistency, off.consistency) == (1.0, 0.0) and report.verdict == "pass"
+    assert on.items_incomplete == off.items_incomplete == 1
+    assert len(traces) == len(report.children) == 18 and not report.partial
+    assert sorted(progress)[-1] == (18, 18)
+    sent_with = [p for p in judge.payloads if p.carries_assertions]
+    assert len(sent_with) == 9 and len(judge.payloads) == 18
+    assert all(len(p.items) == 1 for p in judge.payloads)  # one answer per request, as practice
+    assert all(isinstance(inspect_child(t.body), EvalChildTrace) for t in traces)
+    assert signature == sign(report.canonical(), _Keys.key) and key_id == key_id_for(_Keys.key)
+
+
+def test_cancel_keeps_what_finished_as_a_partial_report() -> None:
+    judge = _FlakyWithoutAssertions()
+    stop = threading.Event()
+
+    def progress(done: int, total: int) -> None:
+        if done >= 4:
+            stop.set()
+
+    store = _run(judge, _items("one", "two"), concurrency=1, on_progress=progress, cancelled=stop)
+    ((report, _, _, traces),) = store.runs
+    assert report.partial and report.calls_done == len(traces) == 4 and report.calls_planned == 12
+    assert len(judge.payloads) == 4
+    assert "stopped early" in report.summary
+
+
+def test_refusals_send_nothing() -> None:
+    judge = _FlakyWithoutAssertions()
+    with pytest.raises(AssertionsSwitchedOff, match="includeAssertions"):
+        _run(judge, _items("one"), assertions_allowed=False)
+    with pytest.raises(NothingToEvaluate):
+        _run(judge, [])
+    assert judge.payloads == []
+
+
+class _Reader:
+    def __init__(self, store: _Store) -> None:
+        report, signature, key_id, traces = store.runs[0]
+        from coach_gui.domain.eval_traces import StoredEvalChild, StoredEvalRun
+        from coach_gui.domain.session_records import StoredTrace
+
+        self.run = StoredEvalRun(
+            id=report.eval_run_id,
+            created_at=report.created_at,
+            repeats=report.repeats,
+            report=report.canonical(),
+            signature=signature,
+            key_id=key_id,
+        )
+        self.children = [
+            StoredEvalChild(
+                eval_run_id=report.eval_run_id,
+                trace_id=t.trace_id,
+                arm=t.input.arm,
+                repeat=t.input.repeat,
+                item=t.input.item,
+            )
+            for t in traces
+        ]
+        self.traces = {
+            t.trace_id: StoredTrace(
+                trace_id=t.trace_id,
+                session_id=None,
+                kind="eval_child",
+                input_digest=t.input_digest,
+                body=t.body,
+                created_at=t.input.sealed_at,
+            )
+            for t in traces
+        }
+
+    def eval_run(self, eval_run_id: str) -> object:
+        return self.run if eval_run_id == self.run.id else None
+
+    def eval_run_ids(self) -> list[str]:
+        return [self.run.id]
+
+    def eval_children(self, eval_run_id: str) -> list[object]:
+        return list(self.children)
+
+    def trace_row(self, trace_id: str) -> object:
+        return self.traces.get(trace_id)
+
+
+def test_verification_names_what_changed() -> None:
+    reader = _Reader(_run(_FlakyWithoutAssertions(), _items("one", "two")))
+    run_id = reader.run.id
+    assert check_eval_run(reader, _Keys(), run_id) == 13  # type: ignore[arg-type]
+
+    class _NoKey(_Keys):
+        def key_for(self, key_id: str) -> bytes | None:
+            return None
+
+    with pytest.raises(EvalCheckFailed) as failed:
+        check_eval_run(reader, _NoKey(), run_id)  # type: ignore[arg-type]
+    assert failed.value.reason.startswith("signing key missing")
+
+    original = reader.run
+    reader.run = original.model_copy(
+        update={"report": original.report.replace('"pass"', '"fail"', 1)}
+    )
+    with pytest.raises(EvalCheckFailed) as failed:
+        check_eval_run(reader, _Keys(), run_id)  # type: ignore[arg-type]
+    assert (failed.value.record_id, failed.value.reason) == (run_id, "bad signature")
+    reader.run = original
+
+    child = reader.children[0].trace_id
+    row = reader.traces[child]
+    reader.traces[child] = row.model_copy(update={"body": row.body.replace('"m"', '"x"', 1)})
+    with pytest.raises(EvalCheckFailed) as failed:
+        check_eval_run(reader, _Keys(), run_id)  # type: ignore[arg-type]
+    assert (failed.value.record_id, failed.value.reason) == (child, VerifyFailure.DIGEST_MISMATCH)
+    del reader.traces[child]
+    with pytest.raises(EvalCheckFailed) as failed:
+        check_eval_run(reader, _Keys(), run_id)  # type: ignore[arg-type]
+    assert (failed.value.record_id, failed.value.reason) == (child, "missing record")
