@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import time
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QSettings, QTimer, QUrl
+from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import APP_NAME, __version__
@@ -19,6 +22,13 @@ if TYPE_CHECKING:
     from coach_gui.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
+
+# The reverse-DNS id: the .desktop file's name, the icon's name, the Wayland app id.
+APP_ID = "io.github.coach.Coach"
+_ICONS = Path(__file__).resolve().parents[1] / "resources" / "icons"
+WELCOME_SEEN_KEY = "welcome/seen"  # QSettings: the welcome was shown once (or skipped)
+SMOKE_TIMEOUT_MS = 60_000
+_IMPORTED = time.perf_counter()
 
 
 class ConfigChoice(Enum):
@@ -68,13 +78,23 @@ def create_application(argv: list[str]) -> QApplication:
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(APP_NAME)
     app.setApplicationVersion(__version__)
-    app.setDesktopFileName("coach")  # windows match the menu entry (coach.desktop)
+    app.setDesktopFileName(APP_ID)  # windows match the menu entry (<APP_ID>.desktop)
+    app.setWindowIcon(app_icon())
     return app
 
 
-def open_main_window() -> MainWindow | None:
+def app_icon() -> QIcon:
+    """The app icon from the PNGs shipped in the package (no SVG plugin needed)."""
+    icon = QIcon()
+    for png in sorted(_ICONS.glob("coach-*.png")):
+        icon.addFile(str(png))
+    return icon
+
+
+def open_main_window(*, ask: bool = True) -> MainWindow | None:
     """Build the app context, asking the learner to fix or reset a bad config; None
-    when they choose to quit or Coach cannot start."""
+    when they choose to quit or Coach cannot start. With `ask` False (--smoke, headless)
+    a problem is printed to stderr instead of asked about."""
     from coach_gui.bootstrap import build_context
     from coach_gui.config import config_path, reset_config
 
@@ -83,6 +103,9 @@ def open_main_window() -> MainWindow | None:
             context = build_context()
         except ConfigError as error:
             log.warning("bad config: %s", error)
+            if not ask:
+                print(f"coach: {error}", file=sys.stderr)
+                return None
             path = Path(error.path) if error.path else config_path()
             choice = ConfigErrorDialog(error).ask()
             if choice is ConfigChoice.OPEN_FILE:
@@ -94,6 +117,9 @@ def open_main_window() -> MainWindow | None:
             continue
         except Exception as error:  # e.g. the data folder cannot be created
             log.exception("Coach could not start")
+            if not ask:
+                print(f"coach: {learner_message(error)}", file=sys.stderr)
+                return None
             QMessageBox.critical(None, "Coach cannot start", learner_message(error))
             return None
         break
@@ -103,16 +129,85 @@ def open_main_window() -> MainWindow | None:
     return MainWindow(context)
 
 
-def run_gui(argv: list[str]) -> int:
+def process_age() -> float:
+    """Seconds since this process was created (Linux: from /proc, so interpreter start-up
+    and every import count), else since the interpreter imported this module."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - started
+    except (OSError, ValueError, IndexError, AttributeError):
+        return time.perf_counter() - _IMPORTED
+
+
+def maybe_welcome(window: MainWindow) -> None:
+    """First run only: the welcome, once; skipping it counts as seen."""
+    settings = QSettings()
+    if settings.value(WELCOME_SEEN_KEY, False, type=bool):
+        return
+    settings.setValue(WELCOME_SEEN_KEY, True)
+    from coach_gui.ui.welcome import show_welcome
+
+    show_welcome(window)
+
+
+def _smoke(app: QApplication, window: MainWindow) -> int:
+    """`coach --smoke`: show the window, wait for the first load of the notes, print the
+    time to shown and exit 0 (1 when the notes never arrive)."""
+    shown_at: list[float] = []
+    outcome: list[int] = []
+
+    def finish(code: int) -> None:
+        if outcome:
+            return
+        outcome.append(code)
+        window.close()
+        app.quit()
+
+    def listed() -> None:
+        listed_at = process_age()
+        shown = shown_at[0] if shown_at else listed_at
+        count = window.note_list.model.rowCount()
+        print(
+            f"coach --smoke: main window shown {shown:.3f} s after process start; "
+            f"{count} notes listed at {listed_at:.3f} s",
+            flush=True,
+        )
+        finish(0)
+
+    def timed_out() -> None:
+        print(
+            f"coach --smoke: the notes were not listed within {SMOKE_TIMEOUT_MS // 1000} s; "
+            f"see {window.context.log_file}",
+            file=sys.stderr,
+            flush=True,
+        )
+        finish(1)
+
+    window.notes_listed.connect(listed)
+    QTimer.singleShot(SMOKE_TIMEOUT_MS, timed_out)
+    window.show()
+    shown_at.append(process_age())
+    app.exec()
+    from coach_gui.ui import tasks
+
+    tasks.wait_for_all(10_000)  # the Ollama check and session recovery end before exit
+    return outcome[0] if outcome else 1
+
+
+def run_gui(argv: list[str], *, smoke: bool = False) -> int:
     """`coach` with no sub-command: the desktop app. Returns the process exit code."""
     from coach_gui import paths
     from coach_gui.bootstrap import LOG_FILE_NAME, setup_logging
 
-    app = create_application(argv)
+    app = create_application([a for a in argv if a != "--smoke"])
     setup_logging(paths.log_dir() / LOG_FILE_NAME)  # before the config, so its errors are kept
     install_excepthook()
-    window = open_main_window()
+    window = open_main_window(ask=not smoke)
     if window is None:
         return 2
+    if smoke:
+        return _smoke(app, window)
     window.show()
+    QTimer.singleShot(0, lambda: maybe_welcome(window))
     return app.exec()

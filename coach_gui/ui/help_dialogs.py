@@ -1,18 +1,25 @@
-"""Help menu windows: keyboard shortcuts, where things live, and About."""
+"""Help menu windows: keyboard shortcuts, where my data lives, the privacy summary, and
+About."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
+    QGridLayout,
     QHeaderView,
+    QLabel,
     QMessageBox,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -20,6 +27,15 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui import APP_NAME, __version__
+from coach_gui.paths import trash_dir
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+    from coach_gui.config import Config
+
+BACKUPS_FOLDER = "backups"  # beside the journal (adapters/backups.py)
+OLLAMA_URL = "https://ollama.com"
+AI_STUDIO_URL = "https://aistudio.google.com/apikey"
 
 # Keys that belong to a widget rather than a menu action.
 EDITOR_KEYS: tuple[tuple[str, str], ...] = (
@@ -73,35 +89,148 @@ def open_folder(path: Path) -> bool:
     return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
 
+@dataclass(frozen=True)
+class DataLocation:
+    """One row of *Where my data lives*: what it is, its path, the folder to open."""
+
+    what: str
+    path: Path
+    folder: Path
+
+
+def data_locations(*, kb: Path, journal: Path, config: Path, log_file: Path) -> list[DataLocation]:
+    backups = journal.parent / BACKUPS_FOLDER
+    return [
+        DataLocation("Notes (Markdown files)", kb, kb),
+        DataLocation("Deleted notes", trash_dir(kb), trash_dir(kb)),
+        DataLocation("Practice journal (answers, verdicts, history)", journal, journal.parent),
+        DataLocation("Backups of the journal", backups, backups),
+        DataLocation("Settings file", config, config.parent),
+        DataLocation("Log file (details of any error)", log_file, log_file.parent),
+    ]
+
+
+class DataLocationsDialog(QDialog):
+    """Every place Coach keeps something, each with an *Open folder* button."""
+
+    def __init__(self, locations: Sequence[DataLocation], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Where my data lives — Coach")
+        self.setAccessibleName("Where my data lives")
+        intro = QLabel(
+            "Everything below stays on this computer. Your notes are plain Markdown files "
+            "you can open in any editor; back up these folders to keep your work.",
+            self,
+        )
+        intro.setWordWrap(True)
+        intro.setAccessibleName("About these folders")
+        grid = QGridLayout()
+        self.path_labels: list[QLabel] = []
+        self.open_buttons: list[QPushButton] = []
+        for row, place in enumerate(locations):
+            what = QLabel(f"<b>{html.escape(place.what)}</b>", self)
+            where = QLabel(str(place.path), self)
+            where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            where.setAccessibleName(place.what)
+            where.setAccessibleDescription(str(place.path))
+            button = QPushButton("Open folder", self)
+            button.setAutoDefault(False)
+            button.setAccessibleName(f"Open the folder of: {place.what}")
+            button.setToolTip(str(place.folder))
+            button.clicked.connect(lambda _c=False, folder=place.folder: open_folder(folder))
+            grid.addWidget(what, 2 * row, 0, 1, 2)
+            grid.addWidget(where, 2 * row + 1, 0)
+            grid.addWidget(button, 2 * row + 1, 1)
+            self.path_labels.append(where)
+            self.open_buttons.append(button)
+        grid.setColumnStretch(0, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(grid)
+        layout.addWidget(buttons)
+        self.setMinimumWidth(560)
+
+
+def show_data_locations(parent: QWidget, context: AppContext) -> DataLocationsDialog:
+    """Help > Where my data lives."""
+    dialog = DataLocationsDialog(
+        data_locations(
+            kb=Path(context.notes.location),
+            journal=context.journal_path,
+            config=context.config_path,
+            log_file=context.log_file,
+        ),
+        parent,
+    )
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
+
+
 def show_locations(
     parent: QWidget, *, data_dir: Path, kb: str, config: Path, log_file: Path
-) -> QMessageBox:
-    box = QMessageBox(parent)
-    box.setWindowTitle("Where Coach keeps things")
-    box.setAccessibleName("Where Coach keeps things")
-    box.setText("Where Coach keeps things")
-    box.setInformativeText(
-        f"Notes (Markdown files): {kb}\n\n"
-        f"Practice journal and other data: {data_dir}\n\n"
-        f"Settings file: {config}\n\n"
-        f"Log file (details of any error): {log_file}"
+) -> DataLocationsDialog:
+    """The same dialog, from the paths the main window passes."""
+    dialog = DataLocationsDialog(
+        data_locations(
+            kb=Path(kb), journal=data_dir / "journal.sqlite3", config=config, log_file=log_file
+        ),
+        parent,
     )
-    open_data = box.addButton("Open data folder", QMessageBox.ButtonRole.ActionRole)
-    open_logs = box.addButton("Open log folder", QMessageBox.ButtonRole.ActionRole)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
+
+
+def privacy_summary_html(config: Config) -> str:
+    """What stays on this computer and what may be sent, in plain words, and what the
+    switches say now. The welcome and Help > Privacy summary both show it."""
+    from coach_gui.ui.privacy_controls import status_text
+
+    return (
+        "<p><b>Stays on this computer, always:</b> your notes, your answers, your practice "
+        "history and verdicts, your settings and the log. Challenges are written here too, "
+        "by a model running in Ollama on this computer.</p>"
+        "<p><b>May be sent, only if you switch the judge on:</b> each challenge and your "
+        "answer go to Google Gemini to be graded. The note's core assertions go with them "
+        "only if you also switch on <i>Send core assertions</i>. Never the note's text, "
+        "title, tags, source or file name. Every request sent is listed, exactly as sent, "
+        "in the <i>Sent to judge</i> view.</p>"
+        f"<p><b>Now:</b> {html.escape(status_text(config))}.</p>"
+    )
+
+
+def show_privacy_summary(parent: QWidget, config: Config) -> QMessageBox:
+    box = QMessageBox(parent)
+    box.setWindowTitle("Privacy summary — Coach")
+    box.setAccessibleName("Privacy summary")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(privacy_summary_html(config))
+    box.setInformativeText(
+        "Switch the judge and Send core assertions on or off in the toolbar "
+        "(Ctrl+Shift+J, Ctrl+Shift+A) or in Settings."
+    )
     box.addButton(QMessageBox.StandardButton.Close)
-    open_data.clicked.connect(lambda: open_folder(data_dir))
-    open_logs.clicked.connect(lambda: open_folder(log_file.parent))
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.open()
     return box
 
 
-def show_about(parent: QWidget) -> None:
-    QMessageBox.about(
-        parent,
-        f"About {APP_NAME}",
+def about_html() -> str:
+    return (
         f"<h3>{APP_NAME} {__version__}</h3>"
         "<p>A desktop tutor for people who learn from books. Keep concept notes with their "
         "core assertions, practise with challenges written by a local model, and see which "
         "ideas your answers did not explain.</p>"
-        "<p>Your notes are plain Markdown files; they open in any editor.</p>",
+        "<p>Your notes are plain Markdown files; they open in any editor.</p>"
+        "<p>Licence: MIT. Built with Python and Qt (PySide6, LGPLv3).</p>"
+        f'<p>Challenges: <a href="{OLLAMA_URL}">Ollama</a> on this computer. '
+        f'Optional judge: Google Gemini, with a key from <a href="{AI_STUDIO_URL}">'
+        "Google AI Studio</a>.</p>"
     )
+
+
+def show_about(parent: QWidget) -> None:
+    QMessageBox.about(parent, f"About {APP_NAME}", about_html())

@@ -1,0 +1,210 @@
+"""The first-run welcome: what stays on this computer and what may be sent, whether Ollama
+is ready (and the model download if it is not), the two privacy switches, and the Gemini
+key. Every part is optional and Coach works with none of it; Esc or *Skip* closes it, and
+Help > Welcome… opens it again.
+
+    show_welcome(window)  # window: the MainWindow; its privacy switches are reused
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from coach_gui.ui.help_dialogs import privacy_summary_html
+from coach_gui.ui.key_settings import GeminiKeySection
+from coach_gui.ui.tier1_status import Tier1State, Tier1Status, Tier1StatusIndicator
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+    from coach_gui.config import Config
+    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.privacy_controls import PrivacyControls
+
+INTRO = (
+    "<h2>Welcome to Coach</h2>"
+    "<p>Coach helps you remember what you read. You keep a note for each idea, with the "
+    "few <i>core assertions</i> it makes; Coach asks you questions about it, and checks "
+    "which assertions your answers explain. A sample set of notes is ready to try.</p>"
+    "<p>Nothing below is required: skip it now (Esc) and open it again from the Help "
+    "menu (Welcome…).</p>"
+)
+TIER1_READY = "Ready: challenges are written on this computer by {model}."
+TIER1_MISSING = (
+    "Ollama is running, but the model {model} is not downloaded yet. Until it is, practice "
+    "uses built-in challenges. The download is a few GB."
+)
+TIER1_UNREACHABLE = (
+    "Ollama is not running here, so practice uses built-in challenges. To have questions "
+    "written for each note, install Ollama from ollama.com, start it, then check again."
+)
+
+
+def tier1_text(status: Tier1Status) -> str:
+    if status.state is Tier1State.READY:
+        return TIER1_READY.format(model=status.model)
+    if status.state is Tier1State.MODEL_MISSING:
+        return TIER1_MISSING.format(model=status.model)
+    if status.state is Tier1State.UNREACHABLE:
+        return f"{TIER1_UNREACHABLE}\n({status.detail})" if status.detail else TIER1_UNREACHABLE
+    return "Checking whether Ollama is running on this computer…"
+
+
+class SwitchBox(QCheckBox):
+    """A check box that flips `action` (so the toolbar, the config file and the status bar
+    follow, exactly as for the toolbar switch) and shows its state. Slots are methods, so
+    Qt disconnects them when the welcome closes."""
+
+    def __init__(self, action: QAction, text: str, parent: QWidget) -> None:
+        super().__init__(text, parent)
+        self._action = action
+        self.setAccessibleName(text.replace("&", ""))
+        self.clicked.connect(self._flip)
+        action.changed.connect(self._show)
+        self._show()
+
+    def _show(self) -> None:
+        self.setChecked(self._action.isChecked())
+        self.setEnabled(self._action.isEnabled())
+        self.setToolTip(self._action.toolTip())
+        self.setAccessibleDescription(self._action.toolTip())
+
+    def _flip(self, checked: bool) -> None:
+        if checked != self._action.isChecked():
+            self._action.trigger()
+        self._show()
+
+
+class WelcomeDialog(QDialog):
+    model_downloaded = Signal(str)  # Ollama now has the model
+
+    def __init__(
+        self, context: AppContext, privacy: PrivacyControls, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.privacy = privacy
+        self.setWindowTitle("Welcome to Coach")
+        self.setObjectName("welcomeDialog")
+        self.setAccessibleName("Welcome to Coach")
+
+        intro = QLabel(INTRO, self)
+        intro.setWordWrap(True)
+        intro.setAccessibleName("Welcome")
+        self.privacy_label = QLabel(privacy_summary_html(privacy.config), self)
+        self.privacy_label.setWordWrap(True)
+        self.privacy_label.setAccessibleName("What stays on this computer and what may be sent")
+        privacy.config_changed.connect(self._show_privacy)
+
+        # Tier 1: the same check as the status bar's indicator, run on a worker thread.
+        tier1 = QGroupBox("Questions written on this computer (Ollama)", self)
+        tier1.setAccessibleName("Ollama")
+        self.tier1_indicator = Tier1StatusIndicator.for_context(context, tier1)
+        self.tier1_indicator.hide()  # its state is told in words below
+        self.tier1_label = QLabel(tier1_text(self.tier1_indicator.status), tier1)
+        self.tier1_label.setWordWrap(True)
+        self.tier1_label.setAccessibleName("Ollama status")
+        self.check_button = QPushButton("&Check again", tier1)
+        self.check_button.setAccessibleName("Check Ollama again")
+        self.check_button.setAutoDefault(False)
+        self.check_button.clicked.connect(self.tier1_indicator.refresh)
+        self.download_button = QPushButton("&Download model…", tier1)
+        self.download_button.setAccessibleName("Download the model")
+        self.download_button.setAccessibleDescription("Ask Ollama to download the model")
+        self.download_button.setAutoDefault(False)
+        self.download_button.clicked.connect(self.download_model)
+        self.download_button.hide()
+        self.tier1_indicator.status_changed.connect(self._show_tier1)
+        tier1_buttons = QHBoxLayout()
+        tier1_buttons.addWidget(self.check_button)
+        tier1_buttons.addWidget(self.download_button)
+        tier1_buttons.addStretch(1)
+        tier1_layout = QVBoxLayout(tier1)
+        tier1_layout.addWidget(self.tier1_label)
+        tier1_layout.addLayout(tier1_buttons)
+
+        # Tier 2: the toolbar's own switches, so all three places agree at once.
+        judge = QGroupBox("Grading by Google Gemini (optional)", self)
+        judge.setAccessibleName("Judge")
+        self.judge_box = SwitchBox(privacy.judge_action, "&Judge answers with Gemini", judge)
+        self.assertions_box = SwitchBox(
+            privacy.assertions_action, "Send core &assertions to the judge", judge
+        )
+        self.key_section = GeminiKeySection(
+            context.key_store(), lambda: context.judge(enabled=True), judge
+        )
+        judge_layout = QVBoxLayout(judge)
+        judge_layout.addWidget(self.judge_box)
+        judge_layout.addWidget(self.assertions_box)
+        judge_layout.addWidget(self.key_section)
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        for widget in (intro, self.privacy_label, tier1, judge):
+            body_layout.addWidget(widget)
+        body_layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+        buttons = QDialogButtonBox(self)
+        self.skip_button = buttons.addButton("&Skip", QDialogButtonBox.ButtonRole.RejectRole)
+        self.skip_button.setAccessibleName("Skip the welcome")
+        self.start_button = buttons.addButton(
+            "Start &using Coach", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.start_button.setAccessibleName("Start using Coach")
+        self.start_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll)
+        layout.addWidget(buttons)
+        self.resize(660, 720)
+        self.tier1_indicator.refresh()
+
+    def _show_privacy(self, config: Config) -> None:
+        self.privacy_label.setText(privacy_summary_html(config))
+
+    def _show_tier1(self, status: Tier1Status) -> None:
+        text = tier1_text(status)
+        self.tier1_label.setText(text)
+        self.tier1_label.setAccessibleDescription(text)
+        self.download_button.setVisible(status.state is Tier1State.MODEL_MISSING)
+
+    def download_model(self) -> None:
+        from coach_gui.ui.model_download import ModelDownloadDialog
+
+        dialog = ModelDownloadDialog.for_context(self.context, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.downloaded.connect(self.model_downloaded)
+        dialog.downloaded.connect(self._after_download)
+        dialog.open()
+
+    def _after_download(self, _model: str) -> None:
+        self.tier1_indicator.refresh()
+
+
+def show_welcome(window: MainWindow) -> WelcomeDialog:
+    """Open the welcome over the main window (Help > Welcome…, and once on first run)."""
+    dialog = WelcomeDialog(window.context, window.privacy, window)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.model_downloaded.connect(window.views.tier1_status.refresh)
+    dialog.open()
+    return dialog

@@ -1,0 +1,168 @@
+"""The first-run welcome, end to end against the fake Ollama: it says what stays local and
+what may be sent, shows the Ollama check, offers and runs the model download, saves the
+privacy switches to the config file, stores a key in the keyring, can be skipped, opens
+once on first run, and again from Help > Welcome…."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from coach_gui.adapters.secrets import KeyStore
+from coach_gui.bootstrap import build_context
+from coach_gui.config import config_path, load_config
+from coach_gui.ui.app import WELCOME_SEEN_KEY, maybe_welcome
+from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.model_download import ModelDownloadDialog
+from coach_gui.ui.welcome import WelcomeDialog
+
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+WAIT_MS = 10_000
+KEY = "AIzaSy-welcome-test-key-0123456789"
+
+
+def write_config(ollama_url: str) -> None:
+    path = Path(os.environ["COACH_CONFIG"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    config = {
+        "tier1": {"ollamaUrl": ollama_url, "model": DEFAULT_MODEL},
+        "judge": {"enabled": False},  # the learner chooses in the welcome
+    }
+    path.write_text(json.dumps(config), encoding="utf-8")
+
+
+@pytest.fixture
+def ollama_without_model() -> Iterator[FakeOllama]:
+    with FakeOllama(models=[], pull_steps=3) as ollama:
+        write_config(ollama.url)
+        yield ollama
+
+
+def open_window(qtbot: QtBot) -> MainWindow:
+    window = MainWindow(build_context())
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.show()
+    return window
+
+
+def shown_welcome(window: MainWindow) -> WelcomeDialog | None:
+    shown = [d for d in window.findChildren(WelcomeDialog) if d.isVisible()]
+    return shown[-1] if shown else None
+
+
+def open_welcome_from_help(qtbot: QtBot, window: MainWindow) -> WelcomeDialog:
+    help_menu = next(m for m in window.menuBar().actions() if m.text() == "&Help").menu()
+    assert window.menu_actions.welcome in help_menu.actions()
+    window.menu_actions.welcome.trigger()
+    qtbot.waitUntil(lambda: shown_welcome(window) is not None, timeout=WAIT_MS)
+    dialog = shown_welcome(window)
+    assert dialog is not None
+    qtbot.waitUntil(lambda: not dialog.key_section.status_label.text().startswith("Checking"))
+    return dialog
+
+
+def test_the_welcome_walks_through_ollama_the_model_privacy_and_the_key(
+    qtbot: QtBot, ollama_without_model: FakeOllama
+) -> None:
+    window = open_window(qtbot)
+    dialog = open_welcome_from_help(qtbot, window)
+
+    said = dialog.privacy_label.text()
+    assert "Stays on this computer, always:</b> your notes, your answers, your practice" in said
+    assert "each challenge and your answer go to Google Gemini" in said
+    assert "Never the note's text" in said
+    assert "Offline: nothing leaves this computer" in said  # as configured
+
+    qtbot.waitUntil(lambda: "not downloaded yet" in dialog.tier1_label.text(), timeout=WAIT_MS)
+    assert DEFAULT_MODEL in dialog.tier1_label.text()
+    assert dialog.download_button.isVisible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(50)  # let layouts settle before the grab
+    assert dialog.grab().save(str(SHOTS / "welcome.png"), "PNG")
+
+    with qtbot.waitSignal(dialog.model_downloaded, timeout=WAIT_MS):
+        qtbot.mouseClick(dialog.download_button, Qt.MouseButton.LeftButton)
+    assert [r.body["model"] for r in ollama_without_model.requests_to("/api/pull")] == [
+        DEFAULT_MODEL
+    ]
+    qtbot.waitUntil(lambda: dialog.tier1_label.text().startswith("Ready"), timeout=WAIT_MS)
+    assert not dialog.download_button.isVisible()
+    qtbot.waitUntil(lambda: window.views.tier1_status.text() == DEFAULT_MODEL, timeout=WAIT_MS)
+
+    assert not dialog.assertions_box.isEnabled()  # nothing to send while the judge is off
+    with qtbot.waitSignal(window.privacy.saved, timeout=WAIT_MS):
+        dialog.judge_box.click()  # as a click on the box or Space does
+    assert load_config(config_path()).judge.enabled
+    assert window.privacy.judge_action.isChecked()  # the toolbar switch follows
+    assert "Judge on" in dialog.privacy_label.text()
+    include_before = load_config(config_path()).judge.include_assertions
+    with qtbot.waitSignal(window.privacy.saved, timeout=WAIT_MS):
+        dialog.assertions_box.click()
+    assert load_config(config_path()).judge.include_assertions is not include_before
+    assert dialog.assertions_box.isChecked() is not include_before
+    assert window.context.config.judge.include_assertions is not include_before
+
+    section = dialog.key_section
+    section.key_field.setFocus()
+    qtbot.keyClicks(section.key_field, KEY)
+    with qtbot.waitSignal(section.status_loaded, timeout=WAIT_MS):
+        qtbot.mouseClick(section.save_button, Qt.MouseButton.LeftButton)
+    assert KeyStore().get() == KEY
+    assert section.key_field.text() == ""
+
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    assert dialog.result() == WelcomeDialog.DialogCode.Accepted
+
+
+def test_without_ollama_the_welcome_says_so_and_offers_no_download(
+    qtbot: QtBot, unnamed_controls: Callable[[QWidget], list[str]]
+) -> None:
+    write_config("http://127.0.0.1:9")  # loopback, nothing listening
+    window = open_window(qtbot)
+    dialog = open_welcome_from_help(qtbot, window)
+    assert unnamed_controls(dialog) == []
+    qtbot.waitUntil(lambda: "not running here" in dialog.tier1_label.text(), timeout=WAIT_MS)
+    assert "install Ollama from ollama.com" in dialog.tier1_label.text()
+    assert not dialog.download_button.isVisible()
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, ModelDownloadDialog)]
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
+
+
+def test_skipping_changes_nothing(qtbot: QtBot, ollama_without_model: FakeOllama) -> None:
+    window = open_window(qtbot)
+    before = Path(os.environ["COACH_CONFIG"]).read_text(encoding="utf-8")
+    dialog = open_welcome_from_help(qtbot, window)
+    qtbot.waitUntil(lambda: dialog.download_button.isVisible(), timeout=WAIT_MS)
+    qtbot.mouseClick(dialog.skip_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    assert dialog.result() == WelcomeDialog.DialogCode.Rejected
+    assert Path(os.environ["COACH_CONFIG"]).read_text(encoding="utf-8") == before
+    assert KeyStore().get() is None
+    assert ollama_without_model.requests_to("/api/pull") == []
+
+
+def test_the_welcome_opens_on_the_first_run_only(
+    qtbot: QtBot, ollama_without_model: FakeOllama
+) -> None:
+    window = open_window(qtbot)
+    assert shown_welcome(window) is None  # building the window alone never shows it
+    maybe_welcome(window)
+    dialog = shown_welcome(window)
+    assert dialog is not None
+    qtbot.waitUntil(lambda: dialog.download_button.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert QSettings().value(WELCOME_SEEN_KEY, False, type=bool)
+
+    maybe_welcome(window)  # the next start
+    assert shown_welcome(window) is None
