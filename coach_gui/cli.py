@@ -25,10 +25,14 @@ COMMANDS: tuple[str, ...] = (
     "practice",
     "sessions",
     "gaps",
+    "today",
     "judge_pending",
     "verify",
+    "eval",
     "doctor",
     "key",
+    "backup",
+    "restore",
 )
 
 
@@ -45,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
         "core assertions. With no command, opens the app.",
     )
     parser.add_argument("--version", action="version", version=f"coach {__version__}")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="open the main window, wait for the notes, print the time it took and exit "
+        "(a start-up check; runs headless with QT_QPA_PLATFORM=offscreen)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"coach_gui.commands.{name}").add_parser(commands)
@@ -59,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         from coach_gui.ui.app import run_gui
 
-        return run_gui(argv)
+        return run_gui(argv, smoke=args.smoke)
     try:
         return run(args)
     except (ConfigError, UsageError, NoteNotFound) as exc:

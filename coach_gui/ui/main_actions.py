@@ -22,10 +22,12 @@ class MainActions:
     save: QAction
     delete: QAction
     practise: QAction
+    show_today: QAction
     show_notes: QAction
     show_practice: QAction
     show_sent: QAction
     show_sessions: QAction
+    show_evals: QAction
     judge_pending: QAction
     reload: QAction
     settings: QAction
@@ -33,7 +35,8 @@ class MainActions:
     find: QAction
     shortcuts: QAction
     locations: QAction
-    data_folder: QAction
+    privacy_summary: QAction
+    welcome: QAction
     about: QAction
 
     def with_shortcuts(self) -> list[QAction]:
@@ -44,6 +47,12 @@ def _help() -> ModuleType:
     from coach_gui.ui import help_dialogs  # only when Help is used: start-up stays short
 
     return help_dialogs
+
+
+def _welcome() -> ModuleType:
+    from coach_gui.ui import welcome
+
+    return welcome
 
 
 def _action(
@@ -72,31 +81,40 @@ def build_main_actions(window: MainWindow) -> MainActions:
         practise=_action(
             window, "&Practise note", window.views.practise_open_note, "Ctrl+P", pix.SP_MediaPlay
         ),
+        show_today=_action(window, "Show t&oday", window.views.show_today, "Ctrl+0"),
         show_notes=_action(window, "Show &notes", window.views.show_notes, "Ctrl+1"),
         show_practice=_action(window, "Show p&ractice", window.views.show_practice, "Ctrl+2"),
         show_sent=_action(window, "Show sent to &judge", window.views.show_sent, "Ctrl+3"),
         show_sessions=_action(window, "Show sess&ions", window.views.show_sessions, "Ctrl+4"),
+        show_evals=_action(window, "Show judge &consistency", window.views.show_evals, "Ctrl+5"),
         judge_pending=window.views.judge_pending.action,
         reload=_action(window, "&Reload notes", window.reload_notes, "F5", pix.SP_BrowserReload),
         settings=_action(window, "Se&ttings…", window.open_settings, "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
         find=_action(window, "&Find note", window.focus_search, "Ctrl+F"),
         shortcuts=_action(window, "&Keyboard shortcuts", window.show_shortcuts, "F1"),
-        locations=_action(window, "&Where Coach keeps things…", window.show_locations),
-        data_folder=_action(
+        locations=_action(
             window,
-            "Open &data folder",
-            lambda: _help().open_folder(window.context.data_dir),
+            "&Where my data lives…",
+            lambda: _help().show_data_locations(window, window.context),
         ),
+        privacy_summary=_action(
+            window,
+            "&Privacy summary…",
+            lambda: _help().show_privacy_summary(window, window.context.config),
+        ),
+        welcome=_action(window, "W&elcome…", lambda: _welcome().show_welcome(window)),
         about=_action(window, "&About Coach", lambda: _help().show_about(window)),
     )
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
     views = QActionGroup(window)  # exactly one view is shown
     views_shown = (
+        actions.show_today,
         actions.show_notes,
         actions.show_practice,
         actions.show_sent,
         actions.show_sessions,
+        actions.show_evals,
     )
     for view in views_shown:
         view.setCheckable(True)
@@ -108,6 +126,12 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.show_sent.setStatusTip("Every request sent to the judge, exactly as it was sent")
     actions.show_sessions.setIconText("Sessions")
     actions.show_sessions.setStatusTip("Your practice sessions, their gaps and your progress")
+    actions.show_today.setIconText("Today")
+    actions.show_today.setStatusTip("What to practise today: core assertions due, open gaps first")
+    actions.show_evals.setIconText("Consistency")
+    actions.show_evals.setStatusTip(
+        "Judge your answers again with and without core assertions: is the judge consistent?"
+    )
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
     file_menu.addActions([actions.new, actions.save, actions.delete])
@@ -122,7 +146,9 @@ def build_main_actions(window: MainWindow) -> MainActions:
     file_menu.addAction(actions.quit)
     menus.addMenu("&Edit").addAction(actions.find)
     help_menu = menus.addMenu("&Help")
-    help_menu.addActions([actions.shortcuts, actions.locations, actions.data_folder])
+    help_menu.addActions(
+        [actions.shortcuts, actions.locations, actions.privacy_summary, actions.welcome]
+    )
     help_menu.addSeparator()
     help_menu.addAction(actions.about)
 
@@ -131,7 +157,8 @@ def build_main_actions(window: MainWindow) -> MainActions:
     toolbar.setAccessibleName("Note actions")
     toolbar.setMovable(False)
     toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    toolbar.addActions([actions.new, actions.save, actions.delete, actions.reload])
+    # Delete (rare) and Reload (F5) stay in the File menu: the toolbar keeps room for the views.
+    toolbar.addActions([actions.new, actions.save])
     toolbar.addSeparator()
     toolbar.addAction(actions.practise)
     toolbar.addSeparator()

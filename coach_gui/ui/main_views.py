@@ -1,9 +1,10 @@
-"""The main window's views — notes, practice, what was sent to the judge, and sessions (with
-the gap board): Practise (the open note), Practise these gaps, switching between them, the
-Tier 1 indicator, and which view to open on next time.
+"""The main window's views — Today, notes, practice, what was sent to the judge, sessions
+(with the gap board) and judge consistency: Practise (the open note), Practise these gaps,
+practising today's due notes in turn, switching between them, the Tier 1 indicator, and
+which view to open on next time.
 
-The practice view is remembered only while a session is in progress when Coach closes; a
-finished session (or none) opens on the notes."""
+The practice view is remembered only while a session is in progress when Coach closes;
+otherwise Coach opens on Today once there is a practice history, else on the notes."""
 
 from __future__ import annotations
 
@@ -12,20 +13,24 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from coach_gui.ui import tasks, window_state
+from coach_gui.ui.eval_view import EvalView
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
 from coach_gui.ui.practice_pane import PracticePane
 from coach_gui.ui.sent_to_judge import SentToJudgeView
 from coach_gui.ui.sessions_view import SessionsView
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
+from coach_gui.ui.today_view import DuePractice, TodayView
 
 if TYPE_CHECKING:
     from coach_gui.adapters.outbox_sqlite import OutboxRow
     from coach_gui.adapters.trace_journal import SqliteTraceJournal
     from coach_gui.domain.notes import Note
     from coach_gui.services.review import OpenGap
+    from coach_gui.services.scheduler import Today
     from coach_gui.services.sealing import JudgePendingReport
     from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.practice_jobs import SessionSummary
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
 LAST_PRACTISED = "mainWindow/lastPractisedNote"
@@ -55,10 +60,26 @@ class MainViews:
         self.judge_pending.finished.connect(self._after_judging)
         self.sessions.toolbar.addAction(self.judge_pending.action)
         self.stack.addWidget(self.sessions)
+        self.today = TodayView(window.context, self._current_note, window)
+        self.today.start_requested.connect(self.practise_due)
+        self.today.loaded.connect(self._on_today_loaded)
+        self.stack.addWidget(self.today)
+        self.evals = EvalView(window.context, window)
+        self.stack.addWidget(self.evals)
+        self._due: list[DuePractice] = []  # due notes still to practise, from Today's Start
+        self._choose_start_view = False
+        self.practice.session_finished.connect(self._after_session)
+        self.practice.next_due_requested.connect(self._practise_next_due)
         self.tier1_status = Tier1StatusIndicator.for_context(window.context, window)
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
         self.practice.set_settings_opener(window.open_settings)
+
+    def _current_note(self, note_id: str) -> Note | None:
+        """The note as it is now; Today calls it on a worker (the entries dict is swapped
+        whole on each load, never changed in place)."""
+        entry = self.window.entry_for(note_id)
+        return entry.note if entry is not None else None
 
     def _outbox_entries(self) -> list[OutboxRow]:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
@@ -87,6 +108,50 @@ class MainViews:
     @property
     def on_practice(self) -> bool:
         return self.stack.currentWidget() is self.practice
+
+    def show_today(self) -> None:
+        self.stack.setCurrentWidget(self.today)
+        self.window.menu_actions.show_today.setChecked(True)
+        self.today.tree.setFocus()
+
+    def show_evals(self) -> None:
+        self.stack.setCurrentWidget(self.evals)
+        self.window.menu_actions.show_evals.setChecked(True)
+        self.evals.setFocus()
+
+    def practise_due(self, due: list[DuePractice]) -> None:
+        """Today's *Start*: practise the due notes in turn; each session targets the note's
+        due assertions and seals the scheduler's decision with it (DESIGN §6)."""
+        if not due:
+            return
+        first = due[0]
+        pane = self.practice
+        if pane.active and not pane.confirm_leave(f"Practise “{first.note.title}” instead?"):
+            return
+        self._due = list(due[1:])
+        self.show_practice()
+        pane.start(first.note, plan=first.plan)
+
+    def _after_session(self, _summary: SessionSummary) -> None:
+        """A session ended: name the next due note on its summary, and let Today know."""
+        self.practice.set_next_due(self._due[0].note.title if self._due else None)
+        if self.today.isVisible():
+            self.today.refresh()
+
+    def _practise_next_due(self) -> None:
+        if self._due:
+            self.practise_due(self._due)
+
+    def _on_today_loaded(self, today: Today) -> None:
+        """At start, once: open on Today when there is a history to schedule from, unless
+        the learner has already moved on from the notes."""
+        if not self._choose_start_view:
+            return
+        self._choose_start_view = False
+        has_history = bool(today.notes) or any(count for _day, count in today.forecast)
+        untouched = self.stack.currentWidget() is self.notes and not self.window.editor.is_dirty()
+        if has_history and untouched:
+            self.show_today()
 
     def show_notes(self) -> None:
         self.stack.setCurrentWidget(self.notes)
@@ -171,6 +236,8 @@ class MainViews:
         """After the first load: back to the practice view if a session was in progress."""
         settings = window_state.window_settings()
         if settings.value(LAST_VIEW, "notes") != "practice":
+            self._choose_start_view = True
+            self.today.refresh()  # on a worker; Today is shown when it says there is history
             return
         entry = self.window.entry_for(str(settings.value(LAST_PRACTISED, "")))
         if entry is not None:
