@@ -11,7 +11,8 @@ from coach_gui.domain.errors import ConfigError
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "doctor",
-        help="check the config, knowledge base, journal and Ollama (exit 1 if one fails)",
+        help="check the config, knowledge base, journal, Ollama and the keyring "
+        "(exit 1 if one fails)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
@@ -20,7 +21,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from coach_gui.bootstrap import build_context
     from coach_gui.config import config_path
-    from coach_gui.services.doctor import Check, check_journal, check_notes, check_ollama
+    from coach_gui.services.doctor import (
+        Check,
+        check_journal,
+        check_keyring,
+        check_notes,
+        check_ollama,
+    )
 
     checks: list[Check] = []
     exit_code = EXIT_OK
@@ -37,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
             checks.extend(
                 check_ollama(ollama, context.config.tier1.ollama_url, context.config.tier1.model)
             )
+        key = context.key_store().status()
+        checks.extend(
+            check_keyring(key.backend, key.usable, key.has_key, key.detail,
+                          judge_enabled=context.config.judge.enabled)
+        )  # fmt: skip
         context.close()
     ok = all(c.ok for c in checks)
     if exit_code == EXIT_OK and not ok:

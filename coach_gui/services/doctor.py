@@ -92,3 +92,20 @@ def check_ollama(ollama: Tier1Health, url: str, model: str) -> list[Check]:
             )
         )
     return checks
+
+
+def check_keyring(
+    backend: str, usable: bool, has_key: bool, detail: str, *, judge_enabled: bool
+) -> list[Check]:
+    """The keyring backend and whether the judge's key is in it (never the key). Coach
+    works without either — practice offline — so a problem is a warning, never a failure."""
+    if not usable:
+        return [Check("keyring", True, f"{detail} ({backend})", warn=True)]
+    checks = [Check("keyring", True, f"{backend}")]
+    if has_key:
+        checks.append(Check("judge key", True, "a key is set (never shown)"))
+    else:
+        why = "the judge is on but cannot be used: " if judge_enabled else ""
+        checks.append(Check("judge key", True, f"{why}no key is set; run `coach key set`",
+                            warn=judge_enabled))  # fmt: skip
+    return checks

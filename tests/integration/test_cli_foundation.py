@@ -57,6 +57,23 @@ def test_doctor_passes_on_a_fresh_home(home: tuple[Path, Path]) -> None:
     names = [c["name"] for c in data["checks"]]
     assert names[:3] == ["config", "knowledge base", "journal"]
     assert (home[0] / "journal.sqlite3").exists()
+    keyring = next(c for c in data["checks"] if c["name"] == "keyring")
+    judge_key = next(c for c in data["checks"] if c["name"] == "judge key")
+    assert keyring["detail"].endswith("FileKeyring")  # the tests' file backend
+    # The judge is on by default and has no key yet: worth a warning, not a failure.
+    assert judge_key["level"] == "warn" and "coach key set" in judge_key["detail"]
+
+
+def test_doctor_says_a_key_is_set_without_showing_it(home: tuple[Path, Path]) -> None:
+    env = dict(os.environ, COACH_HOME=str(home[0]), COACH_CONFIG=str(home[1]))
+    subprocess.run(
+        [sys.executable, "-m", "coach_gui", "key", "set"],
+        input="AIza-doctor-secret\n", text=True, env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    result = coach("doctor", "--json", env_home=home[0], config=home[1])
+    judge_key = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "judge key")
+    assert judge_key["level"] == "ok" and "a key is set" in judge_key["detail"]
+    assert "AIza-doctor-secret" not in result.stdout + result.stderr
 
 
 def test_a_broken_note_is_one_line_naming_the_file(home: tuple[Path, Path]) -> None:
