@@ -48,8 +48,10 @@ def _print(report: JudgePendingReport) -> None:
         print(f"  Verdict: {'pass' if item.passed else 'fail'}")
         for gap in item.gaps:
             index = gap.assertion
-            known = index is not None and index < len(item.assertions)
-            label = f"key point {index + 1}: {item.assertions[index]}" if known else "the challenge"
+            if index is not None and index < len(item.assertions):
+                label = f"key point {index + 1}: {item.assertions[index]}"
+            else:
+                label = "the challenge"
             print(f"  - {gap.problem}: {label}\n    {gap.explanation}")
         if item.feedback:
             print(f"  {item.feedback}")

@@ -58,9 +58,10 @@ class SessionDetailData:
 
 def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetailData:
     """Runs on a worker: the session's answers as the detail shows them."""
-    records = reader.session_records(session_id)
-    if records is None:
+    found = reader.records_for([session_id])
+    if not found:
         return SessionDetailData((), ())
+    records = found[0]
     answers = []
     for state in attempt_states(records):
         verdict = state.verdict
@@ -205,10 +206,13 @@ class SessionDetail(QWidget):
             self,
             op=lambda _p: atomic_write(target, text.encode("utf-8")),
             success=lambda _none: self._on_exported(str(target)),
-            failure=lambda error: show_failure(self, error),
+            failure=self._on_export_failed,
             lane=Lane.WRITER,
             name="export gaps",
         ).run()
+
+    def _on_export_failed(self, error: Exception) -> None:
+        show_failure(self, error)
 
     def _on_exported(self, path: str) -> None:
         home = str(Path.home())
