@@ -112,6 +112,17 @@ class SqliteEvalJournal:
             finally:
                 conn.text_factory = str
 
+    def outbox_payload(self, outbox_id: str) -> str | None:
+        with self._journal.read() as conn:
+            conn.text_factory = lenient_text
+            try:
+                row = conn.execute(
+                    "SELECT payload FROM outbox WHERE id = ?", (outbox_id,)
+                ).fetchone()
+            finally:
+                conn.text_factory = str
+        return None if row is None else str(row[0])
+
 
 def _run(row: sqlite3.Row) -> StoredEvalRun:
     return StoredEvalRun(

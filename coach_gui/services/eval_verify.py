@@ -4,17 +4,20 @@ child trace it covers is intact and belongs to it (docs/adr/0007-eval-signing.md
 In order: the report reads back as a report, in the exact bytes Coach wrote, under the id
 its content gives; the key that signed it is in the keyring and the HMAC matches; the
 children listed in the report are exactly the stored `eval_children` rows; each child
-trace is stored, recomputes, and is the call the report lists; and the report's figures
-are those the child traces give.
+trace is stored, recomputes, and is the call the report lists; the payload each child
+says was sent is the one the outbox holds; and the report's figures are those the child
+traces give.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Protocol
 
 from pydantic import ValidationError
 
+from coach_gui.domain.digests import digest
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.eval_traces import (
     ARMS,
@@ -40,6 +43,10 @@ class EvalRunReader(Protocol):
     def eval_children(self, eval_run_id: str) -> list[StoredEvalChild]: ...
 
     def trace_row(self, trace_id: str) -> StoredTrace | None: ...
+
+    def outbox_payload(self, outbox_id: str) -> str | None:
+        """The payload JSON the outbox recorded for that request (None if there is none)."""
+        ...
 
 
 class SigningKeyLookup(Protocol):
@@ -114,6 +121,22 @@ def _child(
     return trace
 
 
+def _sent_as_recorded(reader: EvalRunReader, trace: EvalChildTrace) -> None:
+    """The outbox row of a child's request still holds the payload the child sealed."""
+    child = trace.input
+    if child.outbox_id is None:
+        return  # refused before sending (e.g. the payload was rejected): nothing left
+    stored = reader.outbox_payload(child.outbox_id)
+    if stored is None:
+        raise EvalCheckFailed(child.outbox_id, VerifyFailure.MISSING_RECORD.value)
+    try:
+        recorded = digest(json.loads(stored))
+    except ValueError:
+        recorded = None
+    if recorded != child.payload_digest:
+        raise EvalCheckFailed(child.outbox_id, VerifyFailure.DIGEST_MISMATCH.value)
+
+
 def check_eval_run(reader: EvalRunReader, keys: SigningKeyLookup, eval_run_id: str) -> int:
     """How many entries were checked; raises EvalCheckFailed at the first failure (its
     `record_id` names the report or the child trace at fault)."""
@@ -135,6 +158,7 @@ def check_eval_run(reader: EvalRunReader, keys: SigningKeyLookup, eval_run_id: s
         trace = _child(report, key, reader.trace_row(ref.trace_id))
         if trace.input.status != ref.status:
             raise EvalCheckFailed(ref.trace_id, VerifyFailure.BROKEN_CHAIN.value)
+        _sent_as_recorded(reader, trace)
         traces.append(trace)
         checked += 1
     results = [CallResult.from_child(t) for t in traces]

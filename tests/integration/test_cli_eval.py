@@ -241,6 +241,20 @@ def test_any_change_to_a_report_or_a_child_trace_fails_verify(
         )
     code, checked, _ = _coach(capsys, "verify", run_id, "--json")
     assert (code, checked["ok"]) == (0, True)
+    # The outbox row of one of its calls no longer holds what the child says was sent.
+    with _journal(coach_home) as conn:
+        outbox_id, payload = conn.execute(
+            "SELECT o.id, o.payload FROM outbox o WHERE o.id = ?",
+            (json.loads(child_body)["input"]["outbox_id"],),
+        ).fetchone()
+        conn.execute(
+            "UPDATE outbox SET payload = json_set(payload, '$.items[0].answer', 'edited')"
+            " WHERE id = ?",
+            (outbox_id,),
+        )
+    verify_fails_with(outbox_id, "digest mismatch")
+    with _journal(coach_home) as conn:
+        conn.execute("UPDATE outbox SET payload = ? WHERE id = ?", (payload, outbox_id))
     # The signing key is gone from the keyring: verify says so.
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     keys = json.loads(Path(os.environ["COACH_TEST_KEYRING"]).read_text(encoding="utf-8"))
