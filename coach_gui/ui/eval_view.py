@@ -14,6 +14,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -65,8 +66,8 @@ class EvalView(QWidget):
         self._context = context
         self._stop: threading.Event | None = None
         self.shown_report: EvalReport | None = None
+        self._stale = True  # read the journal when first shown, not while Coach starts
         self._build()
-        self.refresh()
 
     # --- layout ------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -152,7 +153,19 @@ class EvalView(QWidget):
         row.addLayout(right, 2)
 
     # --- loading -----------------------------------------------------------------------------
+    def mark_stale(self) -> None:
+        """Sessions were practised or judged since: read them again when next shown."""
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
     def refresh(self) -> None:
+        self._stale = False
         context = self._context
         Task(self, op=lambda _p: eval_jobs.judged_sessions(context),
              success=self._show_sessions, name="eval sessions").run()  # fmt: skip
@@ -165,6 +178,8 @@ class EvalView(QWidget):
              name="eval history").run()  # fmt: skip
 
     def _show_sessions(self, sessions: list[eval_jobs.JudgedSession]) -> None:
+        rows = (self.sessions.item(n) for n in range(self.sessions.count()))
+        checked = {i.data(_ROLE) for i in rows if i.checkState() == Qt.CheckState.Checked}
         self.sessions.clear()
         for session in sessions:
             label = f"{session.started_at[:16].replace('T', ' ')} — {session.note_title} "
@@ -174,7 +189,8 @@ class EvalView(QWidget):
             item.setData(_ROLE, session.session_id)
             item.setData(_JUDGED, session.judged)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Unchecked)
+            keep = session.session_id in checked  # a refresh keeps the learner's choice
+            item.setCheckState(Qt.CheckState.Checked if keep else Qt.CheckState.Unchecked)
             self.sessions.addItem(item)
         if not sessions:
             self.status.setText("No judged answers yet: practise with the judge on first.")

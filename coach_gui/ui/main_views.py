@@ -104,6 +104,7 @@ class MainViews:
             self.show_sessions()  # (showing it reads the sessions again)
         if self.gap_board.isVisible():
             self.gap_board.reload()
+        self.evals.mark_stale()
 
     @property
     def on_practice(self) -> bool:
@@ -135,6 +136,7 @@ class MainViews:
     def _after_session(self, _summary: SessionSummary) -> None:
         """A session ended: name the next due note on its summary, and let Today know."""
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
+        self.evals.mark_stale()
         if self.today.isVisible():
             self.today.refresh()
 

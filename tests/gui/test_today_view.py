@@ -198,6 +198,9 @@ def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
     views = window.views
     qtbot.waitUntil(lambda: views.stack.currentWidget() is views.today, timeout=WAIT_MS)
     assert window.menu_actions.show_today.isChecked()
+    window.resize(1180, 760)
+    qtbot.wait(50)  # let layouts settle before the grab
+    assert window.grab().save(str(SHOTS / "main-window-today.png"), "PNG")
     plans = {p.note.title: p.plan for p in views.today.practice}
 
     qtbot.mouseClick(views.today.start_button, Qt.MouseButton.LeftButton)
@@ -233,3 +236,10 @@ def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
         ("Sexual selection", plans["Sexual selection"].decision_id),
     ]
     assert json.loads(chosen[0][2]) == list(plans["Natural selection"].gap_ids)
+
+    # Ctrl+5: Judge consistency lists the judged sessions (the seeded history's six).
+    with qtbot.waitSignal(views.evals.sessions_loaded, timeout=WAIT_MS):
+        qtbot.keyClick(window, Qt.Key.Key_5, Qt.KeyboardModifier.ControlModifier)
+    assert views.stack.currentWidget() is views.evals
+    assert window.menu_actions.show_evals.isChecked()
+    assert views.evals.sessions.count() == 6
