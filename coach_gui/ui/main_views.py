@@ -13,14 +13,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from coach_gui.ui import tasks, window_state
-from coach_gui.ui.eval_view import EvalView
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
 from coach_gui.ui.practice_pane import PracticePane
 from coach_gui.ui.sent_to_judge import SentToJudgeView
 from coach_gui.ui.sessions_view import SessionsView
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
-from coach_gui.ui.today_view import DuePractice, TodayView
 
 if TYPE_CHECKING:
     from coach_gui.adapters.outbox_sqlite import OutboxRow
@@ -29,8 +27,10 @@ if TYPE_CHECKING:
     from coach_gui.services.review import OpenGap
     from coach_gui.services.scheduler import Today
     from coach_gui.services.sealing import JudgePendingReport
+    from coach_gui.ui.eval_view import EvalView
     from coach_gui.ui.main_window import MainWindow
     from coach_gui.ui.practice_jobs import SessionSummary
+    from coach_gui.ui.today_view import DuePractice, TodayView
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
 LAST_PRACTISED = "mainWindow/lastPractisedNote"
@@ -60,12 +60,10 @@ class MainViews:
         self.judge_pending.finished.connect(self._after_judging)
         self.sessions.toolbar.addAction(self.judge_pending.action)
         self.stack.addWidget(self.sessions)
-        self.today = TodayView(window.context, self._current_note, window)
-        self.today.start_requested.connect(self.practise_due)
-        self.today.loaded.connect(self._on_today_loaded)
-        self.stack.addWidget(self.today)
-        self.evals = EvalView(window.context, window)
-        self.stack.addWidget(self.evals)
+        # Today and Judge consistency are built when first needed (Today: after the first
+        # load of the notes), so their imports do not slow the window's first paint.
+        self._today: TodayView | None = None
+        self._evals: EvalView | None = None
         self._due: list[DuePractice] = []  # due notes still to practise, from Today's Start
         self._choose_start_view = False
         self.practice.session_finished.connect(self._after_session)
@@ -74,6 +72,26 @@ class MainViews:
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
         self.practice.set_settings_opener(window.open_settings)
+
+    @property
+    def today(self) -> TodayView:
+        if self._today is None:
+            from coach_gui.ui.today_view import TodayView
+
+            self._today = TodayView(self.window.context, self._current_note, self.window)
+            self._today.start_requested.connect(self.practise_due)
+            self._today.loaded.connect(self._on_today_loaded)
+            self.stack.addWidget(self._today)
+        return self._today
+
+    @property
+    def evals(self) -> EvalView:
+        if self._evals is None:
+            from coach_gui.ui.eval_view import EvalView
+
+            self._evals = EvalView(self.window.context, self.window)
+            self.stack.addWidget(self._evals)
+        return self._evals
 
     def _current_note(self, note_id: str) -> Note | None:
         """The note as it is now; Today calls it on a worker (the entries dict is swapped
@@ -104,7 +122,8 @@ class MainViews:
             self.show_sessions()  # (showing it reads the sessions again)
         if self.gap_board.isVisible():
             self.gap_board.reload()
-        self.evals.mark_stale()
+        if self._evals is not None:
+            self._evals.mark_stale()
 
     @property
     def on_practice(self) -> bool:
@@ -136,9 +155,10 @@ class MainViews:
     def _after_session(self, _summary: SessionSummary) -> None:
         """A session ended: name the next due note on its summary, and let Today know."""
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
-        self.evals.mark_stale()
-        if self.today.isVisible():
-            self.today.refresh()
+        if self._evals is not None:
+            self._evals.mark_stale()
+        if self._today is not None and self._today.isVisible():
+            self._today.refresh()
 
     def _practise_next_due(self) -> None:
         if self._due:
