@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timedelta
 
-from coach_gui.commands.output import EXIT_OK, emit_json, say
+from coach_gui.commands.output import EXIT_OK, emit_json
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,7 +38,12 @@ def run(args: argparse.Namespace) -> int:
         emit_json(today.to_json())
         return EXIT_OK
     if not today.notes:
-        say("Nothing due — practise a note to start a schedule.")
+        upcoming = [(day, count) for day, count in today.forecast if count]
+        if upcoming:
+            day, count = upcoming[0]
+            print(f"Nothing due today; next, {count} core assertion(s) on {day}.")
+        else:
+            print("Nothing due — practise a note to start a schedule.")
     for due in today.notes:
         gap = {"wrong": " · misconception", "unexplained": " · open gap"}.get(due.open_gap or "")
         late = f", {due.overdue} overdue" if due.overdue else ""
@@ -50,5 +55,9 @@ def run(args: argparse.Namespace) -> int:
                 f"     due {m.due[:16].replace('T', ' ')} UTC · last {item.interval_days:g} days"
                 f" · stability {m.stability:.1f} · last rating {RATING_NAMES[m.last_rating]}"
             )
-    print("\nNext 14 days: " + "  ".join(f"{day[5:]} {count}" for day, count in today.forecast))
+    print(
+        ("\n" if today.notes else "")
+        + "Next 14 days: "
+        + "  ".join(f"{day[5:]} {count}" for day, count in today.forecast)
+    )
     return EXIT_OK
