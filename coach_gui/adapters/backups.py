@@ -120,7 +120,7 @@ class JournalBackups:
                 partial.unlink()
             raise
         fsync_dir(self.folder)
-        self.prune()
+        self.prune(protect=target)
         return target
 
     def take_of_file(self, reason: str) -> Path:
@@ -162,10 +162,14 @@ class JournalBackups:
         fsync_dir(self.journal_path.parent)
         return target
 
-    def prune(self) -> list[Path]:
-        """Delete all but the newest `keep` backups; returns what was deleted."""
+    def prune(self, protect: Path | None = None) -> list[Path]:
+        """Delete all but the newest `keep` backups; returns what was deleted. `protect`
+        (the backup just taken) always stays and counts as one of them: after the clock
+        was set back it would sort oldest, and a restore relies on its before-restore copy."""
         removed = []
-        for old in self.existing()[self.keep :]:
+        others = [b for b in self.existing() if b.path != protect]
+        keep_others = self.keep - 1 if protect is not None and protect.exists() else self.keep
+        for old in others[keep_others:]:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
                     old.path.with_name(old.path.name + suffix).unlink()

@@ -136,7 +136,9 @@ def restore_journal(
                 raise _refuse(source, f"it could not be read ({error.strerror}).") from None
             version = _check_copy(source, staging)
             try:
-                restored = Journal.open(staging, keep_backups=backups.keep)
+                # The staging copy is disposable (the source file is untouched): migrating it
+                # must not add a backup, nor prune one of the learner's real ones.
+                restored = Journal.open(staging, backup_before_migration=False)
             except JournalError as error:
                 raise _refuse(source, f"it could not be opened ({error}).") from None
             try:

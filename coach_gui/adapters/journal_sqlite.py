@@ -157,9 +157,12 @@ class Journal:
         *,
         migrations: Sequence[Migration] = MIGRATIONS,
         keep_backups: int = DEFAULT_KEEP,
+        backup_before_migration: bool = True,
     ) -> Journal:
         """Open or create the journal at `path` and migrate it to the latest schema,
-        backing an existing file up first (keeping the newest `keep_backups`). A database
+        backing an existing file up first (keeping the newest `keep_backups`; not for a
+        disposable copy, such as the one a restore checks, whose backups would crowd out
+        the learner's own). A database
         from a newer Coach, or a file that is not a Coach journal, is refused and left
         untouched."""
         if [m.version for m in migrations] != list(range(1, len(migrations) + 1)):
@@ -193,7 +196,7 @@ class Journal:
             writer = _connect(path)
             _use_wal(writer)  # readers never block the writer
             if version < latest:
-                if version > 0:
+                if version > 0 and backup_before_migration:
                     JournalBackups(path, keep=keep_backups).take(writer, f"pre-v{version + 1}")
                 _migrate(writer, path, migrations)
         except BaseException as error:
