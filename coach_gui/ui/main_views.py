@@ -124,6 +124,8 @@ class MainViews:
             self.gap_board.reload()
         if self._evals is not None:
             self._evals.mark_stale()
+        if self._today is not None:
+            self._today.mark_stale()
 
     @property
     def on_practice(self) -> bool:
@@ -157,8 +159,8 @@ class MainViews:
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
         if self._evals is not None:
             self._evals.mark_stale()
-        if self._today is not None and self._today.isVisible():
-            self._today.refresh()
+        if self._today is not None:
+            self._today.mark_stale()
 
     def _practise_next_due(self) -> None:
         if self._due:

@@ -81,6 +81,7 @@ class TodayView(QWidget):
         self._notes = notes
         self._task: Task[tuple[Today, list[DuePractice]]] | None = None
         self.today: Today | None = None
+        self._stale = False
         self.practice: list[DuePractice] = []
         self.setObjectName("todayView")
         self.setAccessibleName("Today")
@@ -147,8 +148,16 @@ class TodayView(QWidget):
         self._show(None, [])
 
     # --- loading ------------------------------------------------------------------------------
+    def mark_stale(self) -> None:
+        """Something was practised, judged or rated since: read again now if shown, else
+        when next shown (so Start never practises from an old list)."""
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
     def refresh(self) -> None:
         """Read what is due again, in the background (a load still running is dropped)."""
+        self._stale = False
         if self._task is not None:
             self._task.cancel()
         context, notes = self.context, self._notes
@@ -239,5 +248,5 @@ class TodayView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self.today is None and self._task is None:
-            self.refresh()  # first shown: load
+        if (self.today is None and self._task is None) or self._stale:
+            self.refresh()  # first shown, or out of date

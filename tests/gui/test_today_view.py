@@ -243,3 +243,53 @@ def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
     assert views.stack.currentWidget() is views.evals
     assert window.menu_actions.show_evals.isChecked()
     assert views.evals.sessions.count() == 6
+
+
+def test_today_is_read_again_after_a_session_it_started(
+    qtbot: QtBot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Practising a due note from Start (judged: explained) takes it off Today when the
+    learner goes back, so Start never practises from an old list."""
+    from coach_gui.ui.main_window import MainWindow
+
+    with FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = _misses_assertion_1_of_natural_selection
+        _configure(gemini.url)
+        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+        assert main(["key", "set"]) == 0
+        for n in (0, 1, 3):
+            monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
+            _practise(tmp_path, capsys, "natural-selection", "Natural kinds fixed.")
+            _practise(tmp_path, capsys, "sexual-selection", "Mates choose.")
+        monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
+        context = build_context()
+        window = MainWindow(context)
+        qtbot.addWidget(window)
+        with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+            window.show()
+        views = window.views
+        qtbot.waitUntil(lambda: views.stack.currentWidget() is views.today, timeout=WAIT_MS)
+        assert [p.note.title for p in views.today.practice] == [
+            "Natural selection",
+            "Sexual selection",
+        ]
+
+        qtbot.mouseClick(views.today.start_button, Qt.MouseButton.LeftButton)
+        pane = views.practice
+        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+        qtbot.keyClicks(pane.answer_box, "Selection keeps useful variation; it makes none.")
+        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+        qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
+        qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
+        assert pane.wait_idle(WAIT_MS)
+
+        with qtbot.waitSignal(views.today.loaded, timeout=WAIT_MS):
+            qtbot.keyClick(window, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+        assert [p.note.title for p in views.today.practice] == ["Sexual selection"]
+        window.close()
+        qtbot.wait(10)
+        context.close()
