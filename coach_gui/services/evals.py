@@ -318,6 +318,9 @@ def run_eval(
         run_nonce=harness.run_nonce,
         calls_planned=total,
     )
+    # Read the key again: if another eval created the first key at the same moment as this
+    # one did, the keyring holds only one of them now, and that is the one verify will use.
+    key_id, key = keys.signing_key()
     signature = sign(report.canonical(), key)
     store.store_run(report, signature, key_id, traces)
     return EvalRun(report, signature, key_id, traces)

@@ -372,3 +372,29 @@ def test_verification_names_what_changed() -> None:
     with pytest.raises(EvalCheckFailed) as failed:
         check_eval_run(reader, _Keys(), run_id)  # type: ignore[arg-type]
     assert (failed.value.record_id, failed.value.reason) == (child, "missing record")
+
+
+def test_a_first_key_overwritten_by_a_concurrent_eval_still_signs_verifiably() -> None:
+    """Two evals started at once on a keyring with no signing key each create one; the
+    keyring keeps the last written. The report is signed with the key the keyring holds
+    when it is stored, so verify (which looks the key up there) passes."""
+
+    class _Overwritten(_Keys):
+        def __init__(self) -> None:
+            self.held = b"a" * 32  # this run created key A...
+
+        def signing_key(self) -> tuple[str, bytes]:
+            held, self.held = self.held, b"b" * 32  # ...then the other run wrote key B
+            return key_id_for(held), held
+
+        def key_for(self, key_id: str) -> bytes | None:
+            return self.held if key_id == key_id_for(self.held) else None
+
+    keys, store = _Overwritten(), _Store()
+    run_eval(
+        _items("one"), judge=_FlakyWithoutAssertions(), clock=TickingClock(), store=store,
+        keys=keys, repeats=2, concurrency=1, assertions_allowed=True, judge_model="m",
+    )  # fmt: skip
+    ((report, signature, key_id, _traces),) = store.runs
+    assert keys.key_for(key_id) is not None
+    assert signature_matches(report.canonical(), keys.held, signature)
