@@ -276,6 +276,9 @@ def test_closing_with_unsaved_edits_asks_first(
     assert answer.answered
     qtbot.waitUntil(lambda: not window.isVisible())
     assert front_matter.parse(path.read_bytes()).note.body.endswith("One more line.")
+    # Saving re-indexes the notes for search in the background; on a loaded machine that
+    # can outlast the close. Let it finish (the app would simply exit).
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=10_000)
 
 
 def test_unreadable_files_are_listed_and_never_overwritten(
