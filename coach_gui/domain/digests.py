@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from coach_gui.domain import canonical
@@ -23,9 +24,36 @@ _ENCODER = json.JSONEncoder(
 )
 
 
+def _unencodable(value: Any) -> Any:
+    return _ENCODER.default(value)  # raises the TypeError json.dumps would
+
+
+# The C encoder `_ENCODER.encode` builds on every call, built once with the same settings
+# (no circular-reference check: the values are decoded JSON and records, never cyclic).
+def _c_encoder() -> Callable[..., Any] | None:
+    make: Callable[..., Any] | None = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    try:
+        return make(  # type: ignore[no-any-return]
+            None, _unencodable, json.encoder.encode_basestring, None, ":", ",", True, False, False
+        )
+    except TypeError:  # a Python whose private encoder takes other arguments: the slow path
+        return None
+
+
+_C_ENCODE = _c_encoder()
+
+
+def _encoded(value: Any) -> str:
+    if _C_ENCODE is None or isinstance(value, str):
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
+
+
 def canonical_text(value: Any) -> str:
     """The same text as `canonical.canonical_json(value)`."""
-    text = _ENCODER.encode(value)
+    text = _encoded(value)
     if unicodedata.is_normalized("NFC", text):
         return text
     return canonical.canonical_json(value)
