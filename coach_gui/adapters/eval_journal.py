@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.adapters.session_rows import lenient_text, trace_row
+from coach_gui.adapters.session_rows import lenient, trace_row
 from coach_gui.domain.eval_traces import (
     EvalChildTrace,
     StoredEvalChild,
@@ -68,16 +68,12 @@ class SqliteEvalJournal:
             )
 
     def eval_run(self, eval_run_id: str) -> StoredEvalRun | None:
-        with self._journal.read() as conn:
-            conn.text_factory = lenient_text  # a changed byte reads as a mismatch
-            try:
-                row = conn.execute(
-                    "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
-                    " WHERE id = ?",
-                    (eval_run_id,),
-                ).fetchone()
-            finally:
-                conn.text_factory = str
+        with self._journal.read() as conn, lenient(conn):
+            row = conn.execute(
+                "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
+                " WHERE id = ?",
+                (eval_run_id,),
+            ).fetchone()
         return None if row is None else _run(row)
 
     def eval_run_ids(self) -> list[str]:
@@ -105,22 +101,12 @@ class SqliteEvalJournal:
         return [StoredEvalChild(**dict(row)) for row in rows]
 
     def trace_row(self, trace_id: str) -> StoredTrace | None:
-        with self._journal.read() as conn:
-            conn.text_factory = lenient_text
-            try:
-                return trace_row(conn, trace_id)
-            finally:
-                conn.text_factory = str
+        with self._journal.read() as conn, lenient(conn):
+            return trace_row(conn, trace_id)
 
     def outbox_payload(self, outbox_id: str) -> str | None:
-        with self._journal.read() as conn:
-            conn.text_factory = lenient_text
-            try:
-                row = conn.execute(
-                    "SELECT payload FROM outbox WHERE id = ?", (outbox_id,)
-                ).fetchone()
-            finally:
-                conn.text_factory = str
+        with self._journal.read() as conn, lenient(conn):
+            row = conn.execute("SELECT payload FROM outbox WHERE id = ?", (outbox_id,)).fetchone()
         return None if row is None else str(row[0])
 
 

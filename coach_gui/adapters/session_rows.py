@@ -8,10 +8,11 @@ sees a mismatch instead of an exception.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from coach_gui.domain.challenges import ChallengeKind
@@ -45,6 +46,16 @@ def _json_list(text: str) -> tuple[Any, ...]:
 
 def lenient_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def lenient(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Read text that is not UTF-8 (a changed byte) as a mismatch to report, not a crash."""
+    conn.text_factory = lenient_text
+    try:
+        yield conn
+    finally:
+        conn.text_factory = str
 
 
 def _session(row: sqlite3.Row) -> SessionRecord:

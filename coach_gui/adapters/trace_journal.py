@@ -13,14 +13,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.adapters.practice_journal import SqlitePracticeJournal
-from coach_gui.adapters.session_rows import lenient_text, read_records, trace_row
+from coach_gui.adapters.session_rows import lenient, read_records, trace_row
 from coach_gui.domain.practice import PracticeSession
 from coach_gui.domain.session_records import AttemptBinding, SessionRecords, StoredTrace
 from coach_gui.domain.traces import SealedPracticeTrace
@@ -109,15 +109,6 @@ class LivePracticeJournal(SqlitePracticeJournal):
         self.locks.release(session_id)
 
 
-@contextlib.contextmanager
-def _lenient(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    conn.text_factory = lenient_text  # a changed byte reads as a mismatch, not a crash
-    try:
-        yield conn
-    finally:
-        conn.text_factory = str
-
-
 class SqliteTraceJournal:
     """`TraceJournal` over the SQLite journal."""
 
@@ -149,7 +140,7 @@ class SqliteTraceJournal:
             try:
                 return read_records(conn, session_ids)
             except sqlite3.OperationalError:  # text that is not UTF-8: read it leniently
-                with _lenient(conn):
+                with lenient(conn):
                     return read_records(conn, session_ids)
 
     def session_records(self, session_id: str) -> SessionRecords | None:
@@ -157,7 +148,7 @@ class SqliteTraceJournal:
         return found[0] if found else None
 
     def trace_row(self, trace_id: str) -> StoredTrace | None:
-        with self._journal.read() as conn, _lenient(conn):
+        with self._journal.read() as conn, lenient(conn):
             return trace_row(conn, trace_id)
 
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
@@ -202,7 +193,7 @@ class SqliteTraceJournal:
         self, trace: SealedPracticeTrace, *, expected: SessionRecords
     ) -> str | None:
         session_id = trace.input.session_id
-        with self._journal.write() as conn, _lenient(conn):
+        with self._journal.write() as conn, lenient(conn):
             row = conn.execute(
                 "SELECT sealed_trace_id FROM sessions WHERE id = ?", (session_id,)
             ).fetchone()
