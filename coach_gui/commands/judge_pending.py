@@ -43,15 +43,13 @@ def _as_json(report: JudgePendingReport) -> dict[str, Any]:
 
 
 def _print(report: JudgePendingReport) -> None:
+    from coach_gui.domain.verdicts import gap_subject  # here: `coach --help` stays light
+
     for item in report.judged:
         print(f"Judged: {item.challenge}\n  Your answer: {item.answer}")
         print(f"  Verdict: {'pass' if item.passed else 'fail'}")
         for gap in item.gaps:
-            index = gap.assertion
-            if index is not None and index < len(item.assertions):
-                label = f"key point {index + 1}: {item.assertions[index]}"
-            else:
-                label = "the challenge"
+            label = gap_subject(gap.assertion, item.assertions)
             print(f"  - {gap.problem}: {label}\n    {gap.explanation}")
         if item.feedback:
             print(f"  {item.feedback}")

@@ -114,14 +114,14 @@ def _item(
 
 def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None:
     """The verdict as the learner reads it, with their own assertion text (kept local)."""
+    from coach_gui.domain.verdicts import gap_subject  # here: `coach --help` stays light
+
     if item["verdict"] is None:
         out.write(f"  Saved, not judged: {item['reason']}\n")
         return
     out.write(f"  Verdict: {item['verdict']}\n")
     for gap in item["gaps"]:
-        index = gap["assertion"]
-        text = assertions[index] if index is not None and index < len(assertions) else ""
-        label = f"key point {index + 1}: {text}" if text else "the challenge"
+        label = gap_subject(gap["assertion"], assertions)
         out.write(f"  - {gap['problem']}: {label}\n    {gap['explanation']}\n")
     if item["feedback"]:
         out.write(f"  {item['feedback']}\n")

@@ -7,6 +7,7 @@ assertion that was not sent, is a malformed verdict: the attempts stay unjudged.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
@@ -26,6 +27,14 @@ class Gap(Record):
     assertion: _Index | None
     problem: Problem
     explanation: str
+
+
+def gap_subject(assertion: int | None, assertions: Sequence[str]) -> str:
+    """What a gap is about, in the learner's own words: "key point N: <their assertion>",
+    or "the challenge" when no assertion was sent (or the index names none of them)."""
+    if assertion is not None and 0 <= assertion < len(assertions):
+        return f"key point {assertion + 1}: {assertions[assertion]}"
+    return "the challenge"
 
 
 class ItemVerdict(Record):

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.session_state import attempt_states
+from coach_gui.domain.verdicts import gap_subject
 from coach_gui.services.gap_export import (
     PROBLEM_LABELS,
     counted,
@@ -68,11 +69,7 @@ def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetail
         gaps: list[tuple[str, str, str]] = []
         if verdict is not None:
             for gap in verdict.gaps:
-                index = gap.assertion
-                if index is not None and index < len(verdict.assertions):
-                    what = f"key point {index + 1}: {verdict.assertions[index]}"
-                else:
-                    what = "the challenge"
+                what = gap_subject(gap.assertion, verdict.assertions)
                 gaps.append((PROBLEM_LABELS.get(gap.problem, gap.problem), what, gap.explanation))
         answers.append(
             AnswerDetail(

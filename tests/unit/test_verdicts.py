@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from coach_gui.domain.judge_errors import JudgeError, MalformedVerdict
 from coach_gui.domain.tier2 import tier2_payload
-from coach_gui.domain.verdicts import Gap, ItemVerdict, parse_verdicts
+from coach_gui.domain.verdicts import Gap, ItemVerdict, gap_subject, parse_verdicts
 
 WITH = {"challenge": "Why?", "answer": "Because.", "core_assertions": ["A.", "B.", "C."]}
 WITHOUT = {"challenge": "How?", "answer": "Like so."}
@@ -151,3 +151,10 @@ def test_schema_violations_are_malformed_and_say_where(raw: str, where: str) -> 
     reason = malformed(raw)
     assert reason.startswith("it does not match the verdict shape")
     assert where in reason
+
+
+def test_a_gap_is_named_by_the_learners_own_assertion_or_else_the_challenge() -> None:
+    assertions = ("Selection keeps variation.", "Change is slow.")
+    assert gap_subject(1, assertions) == "key point 2: Change is slow."
+    assert gap_subject(None, assertions) == "the challenge"  # assertions were not sent
+    assert gap_subject(2, assertions) == "the challenge"  # names none of the note's now
