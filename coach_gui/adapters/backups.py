@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from coach_gui.adapters.files import fsync_dir
+from coach_gui.adapters.files import fsync_dir, fsync_file
 from coach_gui.domain.errors import JournalError
 
 log = logging.getLogger(__name__)
@@ -46,14 +46,6 @@ def backups_dir(journal_path: Path) -> Path:
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class JournalBackups:
@@ -113,7 +105,7 @@ class JournalBackups:
                 copy.execute("PRAGMA journal_mode = DELETE")
             finally:
                 copy.close()
-            _fsync_file(partial)
+            fsync_file(partial)
             os.replace(partial, target)
         except BaseException:
             with contextlib.suppress(OSError):

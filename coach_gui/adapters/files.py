@@ -22,6 +22,15 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def fsync_file(path: Path) -> None:
+    """Persist a file's contents written by someone else (e.g. SQLite's backup API)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write `data` to `path` through a temp file in the same folder: write, fsync,
     replace, fsync the folder. On any failure the old file is left as it was."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from coach_gui.adapters import journal_lock
 from coach_gui.adapters.backups import JournalBackups
-from coach_gui.adapters.files import fsync_dir
+from coach_gui.adapters.files import fsync_dir, fsync_file
 from coach_gui.adapters.journal_schema import LATEST_VERSION
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.domain.errors import JournalError
@@ -151,21 +151,13 @@ def restore_journal(
             if why is not None:
                 raise _refuse(source, why)
             _settle(staging)
-            _fsync(staging)
+            fsync_file(staging)
             previous = _keep_current(backups, keep_as)
             os.replace(staging, journal_path)
             fsync_dir(journal_path.parent)
         finally:
             _remove_with_sidecars(staging)
     return Restored(source, journal_path, version, previous)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _keep_current(backups: JournalBackups, reason: str) -> Path | None:
