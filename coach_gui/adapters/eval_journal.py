@@ -25,6 +25,7 @@ from coach_gui.domain.session_records import StoredTrace
 
 EVAL_SIGNING_KEY = "eval_signing_key"  # the keyring username (service "coach")
 _KEY_BYTES = 32
+_SELECT_RUNS = "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
 
 
 class SqliteEvalJournal:
@@ -69,11 +70,7 @@ class SqliteEvalJournal:
 
     def eval_run(self, eval_run_id: str) -> StoredEvalRun | None:
         with self._journal.read() as conn, lenient(conn):
-            row = conn.execute(
-                "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
-                " WHERE id = ?",
-                (eval_run_id,),
-            ).fetchone()
+            row = conn.execute(f"{_SELECT_RUNS} WHERE id = ?", (eval_run_id,)).fetchone()
         return None if row is None else _run(row)
 
     def eval_run_ids(self) -> list[str]:
@@ -85,9 +82,7 @@ class SqliteEvalJournal:
         """The newest runs first (the GUI's history)."""
         with self._journal.read() as conn:
             rows = conn.execute(
-                "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
-                " ORDER BY created_at DESC, id DESC LIMIT ?",
-                (limit,),
+                f"{_SELECT_RUNS} ORDER BY created_at DESC, id DESC LIMIT ?", (limit,)
             ).fetchall()
         return [_run(row) for row in rows]
 
