@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from fakes.coach_files import write_config, write_note
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from fakes.gemini_server import Fault as GeminiFault
 from fakes.ollama_server import FakeOllama
@@ -35,23 +35,13 @@ def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
 
 
 def _setup(home: Path, ollama: FakeOllama, gemini: FakeGemini) -> None:
-    config = Path(os.environ["COACH_CONFIG"])
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        json.dumps(
-            {
-                "kb": {"path": str(home / "notes")},
-                "tier1": {"ollamaUrl": ollama.url, "followUps": False},
-                "judge": {"baseUrl": gemini.url, "maxRetries": 0},
-            }
-        ),
-        encoding="utf-8",
-    )
+    write_config({
+        "kb": {"path": str(home / "notes")},
+        "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+        "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+    })  # fmt: skip
     front = {"id": "n1", "title": "Selection", "core_assertions": ["Traits vary.", "Time."]}
-    (home / "notes").mkdir(parents=True, exist_ok=True)
-    (home / "notes" / "selection.md").write_text(
-        "---\n" + yaml.safe_dump(front) + "---\nBody.\n", encoding="utf-8"
-    )
+    write_note(home / "notes", "selection", front, "Body.\n")
 
 
 def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import sqlite3
 from pathlib import Path
 
 import pytest
+from fakes.coach_files import write_config
 from fakes.gemini_server import FakeGemini, verdict_json
 from fakes.lenient_reader import whole_fence_tags
 from fakes.ollama_server import FakeOllama
@@ -71,18 +71,11 @@ def test_every_corpus_string_round_trips_through_a_note_file(tmp_path: Path) -> 
 
 
 def _configure(home: Path, ollama: FakeOllama, gemini: FakeGemini) -> None:
-    config = Path(os.environ["COACH_CONFIG"])
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        json.dumps(
-            {
-                "kb": {"path": str(home / "notes")},
-                "tier1": {"ollamaUrl": ollama.url, "followUps": False},
-                "judge": {"baseUrl": gemini.url, "maxRetries": 0},
-            }
-        ),
-        encoding="utf-8",
-    )
+    write_config({
+        "kb": {"path": str(home / "notes")},
+        "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+        "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+    })  # fmt: skip
     (home / "notes").mkdir(parents=True)
     note = Note(
         id="hostile",

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from fakes.coach_files import write_config, write_note
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from fakes.ollama_server import FakeOllama
 
@@ -57,23 +56,13 @@ def _address(url: str) -> tuple[str, int]:
 
 
 def _setup(home: Path, ollama: FakeOllama, gemini: FakeGemini, *, judge: bool) -> None:
-    config = Path(os.environ["COACH_CONFIG"])
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        json.dumps(
-            {
-                "kb": {"path": str(home / "notes")},
-                "tier1": {"ollamaUrl": ollama.url},
-                "judge": {"enabled": judge, "baseUrl": gemini.url, "maxRetries": 0},
-            }
-        ),
-        encoding="utf-8",
-    )
+    write_config({
+        "kb": {"path": str(home / "notes")},
+        "tier1": {"ollamaUrl": ollama.url},
+        "judge": {"enabled": judge, "baseUrl": gemini.url, "maxRetries": 0},
+    })  # fmt: skip
     front = {"id": "n1", "title": "Selection", "core_assertions": ["Traits vary.", "Some last."]}
-    (home / "notes").mkdir(parents=True, exist_ok=True)
-    (home / "notes" / "selection.md").write_text(
-        "---\n" + yaml.safe_dump(front) + "---\nBody.\n", encoding="utf-8"
-    )
+    write_note(home / "notes", "selection", front, "Body.\n")
 
 
 def _session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

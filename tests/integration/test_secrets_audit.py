@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
+from fakes.coach_files import write_config, write_note
 from fakes.gemini_server import FakeGemini, Fault, passes_items_whose_answer_contains
 from fakes.ollama_server import FakeOllama
 
@@ -39,27 +39,17 @@ def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
 
 
 def _setup(home: Path, ollama: FakeOllama, gemini: FakeGemini) -> None:
-    config = Path(os.environ["COACH_CONFIG"])
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(
-        json.dumps(
-            {
-                "kb": {"path": str(home / "notes")},
-                "tier1": {"ollamaUrl": ollama.url, "followUps": False},
-                "judge": {"baseUrl": gemini.url, "maxRetries": 0},
-            }
-        ),
-        encoding="utf-8",
-    )
+    write_config({
+        "kb": {"path": str(home / "notes")},
+        "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+        "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+    })  # fmt: skip
     front = {
         "id": "audit",
         "title": f"{TITLE_MARK} selection",
         "core_assertions": [f"{ASSERTION_MARK} one.", f"{ASSERTION_MARK} two."],
     }
-    (home / "notes").mkdir(parents=True, exist_ok=True)
-    (home / "notes" / "audit.md").write_text(
-        "---\n" + yaml.safe_dump(front) + f"---\nThe {NOTE_MARK} of the note.\n", encoding="utf-8"
-    )
+    write_note(home / "notes", "audit", front, f"The {NOTE_MARK} of the note.\n")
 
 
 class Session:
