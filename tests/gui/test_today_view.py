@@ -71,21 +71,32 @@ def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, ans
     assert main(["practice", note, "--answers", str(file), "--json"]) == 0
 
 
+def _seed_history(
+    gemini: FakeGemini,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two notes practised on three days: one keeps a misconception, one is explained;
+    then the clock is a month on."""
+    gemini.reply_for = _misses_assertion_1_of_natural_selection
+    _configure(gemini.url)
+    monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+    assert main(["key", "set"]) == 0
+    for n in (0, 1, 3):
+        monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
+        _practise(tmp_path, capsys, "natural-selection", "Natural kinds fixed.")
+        _practise(tmp_path, capsys, "sexual-selection", "Mates choose.")
+    monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
+
+
 @pytest.fixture
 def seeded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[AppContext]:
-    """Two notes practised on three days: one keeps a misconception, one is explained."""
+    """The seeded history, with the judge gone (answers from now on stay unjudged)."""
     with FakeGemini(api_keys={KEY}) as gemini:
-        gemini.reply_for = _misses_assertion_1_of_natural_selection
-        _configure(gemini.url)
-        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
-        assert main(["key", "set"]) == 0
-        for n in (0, 1, 3):
-            monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
-            _practise(tmp_path, capsys, "natural-selection", "Natural kinds fixed.")
-            _practise(tmp_path, capsys, "sexual-selection", "Mates choose.")
-    monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
+        _seed_history(gemini, tmp_path, capsys, monkeypatch)
     context = build_context()
     yield context
     context.close()
@@ -255,16 +266,8 @@ def test_today_is_read_again_after_a_session_it_started(
     learner goes back, so Start never practises from an old list."""
     from coach_gui.ui.main_window import MainWindow
 
-    with FakeGemini(api_keys={KEY}) as gemini:
-        gemini.reply_for = _misses_assertion_1_of_natural_selection
-        _configure(gemini.url)
-        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
-        assert main(["key", "set"]) == 0
-        for n in (0, 1, 3):
-            monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
-            _practise(tmp_path, capsys, "natural-selection", "Natural kinds fixed.")
-            _practise(tmp_path, capsys, "sexual-selection", "Mates choose.")
-        monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
+    with FakeGemini(api_keys={KEY}) as gemini:  # the judge stays up: the answer is judged
+        _seed_history(gemini, tmp_path, capsys, monkeypatch)
         context = build_context()
         window = MainWindow(context)
         qtbot.addWidget(window)
