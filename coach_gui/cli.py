@@ -55,6 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the main window, wait for the notes, print the time it took and exit "
         "(a start-up check; runs headless with QT_QPA_PLATFORM=offscreen)",
     )
+    parser.add_argument(
+        "--soak",
+        action="store_true",
+        help="with --smoke: then switch notes 2,000 times and make 100,000 void Qt calls, "
+        "and exit 1 if the Qt binding leaks references (a check of the installed app)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(f"coach_gui.commands.{name}").add_parser(commands)
@@ -69,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         from coach_gui.ui.app import run_gui
 
-        return run_gui(argv, smoke=args.smoke)
+        return run_gui(argv, smoke=args.smoke, soak=args.soak)
     try:
         return run(args)
     except (ConfigError, UsageError, NoteNotFound) as exc:

@@ -6,6 +6,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -151,9 +152,54 @@ def maybe_welcome(window: MainWindow) -> None:
     show_welcome(window)
 
 
-def _smoke(app: QApplication, window: MainWindow) -> int:
+SOAK_SWITCHES = 2_000
+SOAK_VOID_CALLS = 100_000
+
+
+def _soak(app: QApplication, window: MainWindow, done: Callable[[bool], None]) -> None:
+    """`--soak`: End/Home in the note list SOAK_SWITCHES times (each opens a note), one
+    key a turn of the event loop as a learner would, then SOAK_VOID_CALLS void calls and
+    emits; prints how far None and True moved (ADR 0011) and calls `done(ok)`. What a
+    leaking binding drops is handed back after each step, so it is reported, not fatal."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QKeyEvent
+
+    from coach_gui.ui import qt_health
+
+    view = window.note_list.view
+    view.setFocus()
+    moved_total = [0, 0]
+    step = [0]
+
+    def press() -> None:
+        key = Qt.Key.Key_End if step[0] % 2 == 0 else Qt.Key.Key_Home
+        with qt_health.counting() as delta:
+            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                app.sendEvent(view, QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier))
+            moved = delta()
+        moved_total[0] += moved[0]
+        moved_total[1] += moved[1]
+        qt_health.hand_back(moved)
+        step[0] += 1
+        QTimer.singleShot(0, press if step[0] < SOAK_SWITCHES else report)
+
+    def report() -> None:
+        switched = qt_health.Drift(SOAK_SWITCHES, moved_total[0], moved_total[1])
+        calls = qt_health.probe(SOAK_VOID_CALLS)
+        print(
+            f"coach --smoke --soak: {SOAK_SWITCHES:,} note switches: {switched.describe()}; "
+            f"{SOAK_VOID_CALLS:,} void calls and emits: {calls.describe()}",
+            flush=True,
+        )
+        done((switched.ok and calls.ok) or calls.moot)
+
+    QTimer.singleShot(0, press)
+
+
+def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
     """`coach --smoke`: show the window, wait for the first load of the notes, print the
-    time to shown and exit 0 (1 when the notes never arrive)."""
+    time to shown and exit 0 (1 when the notes never arrive). With `soak`, then switch
+    notes and make void calls, and exit 1 if the reference counts of None or True move."""
     shown_at: list[float] = []
     outcome: list[int] = []
 
@@ -173,7 +219,10 @@ def _smoke(app: QApplication, window: MainWindow) -> int:
             f"{count} notes listed at {listed_at:.3f} s",
             flush=True,
         )
-        finish(0)
+        if soak:
+            _soak(app, window, lambda ok: finish(0 if ok else 1))
+        else:
+            finish(0)
 
     def timed_out() -> None:
         print(
@@ -195,19 +244,19 @@ def _smoke(app: QApplication, window: MainWindow) -> int:
     return outcome[0] if outcome else 1
 
 
-def run_gui(argv: list[str], *, smoke: bool = False) -> int:
+def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
     """`coach` with no sub-command: the desktop app. Returns the process exit code."""
     from coach_gui import paths
     from coach_gui.bootstrap import LOG_FILE_NAME, setup_logging
 
-    app = create_application([a for a in argv if a != "--smoke"])
+    app = create_application([a for a in argv if a not in ("--smoke", "--soak")])
     setup_logging(paths.log_dir() / LOG_FILE_NAME)  # before the config, so its errors are kept
     install_excepthook()
     window = open_main_window(ask=not smoke)
     if window is None:
         return 2
     if smoke:
-        return _smoke(app, window)
+        return _smoke(app, window, soak=soak)
     window.show()
     QTimer.singleShot(0, lambda: maybe_welcome(window))
     return app.exec()
