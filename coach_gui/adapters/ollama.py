@@ -338,14 +338,15 @@ def _abort(sock: socket.socket | None, response: httpx.Response | None) -> None:
 
 
 class _Streamed:
-    """Shared iterator plumbing: iterate for items, `cancel()` from any thread."""
+    """Shared iterator plumbing: iterate for items, `cancel()` from any thread, `close()`
+    when done. The generator behind it holds no reference back to this object, so
+    dropping the stream frees it at once, on the thread that dropped it: a stream left to
+    the garbage collector was once closed inside httpcore's pool lock and deadlocked the
+    practice worker (issue 13)."""
 
-    def __init__(self, source: _NdjsonStream) -> None:
+    def __init__(self, source: _NdjsonStream, items: Iterator[Any]) -> None:
         self._source = source
-        self._items = self._generate()
-
-    def _generate(self) -> Iterator[Any]:
-        raise NotImplementedError
+        self._items = items
 
     def cancel(self) -> None:
         self._source.cancel()
@@ -362,13 +363,26 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@dataclass
+class _ChatSoFar:
+    text: str = ""
+    stats: ChatStats | None = None
+
+
 class ChatStream(_Streamed):
     """Content pieces as they arrive; `stats` is set once the ``done`` line has come."""
 
     def __init__(self, source: _NdjsonStream) -> None:
-        self.stats: ChatStats | None = None
-        self.text = ""
-        super().__init__(source)
+        self._so_far = _ChatSoFar()
+        super().__init__(source, _chat_pieces(source, self._so_far))
+
+    @property
+    def text(self) -> str:
+        return self._so_far.text
+
+    @property
+    def stats(self) -> ChatStats | None:
+        return self._so_far.stats
 
     def __iter__(self) -> ChatStream:
         return self
@@ -376,18 +390,19 @@ class ChatStream(_Streamed):
     def __next__(self) -> str:
         return next(self._items)  # type: ignore[no-any-return]
 
-    def _generate(self) -> Iterator[str]:
-        with closing(self._source.objects()) as objects:
-            for data in objects:
-                message = data.get("message")
-                content = _str(message.get("content")) if isinstance(message, dict) else None
-                if content:
-                    self.text += content
-                    yield content
-                if data.get("done") is True:
-                    self.stats = _chat_stats(data)
-                    return
-        raise StreamCut()
+
+def _chat_pieces(source: _NdjsonStream, so_far: _ChatSoFar) -> Iterator[str]:
+    with closing(source.objects()) as objects:
+        for data in objects:
+            message = data.get("message")
+            content = _str(message.get("content")) if isinstance(message, dict) else None
+            if content:
+                so_far.text += content
+                yield content
+            if data.get("done") is True:
+                so_far.stats = _chat_stats(data)
+                return
+    raise StreamCut()
 
 
 def _chat_stats(data: dict[str, Any]) -> ChatStats:
@@ -405,22 +420,26 @@ def _chat_stats(data: dict[str, Any]) -> ChatStats:
 class PullStream(_Streamed):
     """Progress lines of a model download, ending with status ``success``."""
 
+    def __init__(self, source: _NdjsonStream) -> None:
+        super().__init__(source, _pull_progress(source))
+
     def __iter__(self) -> PullStream:
         return self
 
     def __next__(self) -> PullProgress:
         return next(self._items)  # type: ignore[no-any-return]
 
-    def _generate(self) -> Iterator[PullProgress]:
-        with closing(self._source.objects()) as objects:
-            for data in objects:
-                progress = PullProgress(
-                    status=_str(data.get("status")) or "",
-                    digest=_str(data.get("digest")),
-                    total=_int(data.get("total")),
-                    completed=_int(data.get("completed")),
-                )
-                yield progress
-                if progress.status == "success":
-                    return
-        raise StreamCut()
+
+def _pull_progress(source: _NdjsonStream) -> Iterator[PullProgress]:
+    with closing(source.objects()) as objects:
+        for data in objects:
+            progress = PullProgress(
+                status=_str(data.get("status")) or "",
+                digest=_str(data.get("digest")),
+                total=_int(data.get("total")),
+                completed=_int(data.get("completed")),
+            )
+            yield progress
+            if progress.status == "success":
+                return
+    raise StreamCut()

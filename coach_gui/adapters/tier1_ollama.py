@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from coach_gui.adapters.ollama import OllamaClient
+from coach_gui.adapters.ollama import ChatStream, OllamaClient
 
 
 class OllamaTier1:
@@ -35,7 +35,7 @@ class OllamaTier1:
 
     def stream(
         self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any]
-    ) -> Iterable[str]:
+    ) -> ChatStream:
         return self._client.chat_stream(
             self._model,
             messages,

@@ -3,7 +3,7 @@ in-memory fake (tests/fakes), and the type checker holds both to this shape."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from coach_gui.domain.challenges import Challenge
@@ -88,6 +88,16 @@ class PracticeJournal(Protocol):
         ...
 
 
+class ReplyStream(Protocol):
+    """A reply arriving piece by piece; `close()` releases its connection at once."""
+
+    def __iter__(self) -> Iterator[str]: ...
+
+    def __next__(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
 class Tier1Model(Protocol):
     """The local model that writes challenges (Ollama on loopback)."""
 
@@ -96,9 +106,10 @@ class Tier1Model(Protocol):
 
     def stream(
         self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any]
-    ) -> Iterable[str]:
+    ) -> ReplyStream:
         """The reply, piece by piece. Raises Tier1Error subclasses (GenerationCancelled
-        once `cancel()` was called, Tier1Unavailable when Ollama or the model is absent)."""
+        once `cancel()` was called, Tier1Unavailable when Ollama or the model is absent).
+        The caller closes it when it stops reading, whether or not the reply ended."""
         ...
 
     def cancel(self) -> None:

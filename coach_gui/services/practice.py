@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 
 from coach_gui.domain.challenge_stream import ChallengeStream, QuoteRejected
@@ -282,9 +283,12 @@ class PracticeRun:
                 raise GenerationCancelled()
             stream = ChallengeStream(self._check)
             try:
-                for piece in self._tier1.stream(messages_for(reason), CHALLENGE_SCHEMA):
-                    if stream.feed(piece) and on_text is not None:
-                        on_text(stream.shown)
+                # Closed here, whichever way reading ends: a reply left open would hold its
+                # connection until the garbage collector closed it on some other thread.
+                with closing(self._tier1.stream(messages_for(reason), CHALLENGE_SCHEMA)) as reply:
+                    for piece in reply:
+                        if stream.feed(piece) and on_text is not None:
+                            on_text(stream.shown)
                 parsed = stream.finish()
             except QuoteRejected as rejected:
                 reason = rejected.finding.reason

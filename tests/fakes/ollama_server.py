@@ -48,6 +48,11 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any  # the parsed JSON body, or None
+    # Other connections of this client still open when the request arrived, after
+    # waiting a moment for closes in flight: a client that leaves a stream unclosed
+    # shows here (issue 13: an unclosed stream was closed later by the garbage collector,
+    # inside httpcore's pool lock, and the practice worker deadlocked).
+    others_open: int = 0
 
 
 @dataclass
@@ -70,6 +75,9 @@ class FakeOllama(LoopbackServer):
     redirect_to: str = "http://example.com/api/chat"
     # Benchmarks: when a list, each chat token's send time (time.perf_counter) is appended.
     token_sent_at: list[float] | None = None
+    # When set, each chat request records how many other connections were still open
+    # when it arrived (RecordedRequest.others_open), waiting up to a second for closes.
+    watch_connections: bool = False
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -79,6 +87,8 @@ class FakeOllama(LoopbackServer):
         self.hanging = threading.Event()  # set when a HANG fault starts waiting
         self.client_gone = threading.Event()  # set when a streaming client hung up early
         self.done_lines_sent = 0
+        self._connections = 0  # open client connections, counted by the handler
+        self._connections_changed = threading.Condition(self._lock)
 
     # --- scripting -----------------------------------------------------------------------
     @property
@@ -133,6 +143,17 @@ class FakeOllama(LoopbackServer):
             return self.reply_for(request)
         return json.dumps({"challenge": DEFAULT_CHALLENGE, "kind": "explain"})
 
+    def _connection(self, delta: int) -> None:
+        with self._connections_changed:
+            self._connections += delta
+            self._connections_changed.notify_all()
+
+    def _others_open(self, wait: float = 1.0) -> int:
+        """Connections open besides the caller's, once closes in flight have landed."""
+        with self._connections_changed:
+            self._connections_changed.wait_for(lambda: self._connections <= 1, timeout=wait)
+            return self._connections - 1
+
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
             self._stopping.wait(seconds)
@@ -152,10 +173,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     # --- plumbing ------------------------------------------------------------------------
     def handle(self) -> None:
+        self.fake._connection(+1)
         try:
             super().handle()
         except (ConnectionResetError, BrokenPipeError):
             self.close_connection = True  # the client went away between requests
+        finally:
+            self.fake._connection(-1)
 
     def _read_body(self) -> Any:
         length = int(self.headers.get("Content-Length") or 0)
@@ -220,7 +244,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, method: str) -> None:
         body = self._read_body() if method == "POST" else None
-        request = RecordedRequest(method, self.path, dict(self.headers.items()), body)
+        watching = self.fake.watch_connections and self.path == "/api/chat"
+        others = self.fake._others_open() if watching else 0
+        request = RecordedRequest(method, self.path, dict(self.headers.items()), body, others)
         self.fake._record(request)
         fault = self.fake._take_fault(self.path)
         try:

@@ -14,7 +14,6 @@ import sys
 import tomllib
 from pathlib import Path
 
-import pytest
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.version import Version
