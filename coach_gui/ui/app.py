@@ -256,7 +256,27 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
     if window is None:
         return 2
     if smoke:
-        return _smoke(app, window, soak=soak)
+        return leave(_smoke(app, window, soak=soak))
     window.show()
     QTimer.singleShot(0, lambda: maybe_welcome(window))
-    return app.exec()
+    return leave(app.exec())
+
+
+EXIT_GRACE_MS = 250
+
+
+def leave(code: int) -> int:
+    """After the event loop: cancel what is still in flight and give it EXIT_GRACE_MS.
+    A worker still blocked then (a judge call, a keyring that does not answer) would hold
+    the process in Qt's pool destructors with no window left, so the process ends here
+    instead: every answer was committed when it was submitted and the session is sealed
+    as interrupted at the next start (ADR 0012)."""
+    from coach_gui.ui import tasks
+
+    if tasks.quiesce(EXIT_GRACE_MS):
+        return code
+    log.warning("quit with a background call still in flight; it was abandoned")
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QStackedWidget, QWidget
 from coach_gui.ui import tasks, window_state
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
-from coach_gui.ui.practice_pane import PracticePane
+from coach_gui.ui.practice_pane import QUIT_WAIT_MS, PracticePane
 from coach_gui.ui.sent_to_judge import SentToJudgeView
 from coach_gui.ui.sessions_view import SessionsView
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
 LAST_PRACTISED = "mainWindow/lastPractisedNote"
+CHECK_WAIT_MS = 250  # closing waits this long at most for a Tier 1 check on its way
 # Keys of the practice pane itself, for Help > Keyboard shortcuts.
 PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
@@ -250,11 +251,13 @@ class MainViews:
         settings.sync()
 
     def close(self) -> None:
-        """The window closes: end the session (every submitted answer is already saved) and
-        let a Tier 1 check still on its way finish, briefly, so nothing is left running."""
-        self.practice.shutdown()
+        """The window closes: end the session (every submitted answer is already saved),
+        waiting for its seal only briefly. A stream in flight is cancelled; a judge call
+        or a Tier 1 check still on its way is left to `tasks.quiesce` and, should it not
+        end at once, the session is sealed as interrupted at the next start (ADR 0012)."""
+        self.practice.shutdown(QUIT_WAIT_MS)
         if self.tier1_status.status.state is Tier1State.CHECKING:
-            tasks.wait_for_all(2_000)
+            tasks.wait_for_all(CHECK_WAIT_MS)  # a loopback check ends in milliseconds
 
     def restore(self) -> None:
         """After the first load: back to the practice view if a session was in progress."""

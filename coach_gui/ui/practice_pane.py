@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Phase", "PracticePane", "SessionSummary"]
 
+QUIT_WAIT_MS = 500  # how long quitting waits for the session's seal (it takes milliseconds)
+
 
 class PracticePane(PracticeSteps):
     session_started = Signal(str)  # the note's title
@@ -50,7 +52,7 @@ class PracticePane(PracticeSteps):
         self._set_phase(Phase.IDLE)
         app = QCoreApplication.instance()
         if app is not None:  # a safety net: the main window should call shutdown() first
-            app.aboutToQuit.connect(self.shutdown)
+            app.aboutToQuit.connect(lambda: self.shutdown(QUIT_WAIT_MS))
 
     def _wire(self) -> None:
         self.submit_button.clicked.connect(self.submit)
@@ -140,7 +142,8 @@ class PracticePane(PracticeSteps):
         self._clear_texts()
         self.answer_box.clear()
         review = None
-        if settings.judge_enabled and context.config.judge.review_payloads:
+        # Whether or not the judge is on now: it may be switched on mid-session.
+        if context.config.judge.review_payloads:
             self._gate = ReviewGate(context.config.judge.model, self)
             self._gate.asked.connect(self._review)
             review = self._gate.review
@@ -220,10 +223,12 @@ class PracticePane(PracticeSteps):
         self.worker.submit(lambda: end_run(opened, *counts), ended, supersede=show)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
-        """Before the window closes: end the session and wait for the worker (True if idle)."""
+        """Before the window closes: end the session and wait for the worker, at most
+        `timeout_ms` (True if idle). Asked again once closing, it does not wait again."""
+        again = self.worker.closing
         self._end_session(show=False)
         self.worker.closing = True
-        return self.worker.wait(timeout_ms)
+        return self.worker.wait(0 if again else timeout_ms)
 
     def wait_idle(self, timeout_ms: int = 10_000) -> bool:
         """Tests and teardown: wait for the worker; results arrive at the next event turn."""

@@ -14,6 +14,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from coach_gui.ui import tasks
+
 log = logging.getLogger(__name__)
 
 
@@ -75,6 +77,7 @@ class PracticeWorker(QObject):
         self.pool = QThreadPool(self)
         self.pool.setObjectName("coach-practice")
         self.pool.setMaxThreadCount(1)  # a session's calls run one at a time, in order
+        tasks.register_pool(self.pool)  # quitting waits for it, briefly (tasks.quiesce)
         self._relay = _Relay(self)
         self._relay.text_ready.connect(self._deliver_text)
         self._relay.job_done.connect(self._on_done)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -97,6 +99,7 @@ class _TaskSignals(QObject):
 
 _pools: dict[Lane, QThreadPool] = {}
 _live: set[Task[Any]] = set()  # submitted and not yet delivered; keeps each task alive
+_other_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()  # e.g. the practice worker's
 
 
 def _pool(lane: Lane) -> QThreadPool:
@@ -225,3 +228,24 @@ def wait_for_all(timeout_ms: int = 5000) -> bool:
     """Block until every worker is idle (teardown and quit); False if one is still busy.
     Results not yet delivered arrive at the next turn of the event loop."""
     return all(pool.waitForDone(timeout_ms) for pool in list(_pools.values()))
+
+
+def register_pool(pool: QThreadPool) -> None:
+    """A pool of its own (the practice worker's) that quitting must also wait for."""
+    _other_pools.add(pool)
+
+
+def quiesce(grace_ms: int) -> bool:
+    """Quitting: cancel every task not yet delivered, then give every pool (the lanes and
+    the registered ones) at most `grace_ms` in all to go idle. False when one is still
+    busy: its thread is blocked (a judge call, say), and the caller exits without it —
+    every answer was committed when it was submitted (ADR 0012)."""
+    for task in list(_live):
+        task.cancel()
+    deadline = time.monotonic() + grace_ms / 1000
+    pools = [*_pools.values(), *_other_pools]
+    for pool in pools:
+        left_ms = max(int((deadline - time.monotonic()) * 1000), 0)
+        if not pool.waitForDone(left_ms):
+            return False
+    return True

@@ -1,0 +1,160 @@
+"""Quitting: from the window's close to the process gone (issue 13).
+
+Each run is a fresh process that opens the real main window offscreen on the sample
+notes, then closes it: with nothing in flight, with a Tier 1 stream in flight (a fake
+Ollama that hangs mid-reply), and with a judge call in flight (a fake Gemini that takes
+30 s). A bare PySide6 window, closed the same way, is measured side by side. The time is
+from just before `close()` (stamped by the child) to the parent seeing the process exit.
+
+    python bench/bench_quit.py [--runs 7]
+
+Targets: ≤ 0.3 s with nothing in flight, ≤ 1 s with a stream or a judge call in flight.
+Prints figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+KEY = "bench-key"
+
+
+def child(mode: str) -> None:
+    from PySide6.QtCore import QTimer
+
+    if mode == "bare":
+        from PySide6.QtWidgets import QApplication, QWidget
+
+        app = QApplication([])
+        window = QWidget()
+        window.show()
+
+        def close_bare() -> None:
+            print(f"CLOSE {time.time():.6f}", flush=True)
+            window.close()
+
+        QTimer.singleShot(300, close_bare)
+        sys.exit(app.exec())
+
+    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.ui import app as gui
+    from coach_gui.ui.practice_view import Phase
+
+    KeyStore().set(KEY)
+    qapp = gui.create_application([])
+    window = gui.open_main_window(ask=False)
+    assert window is not None
+    pane = window.views.practice
+    wanted = {"idle": None, "stream": Phase.STREAMING, "judge": Phase.JUDGING}[mode]
+
+    def close() -> None:
+        print(f"CLOSE {time.time():.6f}", flush=True)
+        window.close()
+
+    def poll() -> None:
+        if pane.phase is Phase.ANSWERING and mode == "judge":
+            pane.answer_box.setPlainText("Kept differences add up over many generations.")
+            pane.submit()
+        if pane.phase is wanted:
+            QTimer.singleShot(200, close)  # the request is on its way by then
+        else:
+            QTimer.singleShot(10, poll)
+
+    def listed() -> None:
+        if wanted is None:
+            QTimer.singleShot(300, close)
+            return
+        entry = window.note_list.model.entry(0)
+        window.views.show_practice()
+        pane.start(entry.note)
+        poll()
+
+    window.notes_listed.connect(listed)
+    window.show()
+    sys.exit(gui.leave(qapp.exec()))
+
+
+def run_once(mode: str, env: dict[str, str]) -> float:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--child", mode],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    closed_at = None
+    for line in proc.stdout:
+        if line.startswith("CLOSE "):
+            closed_at = float(line.split()[1])
+    proc.wait(timeout=60)
+    gone = time.time()
+    if closed_at is None:
+        raise RuntimeError(f"{mode}: the child never closed its window (exit {proc.returncode})")
+    return gone - closed_at
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--child")
+    args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
+
+    from fakes.gemini_server import FakeGemini
+    from fakes.gemini_server import Fault as GeminiFault
+    from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeOllama() as ollama,
+        FakeGemini(api_keys={KEY}, slow_seconds=30) as gemini,
+    ):
+        config = Path(tmp) / "coach.config.json"
+        env = dict(
+            os.environ, QT_QPA_PLATFORM="offscreen", COACH_CONFIG=str(config),
+            PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]),
+            PYTHON_KEYRING_BACKEND="fakes.keyring_backend.FileKeyring",
+            COACH_TEST_KEYRING=str(Path(tmp) / "keys.json"),
+        )  # fmt: skip
+        settings = {
+            "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False},
+            "judge": {"enabled": True, "baseUrl": gemini.url, "maxRetries": 0,
+                      "timeoutSeconds": 60},
+        }  # fmt: skip
+        config.write_text(json.dumps(settings), "utf-8")
+        results: dict[str, list[float]] = {m: [] for m in ("bare", "idle", "stream", "judge")}
+        for i in range(args.runs):
+            for mode in results:  # interleaved, so load hits every mode alike
+                env["COACH_HOME"] = str(Path(tmp) / f"home-{mode}-{i}")
+                env["XDG_CONFIG_HOME"] = str(Path(tmp) / f"xdg-{mode}-{i}")
+                if mode == "stream":
+                    ollama.inject(Fault.HANG, after_tokens=3)
+                if mode == "judge":
+                    gemini.inject(GeminiFault.SLOW)
+                results[mode].append(run_once(mode, env))
+            ollama.release()
+    labels = {
+        "bare": "bare PySide6 window, nothing in flight",
+        "idle": "Coach, nothing in flight",
+        "stream": "Coach, Tier 1 stream in flight",
+        "judge": "Coach, judge call in flight",
+    }
+    for mode, times in results.items():
+        print(
+            f"{labels[mode]:<40} median {statistics.median(times):.3f} s  "
+            f"(min {min(times):.3f}, max {max(times):.3f}, {len(times)} runs)"
+        )
+
+
+if __name__ == "__main__":
+    main()
