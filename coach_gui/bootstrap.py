@@ -15,6 +15,7 @@ from coach_gui import paths
 from coach_gui.adapters.notes_fs import MarkdownNoteStore, seed_sample_notes
 from coach_gui.config import Config, config_path, load_config
 from coach_gui.domain.errors import ConfigError
+from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
 if TYPE_CHECKING:
     from coach_gui.adapters.gemini import GeminiJudge
@@ -60,6 +61,17 @@ class AppContext:
     journal_path: Path
     _journal: Journal | None = None
     _journal_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # The privacy switches as they are now, read at each request by the session, the
+    # judging service and the Gemini adapter; kept in step with `config` on every change.
+    privacy: LivePrivacy = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.privacy = LivePrivacy(_switches(self.config))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        super().__setattr__(name, value)
+        if name == "config" and "privacy" in self.__dict__:
+            self.privacy.set(_switches(value))  # type: ignore[arg-type]
 
     @property
     def journal(self) -> Journal:
@@ -124,7 +136,13 @@ class AppContext:
             from coach_gui.domain.judge_errors import JudgeDisabled
 
             raise JudgeDisabled()
-        return GeminiJudge.from_config(config, self.key_store().get(), SqliteOutbox(self.journal))
+        return GeminiJudge.from_config(
+            config,
+            self.key_store().get(),
+            SqliteOutbox(self.journal),
+            # The switch as it is at each request, not as it was when this judge was built.
+            assertions_allowed=self.privacy.include_assertions,
+        )
 
     def scheduler(self) -> AssertionScheduler:
         """What is due, per core assertion (issue 7), over this journal and the system clock."""
@@ -160,6 +178,10 @@ class AppContext:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+
+
+def _switches(config: Config) -> PrivacySwitches:
+    return PrivacySwitches(config.judge.enabled, config.judge.include_assertions)
 
 
 def setup_logging(log_file: Path, *, debug: bool | None = None) -> None:

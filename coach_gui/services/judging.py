@@ -5,13 +5,13 @@ attempt stays unjudged with the reason, and can be judged again later."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.judge_errors import JudgeError
 from coach_gui.domain.practice import JudgeRefusal, VerdictRecord
 from coach_gui.domain.session_records import refusal_id, verdict_id
-from coach_gui.domain.tier2 import PayloadRejected, tier2_payload
+from coach_gui.domain.tier2 import CORE_ASSERTIONS, PayloadRejected, tier2_payload
 from coach_gui.domain.verdicts import parse_verdicts
 from coach_gui.services.ports import Clock, Judge, VerdictJournal
 
@@ -87,9 +87,12 @@ def judge_items(
     journal: VerdictJournal,
     clock: Clock,
     include_assertions: bool,
+    assertions_now: Callable[[], bool] | None = None,
 ) -> list[JudgeOutcome]:
     """Judge `items` in one request. Only challenge, answer and (switch on) the assertions
-    are sent; the domain, not the model, decides each verdict."""
+    are sent; the domain, not the model, decides each verdict. `assertions_now` reads the
+    switch again should the judge refuse assertions switched off after the payload was
+    built (say, while it waited for review): the payload is then sent without them."""
     if not items:
         return []
     payload = tier2_payload(
@@ -98,7 +101,16 @@ def judge_items(
     try:
         response = judge.judge(payload)
         verdicts = parse_verdicts(response.raw_text, payload)
-    except (JudgeError, PayloadRejected) as error:
+    except PayloadRejected as error:
+        switched_off = include_assertions and error.field == CORE_ASSERTIONS
+        if switched_off and assertions_now is not None and not assertions_now():
+            log.info("assertions were switched off before sending; sending without them")
+            return judge_items(
+                items, judge=judge, journal=journal, clock=clock, include_assertions=False
+            )
+        log.info("judging %d item(s) failed: %s", len(items), error.reason_code)
+        return refuse_all(items, error, journal, clock)
+    except JudgeError as error:
         log.info("judging %d item(s) failed: %s", len(items), error.reason_code)
         return refuse_all(items, error, journal, clock)
     outcomes: list[JudgeOutcome] = []

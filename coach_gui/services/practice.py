@@ -21,7 +21,9 @@ from coach_gui.domain.challenges import (
     follow_up_messages,
     tier1_messages,
 )
+from coach_gui.domain.errors import CoachError
 from coach_gui.domain.fencing import new_boundary
+from coach_gui.domain.judge_errors import JudgeDisabled
 from coach_gui.domain.no_quote import NoQuoteCheck
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import (
@@ -35,8 +37,9 @@ from coach_gui.domain.practice import (
     new_id,
     note_digest,
 )
+from coach_gui.domain.privacy import LivePrivacy
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
-from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items
+from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items, refuse_all
 from coach_gui.services.ports import Clock, Judge, PracticeJournal, Tier1Model, VerdictJournal
 from coach_gui.services.practice_settings import PracticeSettings
 
@@ -49,6 +52,9 @@ KIND_ROTATION = (
     ChallengeKind.EXAMPLE,
     ChallengeKind.PREDICT,
 )
+
+JUDGE_OFF = "the judge is switched off"  # why an answer given with the judge off is kept
+WAITING_FOR_JUDGE = "waiting for the judge"
 
 # Called with the whole text that is safe to show so far ('' clears a withdrawn challenge).
 OnText = Callable[[str], None]
@@ -77,20 +83,25 @@ class PracticeRun:
         judge: Judge | None = None,
         verdicts: VerdictJournal | None = None,
         judge_unavailable: str | None = None,
-        include_assertions_now: Callable[[], bool] | None = None,
+        privacy: LivePrivacy | None = None,
+        open_judge: Callable[[], Judge] | None = None,
         plan: GapPlan | None = None,
     ) -> None:
         """`judge` and `verdicts` judge each answer after it is stored (judge switched on);
         `judge_unavailable` is why there is no judge although it is switched on (no key,
         no keyring): answers are then kept unjudged with that reason.
-        `include_assertions_now` reads the privacy switch at each judge request, so turning
-        it off mid-session stops assertions from leaving at once. `plan` (practise these
-        gaps) makes the challenges target its assertions and is sealed with the session."""
+        `privacy`, when given, is read at every answer and every judge request: switching
+        the judge or the assertions on or off mid-session applies to the next request
+        (without it, `settings` holds for the whole session). `open_judge` builds the
+        judge when it is first needed, e.g. switched on after the session began.
+        `plan` (practise these gaps) makes the challenges target its assertions and is
+        sealed with the session."""
         self.note = note
-        self._judge = judge if settings.judge_enabled else None
+        self._privacy = privacy
+        self._judge = judge if settings.judge_enabled or privacy is not None else None
+        self._open_judge = open_judge
         self._verdicts = verdicts
         self._judge_unavailable = judge_unavailable
-        self._include_assertions_now = include_assertions_now
         count = len(note.core_assertions)
         self.plan = plan
         self._target_pool = tuple(t for t in (plan.targets if plan else ()) if 0 <= t < count)
@@ -148,12 +159,15 @@ class PracticeRun:
     def finish(self) -> Disposition:
         session = self._require_session()
         verdicts = [o.verdict for o in self._outcomes.values() if o.verdict is not None]
+        judged_off = [a for a in self._attempts if a.unjudged_reason == JUDGE_OFF]
         if not self._attempts:
             disposition = Disposition.NO_ANSWERS
-        elif self.settings.mode is SessionMode.OFFLINE:
+        elif self._privacy is None and self.settings.mode is SessionMode.OFFLINE:
             disposition = Disposition.UNJUDGED_OFFLINE
-        elif len(verdicts) < len(self._attempts):
-            disposition = Disposition.JUDGE_UNAVAILABLE
+        elif len(verdicts) + len(judged_off) < len(self._attempts):
+            disposition = Disposition.JUDGE_UNAVAILABLE  # the judge failed some answers
+        elif judged_off:
+            disposition = Disposition.UNJUDGED_OFFLINE  # kept for later, as switched
         elif all(v.passed for v in verdicts):
             disposition = Disposition.ALL_PASSED
         else:
@@ -344,16 +358,37 @@ class PracticeRun:
             self._tier1.cancel()
 
     # --- answers ---------------------------------------------------------------------------------
+    def _judge_on(self) -> bool:
+        """The judge switch as it is now."""
+        return self._privacy.judge_enabled() if self._privacy else self.settings.judge_enabled
+
+    def _assertions_now(self) -> bool:
+        """The assertions switch as it is now."""
+        if self._privacy is not None:
+            return self._privacy.include_assertions()
+        return self.settings.include_assertions
+
+    def _ready_judge(self) -> Judge | None:
+        """The judge, built now if it was not when the session began (None: it cannot be,
+        and `_judge_unavailable` says why)."""
+        if self._judge is None and self._open_judge is not None:
+            try:
+                self._judge = self._open_judge()
+                self._judge_unavailable = None
+            except CoachError as exc:  # no key, no keyring: kept unjudged with the reason
+                self._judge_unavailable = str(exc)
+        return self._judge
+
     def submit(self, challenge: Challenge, answer: str) -> Attempt:
         """Store the answer at once, unjudged; raises ValidationError for a blank one.
-        Call `judge(attempt)` afterwards to have it judged."""
+        Call `judge(attempt)` afterwards to have it judged (`will_judge` says whether)."""
         session = self._require_session()
-        if not self.settings.judge_enabled:
-            reason = "the judge is switched off"
-        elif self._judge is None:
+        if not self._judge_on():
+            reason = JUDGE_OFF
+        elif self._ready_judge() is None or self._verdicts is None:
             reason = self._judge_unavailable or "no judge is set up"
         else:
-            reason = "waiting for the judge"
+            reason = WAITING_FOR_JUDGE
         submitted_at = self._clock.now()
         attempt = Attempt(
             id=attempt_id(session.id, challenge.id, answer, submitted_at),
@@ -368,15 +403,17 @@ class PracticeRun:
         self._attempts.append(attempt)
         return attempt
 
-    @property
-    def judging(self) -> bool:
-        """Whether answers are sent to the judge after they are stored."""
-        return self._judge is not None and self._verdicts is not None
+    @staticmethod
+    def will_judge(attempt: Attempt) -> bool:
+        """Whether `attempt` was stored to be sent to the judge (the switch was on and a
+        judge was set up when it was submitted)."""
+        return attempt.status == "unjudged" and attempt.unjudged_reason == WAITING_FOR_JUDGE
 
     def judge(self, attempt: Attempt) -> JudgeOutcome | None:
-        """Send one stored answer to the judge (when switched on and set up) and record the
-        verdict or the reason it stays unjudged. None when there is no judge."""
-        if self._judge is None or self._verdicts is None:
+        """Send one stored answer to the judge and record the verdict or the reason it
+        stays unjudged, with the switches as they are now. None when there is no judge."""
+        judge = self._judge
+        if judge is None or self._verdicts is None:
             return None
         challenge = self._challenges[attempt.challenge_id]
         item = JudgeRequestItem(
@@ -385,17 +422,17 @@ class PracticeRun:
             answer=attempt.answer,
             assertions=self.note.core_assertions,
         )
-        (outcome,) = judge_items(
-            [item],
-            judge=self._judge,
-            journal=self._verdicts,
-            clock=self._clock,
-            include_assertions=(
-                self._include_assertions_now()
-                if self._include_assertions_now is not None
-                else self.settings.include_assertions
-            ),
-        )
+        if not self._judge_on():  # switched off between saving and sending: nothing leaves
+            (outcome,) = refuse_all([item], JudgeDisabled(), self._verdicts, self._clock)
+        else:
+            (outcome,) = judge_items(
+                [item],
+                judge=judge,
+                journal=self._verdicts,
+                clock=self._clock,
+                include_assertions=self._assertions_now(),
+                assertions_now=self._assertions_now,
+            )
         self._outcomes[attempt.id] = outcome
         if outcome.judged:
             self._attempts = [

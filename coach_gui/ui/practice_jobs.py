@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import GapPlan
     from coach_gui.domain.tier2 import Tier2Payload
+    from coach_gui.services.ports import Judge
     from coach_gui.services.practice import ChallengeResult, PracticeRun
     from coach_gui.services.practice_settings import PracticeSettings
 
@@ -47,7 +48,7 @@ class OpenedRun:
 
     run: PracticeRun
     tier1: OllamaTier1 | None
-    judge: _ClosableJudge | None
+    judges: list[_ClosableJudge]  # every judge this session built (closed when it ends)
     tier1_problem: str | None  # why Tier 1 could not even be set up (a bad Ollama URL)
     judge_problem: str | None  # why answers stay unjudged although the judge is switched on
     journal: LivePracticeJournal  # marks the session live until it is sealed
@@ -86,13 +87,21 @@ def open_run(
         tier1 = context.tier1()
     except CoachError as exc:  # a bad Ollama URL: practise offline
         tier1, tier1_problem = None, str(exc)
-    judge = None
+    opened_judges: list[_ClosableJudge] = []
+
+    def open_judge() -> Judge:
+        """The judge, reading both switches from the one live privacy state at each
+        request; built at the start, or when the judge is first switched on."""
+        judge = context.judge(enabled=True)
+        opened_judges.append(judge)
+        return ReviewedJudge(judge, review) if review is not None else judge
+
+    port = None
     if settings.judge_enabled:
         try:
-            judge = context.judge(enabled=True)
+            port = open_judge()
         except (JudgeError, KeyringUnavailable) as exc:
             judge_problem = str(exc)
-    port = ReviewedJudge(judge, review) if judge is not None and review is not None else judge
     run = PracticeRun(
         note,
         settings,
@@ -102,11 +111,12 @@ def open_run(
         judge=port,
         verdicts=journal,
         judge_unavailable=judge_problem,
-        # The toolbar switch as it is at each request, not as it was when the session began.
-        include_assertions_now=lambda: context.config.judge.include_assertions,
+        # The toolbar switches as they are at each request, not as when the session began.
+        privacy=context.privacy,
+        open_judge=open_judge,
         plan=plan,
     )
-    opened = OpenedRun(run, tier1, judge, tier1_problem, judge_problem, journal, context)
+    opened = OpenedRun(run, tier1, opened_judges, tier1_problem, judge_problem, journal, context)
     try:
         run.start()
     except BaseException:
@@ -119,7 +129,7 @@ def open_run(
 
 
 def _release(opened: OpenedRun) -> None:
-    for held in (opened.tier1, opened.judge):
+    for held in (opened.tier1, *opened.judges):
         if held is not None:
             held.close()
 

@@ -12,6 +12,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
 from coach_gui.domain.tier1_errors import GenerationCancelled
+from coach_gui.services.practice import JUDGE_OFF
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.practice_jobs import Asked, OpenedRun, ask_challenge, ask_follow_up
 from coach_gui.ui.practice_view import Phase, PracticeView
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from coach_gui.services.practice import PracticeRun
 
 log = logging.getLogger(__name__)
-JUDGE_OFF = "the judge is switched off"
 
 
 class PracticeSteps(PracticeView):
@@ -175,7 +175,7 @@ class PracticeSteps(PracticeView):
         self._saved += 1
         run = self._run
         subject = "your follow-up answer" if self._is_follow_up else "your answer"
-        if run is None or not run.judging:
+        if run is None or not run.will_judge(attempt):
             self.status_label.confirm(self._saved_text(attempt.unjudged_reason))
             self._offer_self_rating(attempt)
             self._after_answer(attempt)

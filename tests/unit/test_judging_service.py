@@ -17,6 +17,9 @@ from fakes.memory import (
 from coach_gui.domain.judge_errors import JudgeKeyInvalid, JudgeQuotaExceeded
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import Disposition, attempt_id, challenge_id
+from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
+from coach_gui.domain.tier2 import Tier2Payload, revalidated
+from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.judging import JudgeRequestItem, judge_items
 from coach_gui.services.practice import PracticeRun, PracticeSettings
 
@@ -171,7 +174,7 @@ def test_challenge_and_attempt_ids_are_recomputable() -> None:
 
 
 def test_adr0021_d2_turning_the_switch_off_mid_session_stops_assertions_at_once() -> None:
-    switch = {"on": True}
+    privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
     journal, verdicts = MemoryPracticeJournal(), MemoryVerdictJournal()
     judge = ScriptedJudge([verdict_json(("pass", []))] * 2)
     tier1 = ScriptedTier1([reply("Why is change slow in this account?")] * 2)
@@ -183,15 +186,97 @@ def test_adr0021_d2_turning_the_switch_off_mid_session_stops_assertions_at_once(
         TickingClock(),
         judge=judge,
         verdicts=verdicts,
-        include_assertions_now=lambda: switch["on"],
+        privacy=privacy,
     )
     run.start()
     run.judge(run.submit(run.next_challenge().challenge, "first"))
-    switch["on"] = False
+    privacy.set(PrivacySwitches(judge_enabled=True, include_assertions=False))
     run.judge(run.submit(run.next_challenge().challenge, "second"))
     assert judge.payloads[0].carries_assertions
     assert not judge.payloads[1].carries_assertions
     assert [v.assertions_sent for v in verdicts.verdicts] == [True, False]
+
+
+def test_the_judge_switch_mid_session_applies_to_the_next_answer_both_ways() -> None:
+    """Off at the start, on, off, on: each answer follows the switch as it is when it is
+    given; the judge is built when first switched on; none given with it on is left
+    unjudged."""
+    privacy = LivePrivacy(PrivacySwitches(judge_enabled=False, include_assertions=True))
+    judge = ScriptedJudge([verdict_json(("pass", []))] * 2)
+    built: list[ScriptedJudge] = []
+
+    def open_judge() -> ScriptedJudge:
+        built.append(judge)
+        return judge
+
+    verdicts = MemoryVerdictJournal()
+    run = PracticeRun(
+        NOTE,
+        PracticeSettings(judge_enabled=False, challenges=4),
+        MemoryPracticeJournal(),
+        ScriptedTier1([reply("Why is change slow in this account?")] * 4),
+        TickingClock(),
+        verdicts=verdicts,
+        privacy=privacy,
+        open_judge=open_judge,
+    )
+    run.start()
+    outcomes = []
+    for judge_on, text in ((False, "one"), (True, "two"), (False, "three"), (True, "four")):
+        privacy.set(PrivacySwitches(judge_enabled=judge_on, include_assertions=True))
+        attempt = run.submit(run.next_challenge().challenge, text)
+        assert run.will_judge(attempt) is judge_on
+        outcomes.append(run.judge(attempt) if run.will_judge(attempt) else None)
+    assert len(built) == 1  # built once, when first needed
+    assert [p.items[0].answer for p in judge.payloads] == ["two", "four"]
+    assert all(o is not None and o.judged for o in (outcomes[1], outcomes[3]))
+    assert run.finish() is Disposition.UNJUDGED_OFFLINE  # "one", "three" kept for later
+
+
+def test_switched_off_between_saving_and_sending_nothing_is_sent() -> None:
+    privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
+    judge = ScriptedJudge([verdict_json(("pass", []))])
+    run = PracticeRun(
+        NOTE,
+        PracticeSettings(),
+        MemoryPracticeJournal(),
+        ScriptedTier1([reply("Why is change slow in this account?")]),
+        TickingClock(),
+        judge=judge,
+        verdicts=MemoryVerdictJournal(),
+        privacy=privacy,
+    )
+    run.start()
+    attempt = run.submit(run.next_challenge().challenge, "answer")
+    privacy.set(PrivacySwitches(judge_enabled=False, include_assertions=True))
+    outcome = run.judge(attempt)
+    assert judge.payloads == []
+    assert outcome is not None and not outcome.judged
+    assert outcome.refusal is not None and outcome.refusal.reason_code == "judge_off"
+
+
+def test_assertions_switched_off_while_a_payload_waits_are_sent_without() -> None:
+    """The payload was built with assertions; the judge (reading the live switch) refuses
+    it; the service sends it again as the switch now says, so the answer is judged."""
+    privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
+
+    class SwitchFlippedWhileWaiting(ScriptedJudge):
+        def judge(self, payload: Tier2Payload) -> JudgeResponse:
+            privacy.set(PrivacySwitches(judge_enabled=True, include_assertions=False))
+            checked = revalidated(payload, assertions_allowed=privacy.include_assertions())
+            return super().judge(checked)  # as the Gemini adapter does before sending
+
+    judge = SwitchFlippedWhileWaiting([verdict_json(("pass", []))])
+    outcomes = judge_items(
+        [JudgeRequestItem("a1", "Why?", "Because.", NOTE.core_assertions)],
+        judge=judge,
+        journal=MemoryVerdictJournal(),
+        clock=TickingClock(),
+        include_assertions=True,
+        assertions_now=privacy.include_assertions,
+    )
+    assert [p.carries_assertions for p in judge.payloads] == [False]
+    assert outcomes[0].judged
 
 
 def test_a_payload_the_adapter_refuses_is_a_refusal_not_a_crash() -> None:
