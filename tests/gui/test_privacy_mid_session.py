@@ -1,0 +1,127 @@
+"""Both privacy switches flipped mid-session, in the real main window (issue 13): each
+request to the judge carries exactly what the switches said when it was made, and no
+answer given with the judge on is left unjudged because a switch moved.
+
+Before the live privacy state, switching *Send core assertions* on mid-session left every
+later answer unjudged: the session sent assertions and the adapter, still holding the
+switch from the session's start, refused them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains, prompt_items
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from coach_gui.adapters.secrets import KeyStore
+from coach_gui.bootstrap import build_context
+from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.practice_pane import Phase
+from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.verdict_view import VerdictState
+
+Answer = Callable[[str], Any]
+KEY = "test-key"
+WAIT_MS = 10_000
+CTRL = Qt.KeyboardModifier.ControlModifier
+CTRL_SHIFT = CTRL | Qt.KeyboardModifier.ShiftModifier
+# (judge on?, assertions on?) for each answer, in order: every change from one to the next
+# is made with the toolbar's keys while the session is open.
+STEPS = [(True, False), (True, True), (False, True), (True, True), (True, False), (False, False),
+         (True, False), (True, True)]  # fmt: skip
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = passes_items_whose_answer_contains("answer")
+        path = Path(os.environ["COACH_CONFIG"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({
+            "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
+                      "challengesPerSession": len(STEPS)},
+            "judge": {"enabled": True, "includeAssertions": False, "baseUrl": gemini.url,
+                      "maxRetries": 0},
+        }), encoding="utf-8")  # fmt: skip
+        KeyStore().set(KEY)
+        yield ollama, gemini
+
+
+def _flip_to(qtbot: QtBot, window: MainWindow, judge: bool, assertions: bool) -> None:
+    privacy = window.privacy
+    if privacy.judge_action.isChecked() != judge:
+        qtbot.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)
+    if privacy.assertions_action.isChecked() != assertions:
+        if not privacy.assertions_action.isEnabled():  # greyed out while the judge is off
+            qtbot.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)
+            qtbot.keyClick(window, Qt.Key.Key_A, CTRL_SHIFT)
+            qtbot.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)
+        else:
+            qtbot.keyClick(window, Qt.Key.Key_A, CTRL_SHIFT)
+    assert (privacy.judge_action.isChecked(), privacy.assertions_action.isChecked()) == (
+        judge,
+        assertions,
+    )
+
+
+def test_each_switch_flipped_mid_session_applies_to_the_next_request_exactly(
+    qtbot: QtBot, servers: tuple[FakeOllama, FakeGemini], answer_dialog: Answer
+) -> None:
+    _ollama, gemini = servers
+    window = MainWindow(build_context())
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.show()
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+    model = window.note_list.model
+    entry = next(
+        model.entry(r) for r in range(model.rowCount())
+        if model.entry(r).note.title == "Natural selection"
+    )  # fmt: skip
+    assertions = entry.note.core_assertions
+    window.views.show_practice()
+    window.practice.start(entry.note)
+    pane = window.practice
+    for n, (judge, with_assertions) in enumerate(STEPS):
+        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+        _flip_to(qtbot, window, judge, with_assertions)
+        pane.answer_box.setPlainText(f"answer {n}: kept differences add up over generations")
+        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, CTRL)
+        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+        if judge:
+            assert pane.verdict_view.state is VerdictState.PASSED, n
+        else:
+            assert "the judge is switched off" in pane.status_label.text(), n
+        if n + 1 < len(STEPS):
+            qtbot.keyClick(pane.next_button, Qt.Key.Key_Return, CTRL)
+
+    sent = [prompt_items(r)[0] for r in gemini.generate_requests]
+    judged_steps = [(n, a) for n, (j, a) in enumerate(STEPS) if j]
+    assert [item.answer.split(":")[0] for item in sent] == [f"answer {n}" for n, _ in judged_steps]
+    assert [item.assertions is not None for item in sent] == [a for _, a in judged_steps]
+    assert all(item.assertions == assertions for item in sent if item.assertions is not None)
+
+    with sqlite3.connect(window.context.journal_path) as conn:
+        attempts = conn.execute(
+            "SELECT a.answer, a.status, a.unjudged_reason, v.assertions_sent FROM attempts a "
+            "LEFT JOIN verdicts v ON v.attempt_id = a.id ORDER BY a.submitted_at"
+        ).fetchall()
+        refused = conn.execute("SELECT COUNT(*) FROM judge_refusals").fetchone()[0]
+    assert len(attempts) == len(STEPS)
+    for (answer, _status, reason, assertions_sent), (judge, with_assertions) in zip(
+        attempts, STEPS, strict=True
+    ):
+        if judge:
+            assert assertions_sent == int(with_assertions), answer  # judged, as switched
+        else:
+            assert assertions_sent is None and reason == "the judge is switched off", answer
+    assert refused == 0  # nothing was refused for a switch that moved
