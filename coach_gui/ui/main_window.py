@@ -44,6 +44,9 @@ def short_path(path: str) -> str:
     return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
 
+WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a disk stalls
+
+
 class MainWindow(QMainWindow):
     notes_listed = Signal()  # each time a load of the knowledge base is on screen
     search_ready = Signal()  # each time the search index has caught up with the notes
@@ -363,5 +366,5 @@ class MainWindow(QMainWindow):
         )
         self.views.remember()
         self.views.close()
-        wait_for_writes()  # a save still being written finishes before we go
+        wait_for_writes(WRITES_WAIT_MS)  # a save still being written finishes before we go
         event.accept()

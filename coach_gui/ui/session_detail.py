@@ -139,7 +139,8 @@ class SessionDetail(QWidget):
         self.export_button.setAccessibleName("Export gaps as Markdown")
         self.export_button.setAccessibleDescription("Saves this session's gap list to a file")
         self.export_button.setEnabled(False)
-        self.export_button.clicked.connect(self.export)
+        # Not `connect(self.export)`: `clicked(bool)` would arrive as the path (issue 13).
+        self.export_button.clicked.connect(lambda: self.export())
         self.status = QLabel(self)
         self.status.setAccessibleName("Export status")
         row = QHBoxLayout()

@@ -168,7 +168,10 @@ class TodayView(QWidget):
             op=lambda _progress: load_today(context, notes),
             success=self._on_loaded,
             failure=self._on_failed,
-            lane=Lane.WRITER,  # it also brings the memory cache in the journal up to date
+            # Not the writer lane, though it also brings the memory cache up to date: the
+            # journal serialises its own writes, and a first cache build can take many
+            # seconds, which a note save or quitting must not queue behind.
+            lane=Lane.GENERAL,
             name="load today",
         ).run()
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 from test_main_window_practice import open_note
 from test_screenshots import save_png
@@ -103,6 +103,27 @@ def _cells(window: MainWindow, row: int) -> list[str]:
     return [str(model.index(row, c).data()) for c in range(model.columnCount())]
 
 
+def save_as_when_asked(path: Path) -> list[str]:
+    """Answer the next save dialog with `path`, as a person would: type it, press Save.
+    The list gets the dialog's title once it was answered."""
+    answered: list[str] = []
+
+    def answer(tries_left: int) -> None:
+        modal = QApplication.activeModalWidget()
+        if not isinstance(modal, QFileDialog):
+            if tries_left:
+                QTimer.singleShot(10, lambda: answer(tries_left - 1))
+            return
+        name = modal.findChild(QLineEdit, "fileNameEdit")
+        assert name is not None
+        name.setText(str(path))
+        answered.append(modal.windowTitle())
+        modal.accept()
+
+    QTimer.singleShot(0, lambda: answer(500))
+    return answered
+
+
 def test_sessions_judged_later_from_the_window_reviewed_exported_and_practised(
     qtbot: QtBot,
     gemini: FakeGemini,
@@ -154,9 +175,14 @@ def test_sessions_judged_later_from_the_window_reviewed_exported_and_practised(
     assert f"key point 2: {assertions[1]}" in text
     assert "Explain the missing points." in text
 
+    # The button, as the learner uses it: the save dialog opens, they name the file.
     target = tmp_path / "export" / "gaps.md"
+    target.parent.mkdir()
+    chosen = save_as_when_asked(target)
     with qtbot.waitSignal(view.detail.exported, timeout=WAIT_MS):
-        view.detail.export(str(target))
+        qtbot.mouseClick(view.detail.export_button, Qt.MouseButton.LeftButton)
+    assert chosen == ["Export gaps as Markdown"]
+    assert view.detail.status.toolTip() == str(target)  # the file the learner chose
     exported = target.read_text(encoding="utf-8")
     assert exported.startswith("# Gaps: Natural selection\n")
     assert "> No idea." in exported and f"key point {n}: {assertions[-1]}" in exported
