@@ -79,7 +79,12 @@ def child(mode: str) -> None:
         pane.start(entry.note)
         poll()
 
+    def never_got_there() -> None:
+        print(f"the {mode} state was never reached", file=sys.stderr, flush=True)
+        os._exit(3)
+
     window.notes_listed.connect(listed)
+    QTimer.singleShot(30_000, never_got_there)
     window.show()
     sys.exit(gui.leave(qapp.exec()))
 
@@ -142,7 +147,6 @@ def main() -> None:
                 if mode == "judge":
                     gemini.inject(GeminiFault.SLOW)
                 results[mode].append(run_once(mode, env))
-            ollama.release()
     labels = {
         "bare": "bare PySide6 window, nothing in flight",
         "idle": "Coach, nothing in flight",
