@@ -32,15 +32,39 @@ class _Section(BaseModel):
     )
 
 
+LOCALHOST_ADDRESS = "127.0.0.1"
+
+
+def loopback_address(host: str) -> str | None:
+    """The loopback IP address Coach connects to for `host`, or None when `host` is not
+    loopback. Coach connects by address only (issue 21): an IP literal in 127.0.0.0/8 or
+    ::1, or the name `localhost` (any case), which means 127.0.0.1 without asking any
+    resolver, so neither DNS nor a hosts-file line can send a request elsewhere. Anything
+    else that would reach a resolver — `localhost.`, `127.0.0.1.`, other names — is not
+    loopback, and neither is an address with a zone id."""
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if bare.lower() == "localhost":
+        return LOCALHOST_ADDRESS
+    if "%" in bare:
+        return None
+    try:
+        address = ipaddress.ip_address(bare)
+    except ValueError:
+        return None
+    return str(address) if address.is_loopback else None
+
+
 def is_loopback_host(host: str) -> bool:
     """True for localhost, 127.0.0.0/8 and ::1, the only hosts Tier 1 may talk to."""
-    host = host.strip("[]").rstrip(".").lower()
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return loopback_address(host) is not None
+
+
+def _host_as_written(url: str, lowered: str) -> str:
+    """urlsplit lowercases and unbrackets the host; this is it as the URL has it."""
+    netloc = urlsplit(url).netloc.rsplit("@", 1)[-1]
+    if netloc.startswith("["):
+        return netloc[: netloc.find("]") + 1] if "]" in netloc else netloc
+    return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc or lowered
 
 
 def check_loopback_url(url: str) -> str:
@@ -48,10 +72,10 @@ def check_loopback_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"must be an http:// URL such as http://127.0.0.1:11434 (got {url!r})")
-    if not is_loopback_host(parts.hostname):
+    if not is_loopback_host(_host_as_written(url, parts.hostname)):
         raise ValueError(
-            "Ollama must run on this computer: use localhost, 127.0.0.1 or [::1] "
-            f"(got host {parts.hostname!r})"
+            "Ollama must run on this computer: use localhost, 127.0.0.1 or [::1], "
+            f"with no dot at the end (got host {_host_as_written(url, parts.hostname)!r})"
         )
     try:
         parts.port  # noqa: B018 - raises ValueError on a malformed port
@@ -99,12 +123,23 @@ class JudgeConfig(_Section):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
+        """https:// anywhere, or http:// to this computer only (a test or local server):
+        the payload and the key never travel in clear text over a network (issue 21)."""
         if value is None:
             return None
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"must be an http(s) URL or null (got {value!r})")
+            raise ValueError(f"must be an https:// URL or null (got {value!r})")
+        if parts.scheme == "http" and not is_loopback_host(_host_as_written(value, "")):
+            raise ValueError(
+                "must be https:// (plain http:// would send your answers and the key in "
+                f"clear text); http:// is only for a server on this computer (got {value!r})"
+            )
         return value
+
+    def endpoint(self) -> str:
+        """Where judge requests go, as the learner should see it."""
+        return self.base_url or "https://generativelanguage.googleapis.com (Google Gemini)"
 
 
 class NoQuoteConfig(_Section):

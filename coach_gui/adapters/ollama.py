@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from coach_gui.config import is_loopback_host
+from coach_gui.config import loopback_address
 from coach_gui.domain.tier1_errors import (
     GenerationCancelled,
     InvalidOllamaReply,
@@ -71,8 +71,19 @@ def _short(text: str) -> str:
     return text if len(text) <= _MAX_ERROR_CHARS else text[: _MAX_ERROR_CHARS - 1] + "…"
 
 
-def _require_loopback(url: httpx.URL) -> None:
-    if url.scheme not in ("http", "https") or not is_loopback_host(url.host):
+def _loopback_url(url: httpx.URL) -> httpx.URL:
+    """`url` with its host replaced by the loopback address Coach connects to (never a
+    name: no resolver is asked, ADR-0021 decision 6 and issue 21); OllamaNotLoopback when
+    its host is not loopback."""
+    address = loopback_address(url.host) if url.scheme in ("http", "https") else None
+    if address is None:
+        raise OllamaNotLoopback(str(url.copy_with(path="/", query=None, fragment=None)))
+    return url.copy_with(host=address)
+
+
+def _require_loopback_address(url: httpx.URL) -> None:
+    """At request time: the host must already be a loopback IP literal."""
+    if url.scheme not in ("http", "https") or loopback_address(url.host) != url.host:
         raise OllamaNotLoopback(str(url.copy_with(path="/", query=None, fragment=None)))
 
 
@@ -91,8 +102,8 @@ class OllamaClient:
             url = httpx.URL(base_url)
         except (httpx.InvalidURL, TypeError):
             raise OllamaNotLoopback(base_url) from None
-        _require_loopback(url)  # before any socket exists
-        self.base_url = str(url).rstrip("/")
+        self.base_url = str(url).rstrip("/")  # as configured, for messages
+        url = _loopback_url(url)  # before any socket exists
         self.read_timeout = read_timeout
         settings: dict[str, Any] = {
             "base_url": url,
@@ -111,7 +122,7 @@ class OllamaClient:
         self._open: set[_NdjsonStream] = set()
 
     def _check_request(self, request: httpx.Request) -> None:
-        _require_loopback(request.url)  # again at request time, whatever built the URL
+        _require_loopback_address(request.url)  # again at request time, by address
 
     def close(self) -> None:
         self.cancel()

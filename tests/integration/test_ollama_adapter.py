@@ -361,6 +361,11 @@ def socket_log(monkeypatch: pytest.MonkeyPatch) -> SocketLog:
         "http://[2001:db8::1]:11434",
         "ftp://127.0.0.1:11434",
         "not a url",
+        # Issue 21: names that would go to a resolver, however loopback they look.
+        "http://127.0.0.1.:11434",
+        "http://localhost.:11434",
+        "http://LOCALHOST.:11434",
+        "http://[::1%25lo]:11434",
     ],
 )
 def test_adr0021_d6_a_non_loopback_url_is_refused_before_any_connection(
@@ -372,6 +377,21 @@ def test_adr0021_d6_a_non_loopback_url_is_refused_before_any_connection(
     assert caught.value.key == "tier1.ollamaUrl"
     assert "must run on this computer" in str(caught.value)
     assert socket_log.connects == [] and socket_log.lookups == []
+
+
+@pytest.mark.parametrize("name", ["localhost", "LocalHost"])
+def test_localhost_is_reached_by_address_and_no_resolver_is_ever_asked(
+    socket_log: SocketLog, fake_ollama: FakeOllama, name: str
+) -> None:
+    """A hosts-file line or a DNS answer for `localhost` can send nothing elsewhere: the
+    name is never looked up; Coach connects to 127.0.0.1 (issue 21, item 1)."""
+    port = fake_ollama.url.rsplit(":", 1)[1]
+    with OllamaClient(f"http://{name}:{port}", connect_timeout=2, read_timeout=10) as ollama:
+        assert ollama.version() == fake_ollama.version
+        assert "".join(ollama.chat_stream(DEFAULT_MODEL, MESSAGES))
+    looked_up = {str(h) for h in socket_log.lookups}
+    assert looked_up == {"127.0.0.1"}  # an address literal: getaddrinfo asks nobody
+    assert {str(a[0]) for a in socket_log.connects} <= {"127.0.0.1"}
 
 
 def test_adr0021_d6_the_loopback_check_is_repeated_for_every_request(

@@ -12,6 +12,7 @@ from coach_gui.config import (
     default_config_text,
     is_loopback_host,
     load_config,
+    loopback_address,
     parse_config,
     reset_config,
     save_config,
@@ -66,7 +67,11 @@ def test_a_partial_file_takes_defaults_for_the_rest() -> None:
             "noQuote.maxContainment",
             "less than or equal to 1",
         ),
-        (_with("judge", "baseUrl", "ftp://x"), "judge.baseUrl", "http(s) URL"),
+        (_with("judge", "baseUrl", "ftp://x"), "judge.baseUrl", "https:// URL"),
+        # Issue 21: clear text only to this computer.
+        (_with("judge", "baseUrl", "http://judge.example.com"), "judge.baseUrl", "clear text"),
+        (_with("judge", "baseUrl", "http://10.1.2.3:8080"), "judge.baseUrl", "clear text"),
+        (_with("judge", "baseUrl", "http://localhost.:8080"), "judge.baseUrl", "clear text"),
         ('{"tier1": []}', "tier1", "got []"),
     ],
 )
@@ -90,6 +95,9 @@ def test_bad_values_name_the_key(text: str, key: str, words: str) -> None:
         "http://[2001:db8::1]:11434",
         "http://0.0.0.0:11434",
         "ollama:11434",
+        "http://127.0.0.1.:11434",  # a trailing dot goes to a resolver (issue 21)
+        "http://localhost.:11434",
+        "http://LOCALHOST.:11434",
     ],
 )
 def test_tier1_must_be_on_loopback(url: str) -> None:
@@ -116,6 +124,10 @@ def test_loopback_host_rule() -> None:
     assert is_loopback_host("127.255.0.1")
     assert not is_loopback_host("128.0.0.1")
     assert not is_loopback_host("::2")
+    for resolved_by_a_resolver in ("localhost.", "127.0.0.1.", "LOCALHOST.", "::1%lo"):
+        assert not is_loopback_host(resolved_by_a_resolver)
+    assert loopback_address("localhost") == "127.0.0.1"  # never looked up
+    assert loopback_address("[::1]") == "::1"
 
 
 def test_bad_json_says_where() -> None:
@@ -155,3 +167,12 @@ def test_with_changes_validates() -> None:
     with pytest.raises(ConfigError) as caught:
         Config().with_changes({"tier1.ollamaUrl": "http://203.0.113.5:11434"})
     assert caught.value.key == "tier1.ollamaUrl"
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://judge.example.com", "https://10.1.2.3/v", "http://127.0.0.1:9", "http://[::1]:9"],
+)
+def test_the_judge_endpoint_is_https_or_on_this_computer(url: str) -> None:
+    config = parse_config(_with("judge", "baseUrl", url))
+    assert config.judge.base_url == url and config.judge.endpoint() == url
