@@ -35,6 +35,7 @@ from coach_gui.domain.judge_errors import (
     JudgeModelNotFound,
     JudgeNetworkDown,
     JudgeQuotaExceeded,
+    JudgeRedirected,
     JudgeRequestRejected,
     JudgeServerError,
     JudgeTimeout,
@@ -110,6 +111,7 @@ class GeminiJudge:
         if not api_key or not api_key.strip():
             raise JudgeKeyMissing()
         self._key = api_key.strip()
+        self._endpoint = _origin(httpx.URL(base_url or DEFAULT_BASE_URL))
         self.model = model
         self.api_version = api_version
         self.timeout_seconds = timeout_seconds
@@ -130,7 +132,12 @@ class GeminiJudge:
             api_version=api_version,  # explicit: the SDK's default changed between majors
             timeout=max(1, round(timeout_seconds * 1000)),  # milliseconds
             retry_options=retry,
-            client_args={"event_hooks": {"request": [self._before_send]}},
+            # No redirect is ever followed: one would re-send the key to another host
+            # (issue 21); and every request must go to the configured endpoint.
+            client_args={
+                "follow_redirects": False,
+                "event_hooks": {"request": [self._before_send], "response": [self._after_reply]},
+            },
         )
         # vertexai=False: the environment (GOOGLE_GENAI_USE_VERTEXAI) must not redirect us.
         self._client = genai.Client(api_key=self._key, vertexai=False, http_options=options)
@@ -244,8 +251,11 @@ class GeminiJudge:
 
     # --- internals ---------------------------------------------------------------------------
     def _before_send(self, request: httpx2.Request | httpx.Request) -> None:
-        """Runs on the sending thread before any byte leaves: record the body in the
-        outbox, or refuse to send it."""
+        """Runs on the sending thread before any byte leaves: refuse a request to any
+        host but the configured endpoint; record the body in the outbox, or refuse it."""
+        target = _origin(request.url)
+        if target != self._endpoint:
+            raise JudgeRedirected(_shown(target))
         body = request.content.decode("utf-8")
         pending: _Pending | None = getattr(self._local, "pending", None)
         if not body:
@@ -262,12 +272,24 @@ class GeminiJudge:
             )
             pending.local_seconds += time.perf_counter() - started
 
+    def _after_reply(self, response: httpx2.Response | httpx.Response) -> None:
+        """A redirect is an error, never a next request."""
+        if 300 <= response.status_code < 400:
+            location = response.headers.get("location", "")
+            try:
+                where = _shown(_origin(httpx.URL(location))) if location else "elsewhere"
+            except (httpx.InvalidURL, TypeError):
+                where = "elsewhere"
+            raise JudgeRedirected(where)
+
     def _finish(self, pending: _Pending, outcome: OutboxOutcome) -> None:
         if pending.outbox_id is not None:
             self._outbox.record_outcome(pending.outbox_id, outcome)
 
     def _translate(self, error: Exception) -> JudgeError:
         """Our error for a vendor exception. Vendor text is scrubbed of the key."""
+        if isinstance(error, JudgeError):  # raised by our own hooks
+            return error
         if isinstance(error, errors.APIError):
             return self._api_error(error)
         detail = scrub(f"{type(error).__name__}: {error}".rstrip(": "), self._key)
@@ -338,3 +360,18 @@ def _reply_text(response: types.GenerateContentResponse) -> tuple[str | None, Ju
 
 def _name(value: Any) -> str:
     return str(getattr(value, "value", value) or "unknown")
+
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
+
+
+def _origin(url: httpx2.URL | httpx.URL) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the default one spelled out), as requests are compared."""
+    scheme = url.scheme.lower()
+    port = url.port or {"https": 443, "http": 80}.get(scheme)
+    return scheme, url.host.lower(), port
+
+
+def _shown(origin: tuple[str, str, int | None]) -> str:
+    scheme, host, port = origin
+    return f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"

@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from coach_gui.services.doctor import (
         Check,
         check_journal,
+        check_judge_endpoint,
         check_keyring,
         check_notes,
         check_ollama,
@@ -44,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
             checks.extend(
                 check_ollama(ollama, context.config.tier1.ollama_url, context.config.tier1.model)
             )
+        judge = context.config.judge
+        checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
         key = context.key_store().status()
         checks.extend(
             check_keyring(key.backend, key.usable, key.has_key, key.detail,

@@ -128,6 +128,21 @@ class JudgeRequestRejected(JudgeError):
         )
 
 
+class JudgeRedirected(JudgeError):
+    """The judge's server pointed elsewhere (a 3xx), or a request was about to go to a
+    host other than the configured one: nothing was sent there, the key least of all."""
+
+    reason_code = "redirected"
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        super().__init__(
+            f"The judge's server sent Coach to another address ({where}); Coach does not "
+            "follow it, so nothing was sent there. Check judge.baseUrl in Settings. "
+            f"{_KEPT}."
+        )
+
+
 class JudgeTimeout(JudgeError):
     """No answer within judge.timeoutSeconds."""
 

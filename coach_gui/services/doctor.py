@@ -109,3 +109,12 @@ def check_keyring(
         checks.append(Check("judge key", True, f"{why}no key is set; run `coach key set`",
                             warn=judge_enabled))  # fmt: skip
     return checks
+
+
+def check_judge_endpoint(enabled: bool, base_url: str | None) -> Check:
+    """Where the judge sends requests; a non-default endpoint is said plainly (a config
+    could name any server), and warned about while the judge is on."""
+    if base_url is None:
+        return Check("judge endpoint", True, "Google Gemini (the default)")
+    state = "judge on: answers go there" if enabled else "judge off: nothing is sent"
+    return Check("judge endpoint", True, f"not the default: {base_url} ({state})", warn=enabled)

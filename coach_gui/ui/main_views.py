@@ -51,6 +51,7 @@ class MainViews:
         self.stack = QStackedWidget(window)
         self.stack.setObjectName("mainViews")
         self.sent = SentToJudgeView(self._outbox_entries, window)
+        self.sent.set_endpoint(window.context.config.judge.base_url)
         self.stack.addWidget(notes)
         self.stack.addWidget(self.practice)
         self.stack.addWidget(self.sent)

@@ -9,6 +9,7 @@ view has focus); one table model holds them, so a thousand rows cost no more wid
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -162,8 +163,16 @@ class SentToJudgeView(QWidget):
         self.refresh_button.setAccessibleDescription("Reads the list again (F5)")
         self.refresh_button.setToolTip("Read the list again (F5)")
         self.refresh_button.clicked.connect(self.refresh)
+        self.endpoint_label = QLabel(self)
+        self.endpoint_label.setWordWrap(True)
+        self.endpoint_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.endpoint_label.setAccessibleName("Where judge requests go")
+        self.endpoint_label.hide()
+        text_column = QVBoxLayout()
+        text_column.addWidget(intro)
+        text_column.addWidget(self.endpoint_label)
         top = QHBoxLayout()
-        top.addWidget(intro, 1)
+        top.addLayout(text_column, 1)
         top.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.message_label = QLabel(LOADING_TEXT, self)
@@ -235,6 +244,15 @@ class SentToJudgeView(QWidget):
             pane.installEventFilter(self)
         self.setTabOrder(self.refresh_button, self.table)
         self.setTabOrder(self.table, self.detail_tabs)
+
+    def set_endpoint(self, base_url: str | None) -> None:
+        """Say where requests go when it is not Google's default endpoint (issue 21)."""
+        self.endpoint_label.setVisible(base_url is not None)
+        if base_url is not None:
+            self.endpoint_label.setText(
+                f"<b>Judge requests go to {html.escape(base_url)}</b>, not to Google's "
+                "default endpoint (judge.baseUrl in Settings)."
+            )
 
     def _text_pane(self, name: str, description: str) -> QPlainTextEdit:
         pane = QPlainTextEdit(self)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -104,6 +104,15 @@ class SettingsDialog(QDialog):
             judge, "judge.model", "Judge mo&del", "The Gemini model that grades answers"
         )
         self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Judge &timeout", 1, 600)
+        # Where requests go: set in the file only (judge.baseUrl), shown here (issue 21).
+        self.judge_endpoint = QLabel(config.judge.endpoint(), self)
+        self.judge_endpoint.setWordWrap(True)
+        self.judge_endpoint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.judge_endpoint.setAccessibleName("Judge endpoint")
+        self.judge_endpoint.setAccessibleDescription(
+            "Where judge requests go; change judge.baseUrl in the config file"
+        )
+        judge.addRow("Endpoint:", self.judge_endpoint)
         # The key is not a setting in the file: it lives in the OS keyring, saved on its own.
         self.key_section: GeminiKeySection | None = None
         if key_store is not None:

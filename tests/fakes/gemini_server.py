@@ -53,6 +53,7 @@ class Fault(StrEnum):
     MAX_TOKENS = "max_tokens"  # 200, text cut off and finishReason MAX_TOKENS
     SAFETY_STOP = "safety_stop"  # 200, candidate with finishReason SAFETY and no text
     HTML_BODY = "html_body"  # 200 with an HTML page instead of JSON (a captive portal)
+    REDIRECT = "redirect"  # `redirect_status` to `redirect_to` (the same path on it)
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,8 @@ class FakeGemini(LoopbackServer):
     api_keys: set[str] | None = None  # when set, any other key is API_KEY_INVALID
     reply_for: Callable[[RecordedRequest], str] | None = None  # the model's text
     slow_seconds: float = 3.0  # how long a SLOW fault waits before answering
+    redirect_to: str = "http://example.com"  # where a REDIRECT fault sends the client
+    redirect_status: int = 302
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -233,6 +236,18 @@ class FakeGemini(LoopbackServer):
                         self._faults.remove(injected)
                 return injected.fault
         return None
+
+    def _take_redirect(self) -> bool:
+        """A REDIRECT fault applies to any request, before the route is read."""
+        with self._lock:
+            for injected in self._faults:
+                if injected.fault is Fault.REDIRECT:
+                    if injected.times is not None:
+                        injected.times -= 1
+                        if injected.times <= 0:
+                            self._faults.remove(injected)
+                    return True
+        return False
 
     def _text_for(self, request: RecordedRequest) -> str:
         with self._lock:
@@ -291,6 +306,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _route(self, request: RecordedRequest) -> None:
+        if self.fake._take_redirect():
+            self.send_response(self.fake.redirect_status)
+            self.send_header("Location", self.fake.redirect_to.rstrip("/") + request.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         route = _ROUTE.match(request.path)
         if route is None or route["version"] not in API_VERSIONS:
             self._send(404, _error(404, "NOT_FOUND", f"Not found: {request.path}"))

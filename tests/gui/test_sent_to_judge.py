@@ -257,3 +257,13 @@ def test_screenshot_of_sent_to_judge(qtbot: QtBot, journal: Journal) -> None:
     path = SHOTS / "sent-to-judge.png"
     assert view.grab().save(str(path), "PNG")
     assert path.stat().st_size > 10_000
+
+
+def test_a_judge_endpoint_other_than_googles_is_said_above_the_list(
+    qtbot: QtBot, journal: Journal
+) -> None:
+    view = shown_view(qtbot, journal)
+    assert not view.endpoint_label.isVisible()  # the default endpoint: nothing to say
+    view.set_endpoint("https://judge.example.org")
+    assert view.endpoint_label.isVisible()
+    assert "Judge requests go to https://judge.example.org" in view.endpoint_label.text()

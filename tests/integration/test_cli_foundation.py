@@ -64,6 +64,17 @@ def test_doctor_passes_on_a_fresh_home(home: tuple[Path, Path]) -> None:
     assert judge_key["level"] == "warn" and "coach key set" in judge_key["detail"]
 
 
+def test_doctor_names_a_judge_endpoint_that_is_not_the_default(home: tuple[Path, Path]) -> None:
+    result = coach("doctor", "--json", env_home=home[0], config=home[1])
+    endpoint = next(c for c in json.loads(result.stdout)["checks"] if c["name"] == "judge endpoint")
+    assert endpoint["level"] == "ok" and "Google Gemini (the default)" in endpoint["detail"]
+    home[1].write_text(json.dumps({"judge": {"baseUrl": "https://judge.example.org"}}), "utf-8")
+    result = coach("doctor", env_home=home[0], config=home[1])
+    assert "warn judge endpoint: not the default: https://judge.example.org (judge on" in (
+        result.stdout
+    )
+
+
 def test_doctor_says_a_key_is_set_without_showing_it(home: tuple[Path, Path]) -> None:
     env = dict(os.environ, COACH_HOME=str(home[0]), COACH_CONFIG=str(home[1]))
     subprocess.run(

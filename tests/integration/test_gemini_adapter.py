@@ -31,6 +31,7 @@ from coach_gui.domain.judge_errors import (
     JudgeModelNotFound,
     JudgeNetworkDown,
     JudgeQuotaExceeded,
+    JudgeRedirected,
     JudgeServerError,
     JudgeTimeout,
     JudgeTruncated,
@@ -462,3 +463,42 @@ def test_test_connection_maps_errors_the_same_way(
     with pytest.raises(error_type) as caught:
         make_judge(fake_gemini, outbox, **overrides).test_connection()
     assert "bad-key-7f3a" not in str(caught.value)
+
+
+# --- no side doors (issue 21) -------------------------------------------------------------------
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_is_never_followed_and_the_key_goes_nowhere_else(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox, status: int
+) -> None:
+    with FakeGemini(api_keys={KEY}) as elsewhere:
+        fake_gemini.redirect_to, fake_gemini.redirect_status = elsewhere.url, status
+        fake_gemini.inject(Fault.REDIRECT)
+        error = judge_error(make_judge(fake_gemini, outbox))
+        assert isinstance(error, JudgeRedirected)
+        assert elsewhere.url in str(error)  # where it was sent, named
+        assert elsewhere.requests == []  # neither the payload nor the key reached it
+    assert "does not follow" in str(error)
+    assert len(fake_gemini.requests) == 1
+
+
+def test_the_connection_check_does_not_follow_a_redirect_either(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox
+) -> None:
+    with FakeGemini(api_keys={KEY}) as elsewhere:
+        fake_gemini.redirect_to = elsewhere.url
+        fake_gemini.inject(Fault.REDIRECT)
+        with pytest.raises(JudgeRedirected):
+            make_judge(fake_gemini, outbox).test_connection()
+        assert elsewhere.requests == []
+
+
+def test_a_request_to_any_host_but_the_configured_one_is_refused_before_it_leaves(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox
+) -> None:
+    with FakeGemini(api_keys={KEY}) as elsewhere:
+        judge = make_judge(fake_gemini, outbox)
+        judge._endpoint = ("http", "127.0.0.1", 1)  # as if the SDK built another URL
+        with pytest.raises(JudgeRedirected):
+            judge.judge(payload(), boundary=B)
+        assert fake_gemini.requests == [] and elsewhere.requests == []
+    assert rows(outbox) == []  # refused before the outbox row: nothing left
