@@ -41,6 +41,7 @@ from coach_gui.domain.judge_errors import (
     JudgeTimeout,
     JudgeTruncated,
     MalformedVerdict,
+    checked_key,
     scrub,
 )
 from coach_gui.domain.tier2 import (
@@ -110,7 +111,7 @@ class GeminiJudge:
     ) -> None:
         if not api_key or not api_key.strip():
             raise JudgeKeyMissing()
-        self._key = api_key.strip()
+        self._key = checked_key(api_key)  # a malformed key is refused before any request
         self._endpoint = _origin(httpx.URL(base_url or DEFAULT_BASE_URL))
         self.model = model
         self.api_version = api_version

@@ -16,7 +16,7 @@ import keyring.backend
 import keyring.errors
 from keyring.backends import chainer
 
-from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable, scrub
+from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable, checked_key, scrub
 
 SERVICE = "coach"
 GEMINI_API_KEY = "gemini_api_key"
@@ -112,10 +112,12 @@ class KeyStore:
         return value or None
 
     def set(self, key: str) -> None:
-        """Store `key` (surrounding whitespace, e.g. a pasted newline, is dropped)."""
+        """Store `key` (surrounding whitespace, e.g. a pasted newline, is dropped);
+        JudgeKeyMalformed for a key with a character no API key has."""
         key = key.strip()
         if not key:
             raise EmptyKey()
+        key = checked_key(key)
         backend = self._backend()
         failure: KeyringUnavailable | None = None
         try:

@@ -223,6 +223,29 @@ class KeyringUnavailable(CoachError):
         )
 
 
+class JudgeKeyMalformed(JudgeError):
+    """The key holds a character no API key has: refused before it is stored or sent, so
+    no HTTP library can echo an escaped copy of it into an error (issue 21)."""
+
+    reason_code = "key_malformed"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The key has a character an API key cannot have (a line break, a space, a "
+            "control or a non-ASCII character). Copy the key again from Google AI Studio "
+            f"and {_SETTINGS}. {_KEPT}."
+        )
+
+
+def checked_key(key: str) -> str:
+    """`key` without surrounding whitespace (a pasted newline); JudgeKeyMalformed unless
+    every character is printable ASCII other than a space, as Google's keys are."""
+    key = key.strip()
+    if not all("!" <= ch <= "~" for ch in key):
+        raise JudgeKeyMalformed()
+    return key
+
+
 class EmptyKey(CoachError):
     """An empty or blank key was given to store."""
 

@@ -27,6 +27,7 @@ from coach_gui.domain.judge_errors import (
     JudgeDisabled,
     JudgeError,
     JudgeKeyInvalid,
+    JudgeKeyMalformed,
     JudgeKeyMissing,
     JudgeModelNotFound,
     JudgeNetworkDown,
@@ -502,3 +503,13 @@ def test_a_request_to_any_host_but_the_configured_one_is_refused_before_it_leave
             judge.judge(payload(), boundary=B)
         assert fake_gemini.requests == [] and elsewhere.requests == []
     assert rows(outbox) == []  # refused before the outbox row: nothing left
+
+
+@pytest.mark.parametrize("bad", [KEY + "\nX-Evil: 1", KEY + "\x00", "tést-key", "test key"])
+def test_a_malformed_key_already_in_the_keyring_is_refused_before_anything_is_sent(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox, bad: str
+) -> None:
+    with pytest.raises(JudgeKeyMalformed) as caught:
+        make_judge(fake_gemini, outbox, api_key=bad)
+    assert fake_gemini.requests == [] and rows(outbox) == []
+    assert "X-Evil" not in str(caught.value) and "tést" not in str(caught.value)

@@ -14,7 +14,7 @@ from keyring.compat import properties
 
 from coach_gui.adapters.secrets import GEMINI_API_KEY, SERVICE, KeyStore
 from coach_gui.domain.errors import CoachError
-from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable
+from coach_gui.domain.judge_errors import EmptyKey, JudgeKeyMalformed, KeyringUnavailable
 
 SECRET = "AIzaSy-test-secret-0000000000000000000"
 
@@ -149,6 +149,29 @@ def test_an_empty_key_is_refused(memory: MemoryKeyring, blank: str) -> None:
     with pytest.raises(EmptyKey, match="Paste the whole key"):
         KeyStore().set(blank)
     assert memory.passwords == {}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["AIzaSy-one\ntwo", "AIzaSy-one\r\ntwo", "AIzaSy-one\x00two", "AIzaSy one", "AIzaSy-clé",
+     "AIzaSy\u2028x", "AIzaSy\tx"],
+)  # fmt: skip
+def test_a_key_no_api_key_could_be_is_refused_with_the_reason(
+    memory: MemoryKeyring, bad: str
+) -> None:
+    """Issue 21 item 4: an HTTP library's error once carried an escaped copy of such a key
+    past the scrubber. Refused before it is stored, and the message holds no part of it."""
+    with pytest.raises(JudgeKeyMalformed) as caught:
+        KeyStore().set(bad)
+    assert memory.passwords == {}
+    message = str(caught.value)
+    assert "a line break, a space, a control or a non-ASCII character" in message
+    assert "one" not in message and "two" not in message
+
+
+def test_a_pasted_key_keeps_working_with_its_newline(memory: MemoryKeyring) -> None:
+    KeyStore().set(SECRET + "\n")
+    assert KeyStore().get() == SECRET
 
 
 @pytest.mark.parametrize(
