@@ -243,7 +243,8 @@ def quiesce(grace_ms: int) -> bool:
     for task in list(_live):
         task.cancel()
     deadline = time.monotonic() + grace_ms / 1000
-    pools = [*_pools.values(), *_other_pools]
+    # A registered pool whose owner was deleted is gone with it (its threads were joined).
+    pools = [p for p in (*_pools.values(), *_other_pools) if shiboken6.isValid(p)]
     for pool in pools:
         left_ms = max(int((deadline - time.monotonic()) * 1000), 0)
         if not pool.waitForDone(left_ms):

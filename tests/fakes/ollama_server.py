@@ -330,10 +330,11 @@ class _Handler(BaseHTTPRequestHandler):
                 {"status": f"pulling {digest[7:19]}", "digest": digest, "total": total,
                  "completed": completed}
             )  # fmt: skip
-        for status in ("verifying sha256 digest", "writing manifest", "success"):
+        for status in ("verifying sha256 digest", "writing manifest"):
             self._line({"status": status})
-        if model not in self.fake.models:
+        if model not in self.fake.models:  # installed before "success" says so, as Ollama
             self.fake.models.append(model)
+        self._line({"status": "success"})
         self._end_stream()
 
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from coach_gui.domain.errors import NoteError
+from coach_gui.ui import tasks
 from coach_gui.ui.tasks import Lane, ProgressUpdate, Task, TaskProgress, pending_tasks
 
 
@@ -166,3 +167,17 @@ def _alive(widget: QWidget) -> bool:
     import shiboken6
 
     return shiboken6.isValid(widget)
+
+
+def test_quitting_skips_a_registered_pool_whose_owner_was_deleted(qapp: QApplication) -> None:
+    """A practice pane deleted earlier (a window closed) leaves its pool registered; quitting
+    must not trip over the deleted C++ object (found by the soak in the full suite)."""
+    import shiboken6
+    from PySide6.QtCore import QObject, QThreadPool
+
+    owner = QObject()
+    pool = QThreadPool(owner)
+    tasks.register_pool(pool)
+    shiboken6.delete(owner)
+    assert not shiboken6.isValid(pool)
+    assert tasks.quiesce(100) is True
