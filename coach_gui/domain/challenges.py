@@ -209,17 +209,19 @@ def _points(count: int) -> str:
 
 
 def builtin_challenges(
-    title: str,
     assertion_count: int,
     count: int,
     *,
     make_id: Callable[[], str] = new_challenge_id,
 ) -> list[Challenge]:
-    """Offline challenges made only from the note's title and its number of assertions,
-    so they cannot quote the note. Kinds rotate; then each key point gets its own."""
+    """Offline challenges made only from the number of the note's assertions: they name
+    nothing of the note — not its title, source or tags (DESIGN §1.1: a challenge goes to
+    the judge, and a title never does; ADR 0013) — so they cannot quote it either. The
+    learner sees which note they practise in the pane's heading. Kinds rotate; then each
+    key point gets its own."""
     if count < 0 or assertion_count < 0:
         raise ValueError("count and assertion_count cannot be negative")
-    name = " ".join(title.split()) or "this note"
+    name = "the idea of this note"
     verb = "is" if assertion_count == 1 else "are"
     cover = f"; there {verb} {_points(assertion_count)} to cover" if assertion_count else ""
     general: list[tuple[ChallengeKind, str, tuple[int, ...]]] = [
@@ -235,8 +237,8 @@ def builtin_challenges(
          "why.", ()),
     ]  # fmt: skip
     per_point = [
-        (ChallengeKind.EXPLAIN, f"{name}, key point {i + 1} of {assertion_count}: explain it "
-         "in your own words, as if to a friend.", (i,))
+        (ChallengeKind.EXPLAIN, f"Key point {i + 1} of {assertion_count} of this note: explain "
+         "it in your own words, as if to a friend.", (i,))
         for i in range(assertion_count)
     ]  # fmt: skip
     pool = general + per_point

@@ -115,7 +115,7 @@ class PracticeRun:
             max_containment=settings.max_containment,
             shingle_words=settings.shingle_words,
         )
-        builtins = builtin_challenges(note.title, len(note.core_assertions), 50)
+        builtins = builtin_challenges(len(note.core_assertions), 50)
         if self._target_pool:  # practising gaps: the built-in challenges for those points
             targeted = [c for c in builtins if set(c.target_assertions) & set(self._target_pool)]
             builtins = targeted * (50 // max(len(targeted), 1) + 1) or builtins

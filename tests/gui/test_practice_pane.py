@@ -214,7 +214,7 @@ def test_esc_closes_the_stream_at_once_records_nothing_and_the_learner_can_go_on
     _wait_phase(qtbot, pane, Phase.CANCELLED)
     qtbot.mouseClick(pane.builtin_button, Qt.MouseButton.LeftButton)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.challenge_view.toPlainText().startswith("Explain Natural selection in your")
+    assert pane.challenge_view.toPlainText().startswith("Explain the idea of this note in your")
     assert pane.progress_label.text() == "Challenge 2 of 2"
     assert _rows(context, "SELECT text, origin FROM challenges ORDER BY position") == [
         (CONTRAST, "tier1"),
@@ -267,8 +267,9 @@ def test_without_ollama_practice_uses_built_in_challenges_and_says_so_once(
     assert not pane.download_button.isVisible()  # starting Ollama is the fix, not a download
     assert pane.notice_label.text() == ""  # said in the banner, not again below
     assert pane.challenge_view.toPlainText() == (
-        "Explain Natural selection in your own words; there are 5 key points to cover."
+        "Explain the idea of this note in your own words; there are 5 key points to cover."
     )
+    assert pane.title_label.text() == "Practising: Natural selection"  # the title, on screen
 
     _answer(qtbot, pane, "Useful inherited differences spread; harmful ones vanish.")
     _wait_phase(qtbot, pane, Phase.ANSWERED)  # no follow-up without a model
@@ -320,7 +321,7 @@ def test_download_model_from_the_offline_banner_then_tier1_writes_again(
         _wait_phase(qtbot, pane, Phase.ANSWERING)
         assert "is not installed" in pane.banner_label.text()
         assert pane.download_button.isVisible()
-        assert pane.challenge_view.toPlainText().startswith("Explain Natural selection")
+        assert pane.challenge_view.toPlainText().startswith("Explain the idea of this note")
 
         with qtbot.waitSignal(pane.model_downloaded, timeout=WAIT_MS):
             qtbot.mouseClick(pane.download_button, Qt.MouseButton.LeftButton)
