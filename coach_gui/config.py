@@ -224,6 +224,17 @@ def parse_config(text: str, *, path: str | None = None) -> Config:
             "fix the file or reset it to the defaults",
             path=path,
         ) from None
+    except RecursionError:  # nesting deeper than the parser can follow
+        raise ConfigError(
+            "is nested too deeply to be a Coach config; fix the file or reset it to the defaults",
+            path=path,
+        ) from None
+    except ValueError:  # e.g. a number of thousands of digits
+        raise ConfigError(
+            "holds a value too large to read (a number with thousands of digits?); fix the "
+            "file or reset it to the defaults",
+            path=path,
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError("must be a JSON object ({...})", path=path)
     try:

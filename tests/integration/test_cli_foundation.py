@@ -137,3 +137,14 @@ def test_usage_errors_exit_2(home: tuple[Path, Path]) -> None:
     result = coach("frobnicate", env_home=home[0], config=home[1])
     assert result.returncode == 2
     assert "invalid choice" in result.stderr
+
+
+def test_a_config_too_deep_to_parse_exits_2_with_one_line(home: tuple[Path, Path]) -> None:
+    home[1].parent.mkdir(parents=True, exist_ok=True)
+    home[1].write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    result = coach("notes", env_home=home[0], config=home[1])
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"coach: {home[1]}: is nested too deeply to be a Coach config; fix the file or reset "
+        "it to the defaults"
+    )

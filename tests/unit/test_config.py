@@ -176,3 +176,20 @@ def test_with_changes_validates() -> None:
 def test_the_judge_endpoint_is_https_or_on_this_computer(url: str) -> None:
     config = parse_config(_with("judge", "baseUrl", url))
     assert config.judge.base_url == url and config.judge.endpoint() == url
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"judge": {"timeoutSeconds": ' + "9" * 5000 + "}}", "too large to read"),
+        ('{"tier1": {"seed": ' + "1" * 5000 + "}}", "too large to read"),
+    ],
+)
+def test_a_config_no_parser_can_hold_is_one_clear_line(text: str, words: str) -> None:
+    """Issue 21 item 10: these printed a raw traceback and exited 1."""
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, path="/home/me/coach.config.json")
+    message = str(caught.value)
+    assert message.startswith("/home/me/coach.config.json: ") and words in message
+    assert "\n" not in message and "Traceback" not in message
