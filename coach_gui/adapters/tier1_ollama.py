@@ -7,6 +7,8 @@ from typing import Any
 
 from coach_gui.adapters.ollama import ChatStream, OllamaClient
 
+NUM_PREDICT = 512  # tokens; a 1,000-character challenge in JSON is about 300
+
 
 class OllamaTier1:
     def __init__(
@@ -20,7 +22,9 @@ class OllamaTier1:
     ) -> None:
         self._client = client
         self._model = model
-        self._options: dict[str, Any] = {"temperature": temperature}
+        # num_predict: the model stops by itself well before a reply could outgrow the
+        # longest challenge allowed (the stream is also cut there, issue 21).
+        self._options: dict[str, Any] = {"temperature": temperature, "num_predict": NUM_PREDICT}
         if seed is not None:
             self._options["seed"] = seed
         self._keep_alive = keep_alive

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import re
 
-from coach_gui.domain.challenges import ParsedChallenge, parse_challenge_json
+from coach_gui.domain.challenges import MAX_CHALLENGE_CHARS, ParsedChallenge, parse_challenge_json
 from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding
-from coach_gui.domain.tier1_errors import Tier1Error
+from coach_gui.domain.tier1_errors import InvalidChallengeReply, Tier1Error
 
+# The JSON around a challenge ({"challenge": "...", "kind": "..."}, escapes, white space)
+# is never this much longer than the longest challenge allowed.
+MAX_REPLY_CHARS = 4 * MAX_CHALLENGE_CHARS
 _KEY = re.compile(r'"challenge"\s*:\s*"')
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -83,12 +86,18 @@ class ChallengeStream:
 
     def feed(self, piece: str) -> str:
         """Add a piece of the reply; returns newly releasable text ('' if none).
-        Raises QuoteRejected as soon as the text so far breaks the shared-run rule."""
+        Raises QuoteRejected as soon as the text so far breaks the shared-run rule, and
+        InvalidChallengeReply as soon as the reply is longer than any challenge may be
+        (the caller then stops reading: a model that runs on must not hold practice)."""
         self._raw += piece
+        if len(self._raw) > MAX_REPLY_CHARS:
+            raise InvalidChallengeReply(f"the reply ran past {MAX_REPLY_CHARS} characters")
         key = _KEY.search(self._raw)
         if not key:
             return ""
         text, closed = partial_json_string(self._raw, key.end())
+        if len(text) > MAX_CHALLENGE_CHARS:
+            raise InvalidChallengeReply(f"the challenge is over {MAX_CHALLENGE_CHARS} characters")
         finding = self._check.check(text)
         if finding is not None and (finding.rule == "shared_run" or closed):
             raise QuoteRejected(finding)

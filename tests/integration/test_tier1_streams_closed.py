@@ -96,3 +96,21 @@ def test_a_cancelled_or_finished_stream_leaves_no_connection_open(no_collector: 
         chats = ollama.requests_to("/api/chat")
     assert len(chats) == 4
     assert [r.others_open for r in chats] == [0, 0, 0, 0]
+
+
+def test_a_reply_that_runs_on_is_cut_at_the_limit_and_a_built_in_challenge_follows() -> None:
+    """Issue 21 item 9: the length limit applied only once the whole stream was read, and
+    the cost grew faster than linear, so a 200 KB reply held practice for minutes."""
+    endless = json.dumps({"challenge": "Why " + "and why " * 25_000 + "?", "kind": "explain"})
+    with FakeOllama() as ollama:
+        ollama.queue_reply(endless)  # ~200 KB, streamed in pieces of a few characters
+        run, client = _run(ollama, max_regenerations=0)
+        try:
+            result = run.next_challenge(lambda _text: None)
+        finally:
+            client.close()
+        assert ollama.client_gone.wait(5)  # the client hung up: it stopped reading
+        (chat,) = ollama.requests_to("/api/chat")
+    assert result.challenge.origin == "builtin"
+    assert any("over 1000 characters" in n or "ran past" in n for n in result.notices)
+    assert chat.body["options"]["num_predict"] == 512  # and the model is told to stop
