@@ -28,10 +28,12 @@ _INVISIBLE = re.compile(
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 # Opening and closing brackets a reader (or a model) could take for < and >.
-_LT_CHARS = "<\uff1c\ufe64\u2039\u2329\u3008\u27e8\u02c2\u1438\u276e\u276c\u2770\u29fc"
-_GT_CHARS = ">\uff1e\ufe65\u203a\u232a\u3009\u27e9\u02c3\u1433\u276f\u276d\u2771\u29fd"
+# Each list is closed under NFKC (a test checks it for this Python's Unicode): U+FE3F, the
+# vertical-presentation angle bracket, folds to U+3008, so it is listed too (issue 21).
+_LT_CHARS = "<\uff1c\ufe64\u2039\u2329\u3008\u27e8\u02c2\u1438\u276e\u276c\u2770\u29fc\ufe3f"
+_GT_CHARS = ">\uff1e\ufe65\u203a\u232a\u3009\u27e9\u02c3\u1433\u276f\u276d\u2771\u29fd\ufe40"
 _AMP_CHARS = "&\uff06\ufe60"
-_SLASH_CHARS = "/\\\uff0f\uff3c\u2044\u2215\u29f8\u2571\u27cb"
+_SLASH_CHARS = "/\\\uff0f\uff3c\u2044\u2215\u29f8\u2571\u27cb\ufe68"
 _CANDIDATE = re.compile(f"[{re.escape(_LT_CHARS + _AMP_CHARS)}]")
 _ENTITY_WINDOW = 64  # longest entity chain we decode, e.g. "&amp;amp;#x0003c;"
 _DECODE_ROUNDS = 8  # entities inside entities, "&amp;lt;", are decoded this deep
@@ -86,7 +88,7 @@ def decoded_view(text: str) -> str:
 
 def neutralise(text: str) -> str:
     """`text` with invisible characters removed and every tag-like bracket defused."""
-    text = _collapse_entity_padding(_INVISIBLE.sub("", text))
+    text = _collapse_entity_padding(_strip_entity_marks(_INVISIBLE.sub("", text)))
     replacements: list[tuple[int, int, str]] = []
     resume = 0
     for match in _CANDIDATE.finditer(text):
@@ -111,6 +113,46 @@ def neutralise(text: str) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def _strip_entity_marks(text: str) -> str:
+    """`text` without the combining marks inside an entity: a lenient reader drops them
+    ("&" + 70 accents + "lt;" reads as "<"), and enough of them pad an entity past the
+    window it is decoded in (issue 21). Marks elsewhere, and after an "&" that starts no
+    entity, are the learner's and stay."""
+    if not any(amp in text for amp in _AMP_CHARS):
+        return text
+    pieces: list[str] = []
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        pieces.append(char)
+        index += 1
+        if char not in _AMP_CHARS:
+            continue
+        run_end = index
+        while run_end < size and (_is_mark(text[run_end]) or _entity_char(text[run_end])):
+            run_end += 1
+        run = text[index:run_end]
+        bare = "".join(ch for ch in run if not _is_mark(ch))
+        if (
+            bare != run
+            and decoded_view(char + bare[:_ENTITY_WINDOW]) != char + bare[:_ENTITY_WINDOW]
+        ):
+            run = bare  # the marks hid an entity: drop them
+        pieces.append(run)
+        index = run_end
+    return "".join(pieces)
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
+def _entity_char(char: str) -> bool:
+    """A character an entity is spelled with, in any width: letters, digits, '#', ';'."""
+    folded = unicodedata.normalize("NFKC", char)
+    return folded.isascii() and (folded.isalnum() or folded in "#;") and len(folded) == 1
 
 
 def _collapse_entity_padding(text: str) -> str:
