@@ -10,6 +10,8 @@ as one of our `JudgeError`s, raised outside the vendor's `except` so no vendor e
 from __future__ import annotations
 
 import copy
+import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -42,7 +44,6 @@ from coach_gui.domain.judge_errors import (
     JudgeTruncated,
     MalformedVerdict,
     checked_key,
-    scrub,
 )
 from coach_gui.domain.tier2 import (
     VERDICT_SCHEMA,
@@ -60,6 +61,7 @@ _BLOCKING_FINISH = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "
 _TIMEOUTS = (httpx2.ConnectTimeout, httpx.ConnectTimeout)  # reachability, not slowness
 _SLOW = (httpx2.TimeoutException, httpx.TimeoutException)
 _NETWORK = (httpx2.HTTPError, httpx.HTTPError)
+log = logging.getLogger(__name__)
 
 
 class JudgeOutbox(Protocol):
@@ -288,28 +290,32 @@ class GeminiJudge:
             self._outbox.record_outcome(pending.outbox_id, outcome)
 
     def _translate(self, error: Exception) -> JudgeError:
-        """Our error for a vendor exception. Vendor text is scrubbed of the key."""
+        """Our error, in our own words, for a vendor exception. No vendor text goes into it
+        (nor into the journal or the log): an HTTP library's message can carry an escaped
+        copy of what it was given, the key included (issue 21). The log gets the class."""
         if isinstance(error, JudgeError):  # raised by our own hooks
             return error
         if isinstance(error, errors.APIError):
             return self._api_error(error)
-        detail = scrub(f"{type(error).__name__}: {error}".rstrip(": "), self._key)
+        log.info("judge request failed: %s", type(error).__name__)
         if isinstance(error, _TIMEOUTS):
-            return JudgeNetworkDown(f"the connection timed out; {detail}")
+            return JudgeNetworkDown("the connection timed out")
         if isinstance(error, _SLOW):
             return JudgeTimeout(self.timeout_seconds)
         if isinstance(error, _NETWORK):
-            return JudgeNetworkDown(detail)
+            return JudgeNetworkDown(_network_words(error))
         if isinstance(error, (ValueError, ValidationError)):  # the reply was not Gemini JSON
-            return MalformedVerdict(f"the service's reply could not be read ({detail})")
+            return MalformedVerdict("the service's reply could not be read")
         return JudgeError(
-            f"The judge request failed unexpectedly ({detail}). Try again; if it keeps "
-            "happening, report it with the log file. Your answers are kept unjudged."
+            "The judge request failed unexpectedly. Try again; if it keeps happening, "
+            "report it with the log file. Your answers are kept unjudged."
         )
 
     def _api_error(self, error: errors.APIError) -> JudgeError:
         code = int(error.code or 0)
-        detail = scrub(str(error.message or error.status or "no detail"), self._key)
+        # Google's status name (e.g. PERMISSION_DENIED), never its free-text message.
+        status = str(error.status or "")
+        detail = f"HTTP {code} {status}" if _STATUS_NAME.match(status) else f"HTTP {code}"
         if (code == 400 and _key_invalid(error)) or code == 401:
             return JudgeKeyInvalid()
         if code == 403:
@@ -376,3 +382,18 @@ def _origin(url: httpx2.URL | httpx.URL) -> tuple[str, str, int | None]:
 def _shown(origin: tuple[str, str, int | None]) -> str:
     scheme, host, port = origin
     return f"{scheme}://{host}:{port}" if port else f"{scheme}://{host}"
+
+
+_STATUS_NAME = re.compile(r"^[A-Z][A-Z_]{2,40}$")
+
+
+def _network_words(error: Exception) -> str:
+    """What went wrong with the connection, in our words (the class says enough)."""
+    name = type(error).__name__
+    if "Connect" in name:
+        return "the connection was refused or could not be made"
+    if "Proxy" in name:
+        return "a proxy refused the connection"
+    if "Read" in name or "Write" in name or "Protocol" in name:
+        return "the connection broke off"
+    return "the connection failed"

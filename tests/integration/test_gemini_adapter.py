@@ -513,3 +513,17 @@ def test_a_malformed_key_already_in_the_keyring_is_refused_before_anything_is_se
         make_judge(fake_gemini, outbox, api_key=bad)
     assert fake_gemini.requests == [] and rows(outbox) == []
     assert "X-Evil" not in str(caught.value) and "tést" not in str(caught.value)
+
+
+def test_no_vendor_text_or_exception_class_reaches_a_judge_error(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox
+) -> None:
+    """Issue 21 item 4: only our own words and Google's status name, never its message or
+    an HTTP library's text (which can echo what it was given)."""
+    fake_gemini.inject(Fault.PERMISSION_DENIED)
+    error = judge_error(make_judge(fake_gemini, outbox))
+    assert "HTTP 403 PERMISSION_DENIED" in str(error)
+    assert "PermissionDenied" not in str(error) and "ClientError" not in str(error)
+    fake_gemini.inject(Fault.HTML_BODY)
+    error = judge_error(make_judge(fake_gemini, outbox))
+    assert "html" not in str(error).lower() and "JSONDecodeError" not in str(error)

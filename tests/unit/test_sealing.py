@@ -603,3 +603,17 @@ def test_verify_trace_names_what_does_not_match() -> None:
     assert verify_trace(json.dumps(json.loads(body), indent=1)) is VerifyFailure.DIGEST_MISMATCH
     assert verify_trace(body[:-1]) is VerifyFailure.DIGEST_MISMATCH
     assert verify_trace("[]") is VerifyFailure.DIGEST_MISMATCH
+
+
+def test_adr_0014_digests_are_over_nfc_text_and_every_other_change_shows() -> None:
+    """An NFC/NFD rewrite is the same text (ADR 0014); any other change of a character is
+    not. The journal keeps the exact bytes; only the seal is taken over NFC."""
+    nfc = {"answer": "Caf\u00e9 cr\u00e8me, na\u00efve"}
+    nfd = {"answer": unicodedata.normalize("NFD", nfc["answer"])}
+    assert nfd != nfc and digest(nfd) == digest(nfc)
+    for changed in (
+        "Cafe cr\u00e8me, na\u00efve",
+        "Caf\u00e9 cr\u00e8me, naive",
+        "Caf\u00e9 cr\u00e8me,  na\u00efve",
+    ):
+        assert digest({"answer": changed}) != digest(nfc)
