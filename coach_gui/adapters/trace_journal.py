@@ -135,6 +135,11 @@ class SqliteTraceJournal:
             ).fetchall()
         return [row[0] for row in rows]
 
+    def orphaned_ids(self) -> list[str]:
+        with self._journal.read() as conn:
+            rows = conn.execute(_ORPHANS).fetchall()
+        return [str(row[0]) for row in rows]
+
     def records_for(self, session_ids: Sequence[str]) -> list[SessionRecords]:
         with self._journal.read() as conn:
             try:
@@ -270,4 +275,20 @@ WHERE s.sealed_trace_id IS NOT NULL AND (
         SELECT 1 FROM attempt_bindings b JOIN attempts a ON a.id = b.attempt_id
         WHERE a.session_id = s.id AND b.bound_trace_id IS NULL))
 ORDER BY s.started_at, s.id
+"""
+
+
+# What `coach verify` reports as missing its owner: a deleted session row leaves these.
+_ORPHANS = """
+SELECT trace_id FROM sealed_traces
+ WHERE kind IN ('session', 'bound') AND session_id NOT IN (SELECT id FROM sessions)
+UNION ALL SELECT id FROM challenges WHERE session_id NOT IN (SELECT id FROM sessions)
+UNION ALL SELECT id FROM challenge_rejections WHERE session_id NOT IN (SELECT id FROM sessions)
+UNION ALL SELECT id FROM attempts WHERE session_id NOT IN (SELECT id FROM sessions)
+UNION ALL SELECT id FROM verdicts WHERE attempt_id NOT IN (SELECT id FROM attempts)
+UNION ALL SELECT id FROM judge_refusals WHERE attempt_id NOT IN (SELECT id FROM attempts)
+UNION ALL SELECT trace_id FROM eval_children WHERE eval_run_id NOT IN (SELECT id FROM eval_runs)
+UNION ALL SELECT trace_id FROM sealed_traces
+ WHERE kind = 'eval_child' AND trace_id NOT IN (SELECT trace_id FROM eval_children)
+LIMIT 10
 """

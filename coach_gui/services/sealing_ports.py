@@ -36,6 +36,12 @@ class SessionReader(Protocol):
         """(session id, trace id) for a session id or a trace id; None when it is neither."""
         ...
 
+    def orphaned_ids(self) -> list[str]:
+        """Ids of records whose owner is gone: traces, challenges, rejections and answers
+        of a session whose row was deleted, verdicts and refusals of a deleted answer,
+        eval children of a deleted eval run and eval traces no run lists (issue 21)."""
+        ...
+
 
 class TraceJournal(SessionReader, Protocol):
     """Where sealed traces and bindings are written."""

@@ -292,6 +292,11 @@ def verify(
                 check.run()
             finally:
                 checked += check.checked
+        if target_id is None:
+            orphans = reader.orphaned_ids()
+            checked += 1
+            if orphans:  # their session or eval run was deleted (issue 21)
+                raise _fail(orphans[0], VerifyFailure.MISSING_RECORD)
     except _Found as found_failure:
         return VerifyReport(False, checked, found_failure.failure)
     except JournalError:

@@ -106,6 +106,9 @@ class MemorySessions:
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         return (record_id, None) if record_id in self.sessions else None
 
+    def orphaned_ids(self) -> list[str]:
+        return []  # records live inside their session here: none can lose it
+
 
 @dataclass
 class MemoryMemoryJournal:

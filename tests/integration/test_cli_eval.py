@@ -263,6 +263,28 @@ def test_any_change_to_a_report_or_a_child_trace_fails_verify(
     verify_fails_with(run_id, "signing key missing")
 
 
+def test_deleting_a_signed_eval_run_fails_verify(
+    gemini: FakeGemini, practised: list[str], coach_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 21 item 7: with the run's row gone its children and their traces were never
+    looked at, and a whole-journal verify passed."""
+    code, report, err = _coach(capsys, "eval", "--session", _first_session(coach_home),
+                               "--repeats", "2", "--json")  # fmt: skip
+    assert code == 0, err
+    with _journal(coach_home) as conn:
+        for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'"):
+            conn.execute(f'DROP TRIGGER "{name}"')
+        conn.execute("DELETE FROM eval_runs WHERE id = ?", (report["eval_run_id"],))
+    code, whole, _ = _coach(capsys, "verify", "--json")
+    assert code == 1 and whole["first_failure"]["reason"] == "missing record"
+    children = {c["trace_id"] for c in report["children"]}
+    assert whole["first_failure"]["id"] in children
+    with _journal(coach_home) as conn:  # the children deleted too: their traces are orphans
+        conn.execute("DELETE FROM eval_children")
+    code, whole, _ = _coach(capsys, "verify", "--json")
+    assert code == 1 and whole["first_failure"]["id"] in children
+
+
 def _first_session(home: Path) -> str:
     with _journal(home) as conn:
         row = conn.execute("SELECT id FROM sessions ORDER BY started_at LIMIT 1").fetchone()

@@ -760,3 +760,29 @@ def test_a_clean_journal_never_raises_a_false_alarm(
         report = book.verify()
         assert report.ok, report
         assert book.verify(session_id).ok
+
+
+@pytest.mark.parametrize(("table", "which", "_key"), TAMPERED_ROWS)
+def test_deleting_any_stored_row_is_caught_by_verify(
+    rich_journal: tuple[Path, dict[str, str]], tmp_path: Path, table: str, which: str, _key: str
+) -> None:
+    """Issue 21 item 7: deleting a session row left its traces and answers orphaned, and
+    verify never looked at them."""
+    source, ids = rich_journal
+    path = _closed_copy(source, tmp_path)
+    session = ids[which.split("-")[0]]
+    with sqlite3.connect(path) as conn:
+        for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'"):
+            conn.execute(f'DROP TRIGGER "{name}"')
+        params = {"session": session, "kind": "bound" if which.endswith("bound") else "session"}
+        deleted = conn.execute(
+            f"DELETE FROM {table} WHERE rowid = (SELECT rowid FROM {table} WHERE "
+            f"{_WHERE[table]} LIMIT 1)",
+            params,
+        ).rowcount
+        assert deleted == 1, (table, which)
+    with Journal.open(path) as journal:
+        report = verify(SqliteTraceJournal(journal))
+    assert not report.ok, (table, which)
+    assert report.first_failure is not None
+    assert report.first_failure.reason in ("missing record", "broken chain", "digest mismatch")
