@@ -203,7 +203,8 @@ def _lookahead(text: str, after: int) -> str:
         ahead = decoded_view(text[after:end])
         rest = ahead.lstrip()
         settled = bool(rest) and not (rest[0].isalpha() or rest[0] == "_")  # "<3", "</", "<<"
-        if settled or len(rest) >= _LOOKAHEAD_CHARS or end >= len(text):
+        visible = len("".join(rest.split()))  # "u n t r u s t e d" is 9 letters, not 17
+        if settled or visible >= _LOOKAHEAD_CHARS or end >= len(text):
             return ahead
         size *= 4  # only whitespace so far: a spaced-out tag may continue further on
 
@@ -225,8 +226,10 @@ def _tag_like(text: str, after: int) -> bool:
             return True
         word = _WORD.match(rest)
         tail = rest[word.end() :].lstrip() if word else rest
-        spaced_name = word is not None and word.group().casefold().startswith("untrusted")
-        return spaced_name or tail[:1] in ("_", *_GT_CHARS)  # "< untrusted", "< b >"
+        # "< untrusted", and the name spelled out with spaces: "< u n t r u s t e d"
+        squeezed = "".join(rest.split()).casefold()
+        spaced_name = squeezed.startswith("untrusted")
+        return spaced_name or tail[:1] in ("_", *_GT_CHARS)  # "< b >"
     return False
 
 
