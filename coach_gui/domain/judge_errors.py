@@ -138,8 +138,8 @@ class JudgeRedirected(JudgeError):
         self.where = where
         super().__init__(
             f"The judge's server sent Coach to another address ({where}); Coach does not "
-            "follow it, so nothing was sent there. Check judge.baseUrl in Settings. "
-            f"{_KEPT}."
+            "follow it, so nothing was sent there. Check the judge's address in Coach's "
+            f"settings file. {_KEPT}."
         )
 
 

@@ -251,7 +251,7 @@ class SentToJudgeView(QWidget):
         if base_url is not None:
             self.endpoint_label.setText(
                 f"<b>Judge requests go to {html.escape(base_url)}</b>, not to Google's "
-                "default endpoint (judge.baseUrl in Settings)."
+                "default address: it is set in Coach's settings file."
             )
 
     def _text_pane(self, name: str, description: str) -> QPlainTextEdit:
