@@ -123,9 +123,11 @@ class AppContext:
 
         return KeyStore()
 
-    def judge(self, *, enabled: bool | None = None) -> GeminiJudge:
+    def judge(self, *, enabled: bool | None = None, live: bool = False) -> GeminiJudge:
         """The Gemini judge with the key from the OS keyring. Raises JudgeDisabled (switched
-        off), JudgeKeyMissing (no key) or KeyringUnavailable (no OS keyring)."""
+        off), JudgeKeyMissing (no key) or KeyringUnavailable (no OS keyring). `live`: the
+        window's judge, which reads both privacy switches at every request (a command
+        keeps the config it started with, and `--judge on` its own word)."""
         from coach_gui.adapters.gemini import GeminiJudge
         from coach_gui.adapters.outbox_sqlite import SqliteOutbox
 
@@ -140,8 +142,9 @@ class AppContext:
             config,
             self.key_store().get(),
             SqliteOutbox(self.journal),
-            # The switch as it is at each request, not as it was when this judge was built.
-            assertions_allowed=self.privacy.include_assertions,
+            # The switches as they are at each request, not as when this judge was built.
+            assertions_allowed=self.privacy.include_assertions if live else None,
+            enabled_now=self.privacy.judge_enabled if live else None,
         )
 
     def scheduler(self) -> AssertionScheduler:

@@ -109,12 +109,22 @@ class GeminiJudge:
         max_retries: int,
         outbox: JudgeOutbox,
         assertions_allowed: bool | Callable[[], bool] = True,
+        enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
     ) -> None:
+        """`assertions_allowed` and `enabled_now` may be read at each request (the live
+        privacy switches): with the judge switched off, nothing is sent at all."""
+        self._enabled_now = enabled_now
         if not api_key or not api_key.strip():
             raise JudgeKeyMissing()
         self._key = checked_key(api_key)  # a malformed key is refused before any request
-        self._endpoint = _origin(httpx.URL(base_url or DEFAULT_BASE_URL))
+        try:
+            self._endpoint = _origin(httpx.URL(base_url or DEFAULT_BASE_URL))
+        except Exception:  # httpx.InvalidURL, an IDNA error: a config no parser caught
+            raise JudgeError(
+                "The judge's address in Coach's settings file cannot be used. Fix it, or "
+                "remove it to use Google's. Your answers are kept unjudged."
+            ) from None
         self.model = model
         self.api_version = api_version
         self.timeout_seconds = timeout_seconds
@@ -153,6 +163,7 @@ class GeminiJudge:
         outbox: JudgeOutbox,
         *,
         assertions_allowed: bool | Callable[[], bool] | None = None,
+        enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
     ) -> GeminiJudge:
         """The judge `judge` configures; JudgeDisabled when it is switched off, so nothing
@@ -171,8 +182,12 @@ class GeminiJudge:
             assertions_allowed=(
                 judge.include_assertions if assertions_allowed is None else assertions_allowed
             ),
+            enabled_now=enabled_now,
             retry_initial_delay=retry_initial_delay,
         )
+
+    def _switched_off(self) -> bool:
+        return self._enabled_now is not None and not self._enabled_now()
 
     def close(self) -> None:
         self._client.close()
@@ -182,6 +197,8 @@ class GeminiJudge:
         """Send one payload for grading and return the model's raw reply, unparsed (apply
         `verdicts.parse_verdicts` to it). Raises PayloadRejected (nothing sent) or a
         JudgeError; a request that left is in the outbox either way."""
+        if self._switched_off():  # the judge switch, read at this request
+            raise JudgeDisabled()
         checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
         system, user = judge_prompt(checked, boundary or new_boundary())
         config = types.GenerateContentConfig(
@@ -259,6 +276,8 @@ class GeminiJudge:
         target = _origin(request.url)
         if target != self._endpoint:
             raise JudgeRedirected(_shown(target))
+        if self._switched_off():  # switched off while this request was being built
+            raise JudgeDisabled()
         body = request.content.decode("utf-8")
         pending: _Pending | None = getattr(self._local, "pending", None)
         if not body:

@@ -60,7 +60,7 @@ def run(
 
     config = context.config.judge
     items = judged_items(SqliteTraceJournal(context.journal), session_ids=session_ids)
-    judge = context.judge()
+    judge = context.judge(live=True)
     try:
         return run_eval(
             items,

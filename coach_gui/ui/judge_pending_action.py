@@ -97,7 +97,7 @@ def _run(context: AppContext, progress: TaskProgress, stop: threading.Event) -> 
     from coach_gui.services.sealing import judge_pending
 
     include = context.config.judge.include_assertions  # the switch of now
-    judge = context.judge()
+    judge = context.judge(live=True)
     try:
         context.recover()
         reader = SqliteTraceJournal(context.journal)

@@ -92,7 +92,7 @@ def open_run(
     def open_judge() -> Judge:
         """The judge, reading both switches from the one live privacy state at each
         request; built at the start, or when the judge is first switched on."""
-        judge = context.judge(enabled=True)
+        judge = context.judge(enabled=True, live=True)
         opened_judges.append(judge)
         return ReviewedJudge(judge, review) if review is not None else judge
 

@@ -527,3 +527,27 @@ def test_no_vendor_text_or_exception_class_reaches_a_judge_error(
     fake_gemini.inject(Fault.HTML_BODY)
     error = judge_error(make_judge(fake_gemini, outbox))
     assert "html" not in str(error).lower() and "JSONDecodeError" not in str(error)
+
+
+def test_with_the_live_judge_switch_off_nothing_is_sent_at_all(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox
+) -> None:
+    """Found in review: the adapter read only the assertions switch, so a payload refused
+    for carrying assertions could be sent again without them after the judge was off."""
+    on = [True]
+    judge = make_judge(fake_gemini, outbox, enabled_now=lambda: on[0])
+    on[0] = False
+    with pytest.raises(JudgeDisabled):
+        judge.judge(payload(WITHOUT), boundary=B)
+    assert fake_gemini.requests == [] and rows(outbox) == []
+    on[0] = True
+    assert judge.judge(payload(WITHOUT), boundary=B).raw_text
+
+
+def test_a_judge_address_no_url_parser_accepts_is_our_error_not_a_crash(
+    outbox: SqliteOutbox,
+) -> None:
+    with pytest.raises(JudgeError) as caught:
+        GeminiJudge(KEY, model="m", base_url="https://xn--.com", api_version="v1beta",
+                    timeout_seconds=2, temperature=0, max_retries=0, outbox=outbox)  # fmt: skip
+    assert "cannot be used" in str(caught.value)

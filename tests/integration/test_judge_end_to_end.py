@@ -127,6 +127,25 @@ def test_practice_judge_on_returns_verdicts_and_gaps(
     assert [v for (v,) in verdicts] == ["pass", "fail"]
 
 
+def test_judge_on_from_the_command_line_judges_with_assertions_when_the_config_has_it_off(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found in review: `--judge on` with `judge.enabled: false` in the config refused every
+    payload, the adapter reading the (off) window switches instead of the command's word."""
+    ollama, gemini = servers
+    _setup(coach_home, ollama, gemini, enabled=False)
+    _set_key(monkeypatch, capsys)
+    data = _practise(capsys, tmp_path, "natural-selection", ["It works because."], "--judge", "on")
+    (item,) = data["items"]  # type: ignore[misc]
+    assert item["status"] == "judged", item
+    (request,) = gemini.generate_requests
+    assert all(a in request.user_text for a in ASSERTIONS)
+
+
 def test_adr0021_d8_judge_off_sends_nothing_to_the_judge(
     servers: tuple[FakeOllama, FakeGemini],
     coach_home: Path,
