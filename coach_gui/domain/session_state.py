@@ -7,6 +7,7 @@ These rules are the one place that says so, for sealing, judging later and revie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.practice import Attempt, Disposition, SessionMode, VerdictRecord
@@ -96,20 +97,47 @@ def attempt_states(records: SessionRecords) -> list[AttemptState]:
     return states
 
 
+JUDGE_OFF = "the judge is switched off"  # why an answer given with the judge off is kept
+JUDGE_OFF_CODE = "judge_off"  # the refusal of an answer the judge was switched off before
+
+
+def disposition_for(
+    *, answers: int, passed: Sequence[bool], switched_off: int, offline: bool
+) -> Disposition:
+    """The one rule for how a session ended, for a finished practice run and for sealing
+    from the journal alike. `passed` has one entry per verdict; `switched_off` counts the
+    answers kept unjudged because the judge was off for them (it can be switched mid-
+    session); `offline` is whether the session started with the judge off."""
+    if answers == 0:
+        return Disposition.NO_ANSWERS
+    unjudged = answers - len(passed)
+    if unjudged > switched_off and not offline:
+        return Disposition.JUDGE_UNAVAILABLE  # the judge failed some answers
+    if offline and not passed:
+        return Disposition.UNJUDGED_OFFLINE
+    if not all(passed):
+        return Disposition.GAPS_FOUND
+    return Disposition.UNJUDGED_OFFLINE if unjudged else Disposition.ALL_PASSED
+
+
 def derive_disposition(
     records: SessionRecords, states: list[AttemptState], *, interrupted: bool = False
 ) -> Disposition:
     """How a session ended, by the same rule as a finished practice run."""
     if interrupted:
         return Disposition.INTERRUPTED
-    if not states:
-        return Disposition.NO_ANSWERS
-    if not all(s.judged for s in states):
-        offline = records.session.mode is SessionMode.OFFLINE
-        return Disposition.UNJUDGED_OFFLINE if offline else Disposition.JUDGE_UNAVAILABLE
-    if all(s.verdict is not None and s.verdict.passed for s in states):
-        return Disposition.ALL_PASSED
-    return Disposition.GAPS_FOUND
+    off = [
+        s
+        for s in states
+        if not s.judged
+        and (s.attempt.unjudged_reason == JUDGE_OFF or s.pending_code == JUDGE_OFF_CODE)
+    ]
+    return disposition_for(
+        answers=len(states),
+        passed=[s.verdict.passed for s in states if s.verdict is not None],
+        switched_off=len(off),
+        offline=records.session.mode is SessionMode.OFFLINE,
+    )
 
 
 def review_mode(records: SessionRecords, states: list[AttemptState]) -> str:

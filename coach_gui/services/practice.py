@@ -23,7 +23,7 @@ from coach_gui.domain.challenges import (
 )
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.fencing import new_boundary
-from coach_gui.domain.judge_errors import JudgeDisabled
+from coach_gui.domain.judge_errors import JudgeDisabled, JudgeError
 from coach_gui.domain.no_quote import NoQuoteCheck
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import (
@@ -38,6 +38,7 @@ from coach_gui.domain.practice import (
     note_digest,
 )
 from coach_gui.domain.privacy import LivePrivacy
+from coach_gui.domain.session_state import JUDGE_OFF, JUDGE_OFF_CODE, disposition_for
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
 from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items, refuse_all
 from coach_gui.services.ports import Clock, Judge, PracticeJournal, Tier1Model, VerdictJournal
@@ -53,7 +54,6 @@ KIND_ROTATION = (
     ChallengeKind.PREDICT,
 )
 
-JUDGE_OFF = "the judge is switched off"  # why an answer given with the judge off is kept
 WAITING_FOR_JUDGE = "waiting for the judge"
 
 # Called with the whole text that is safe to show so far ('' clears a withdrawn challenge).
@@ -159,21 +159,23 @@ class PracticeRun:
     def finish(self) -> Disposition:
         session = self._require_session()
         verdicts = [o.verdict for o in self._outcomes.values() if o.verdict is not None]
-        judged_off = [a for a in self._attempts if a.unjudged_reason == JUDGE_OFF]
-        if not self._attempts:
-            disposition = Disposition.NO_ANSWERS
-        elif self._privacy is None and self.settings.mode is SessionMode.OFFLINE:
-            disposition = Disposition.UNJUDGED_OFFLINE
-        elif len(verdicts) + len(judged_off) < len(self._attempts):
-            disposition = Disposition.JUDGE_UNAVAILABLE  # the judge failed some answers
-        elif judged_off:
-            disposition = Disposition.UNJUDGED_OFFLINE  # kept for later, as switched
-        elif all(v.passed for v in verdicts):
-            disposition = Disposition.ALL_PASSED
-        else:
-            disposition = Disposition.GAPS_FOUND
+        off = [
+            a for a in self._attempts
+            if a.unjudged_reason == JUDGE_OFF or self._refused_as_off(a.id)
+        ]  # fmt: skip
+        disposition = disposition_for(
+            answers=len(self._attempts),
+            passed=[v.passed for v in verdicts],
+            switched_off=len(off),
+            offline=self.settings.mode is SessionMode.OFFLINE,
+        )
         self._journal.end_session(session.id, self._clock.now(), disposition)
         return disposition
+
+    def _refused_as_off(self, attempt_id: str) -> bool:
+        outcome = self._outcomes.get(attempt_id)
+        refusal = outcome.refusal if outcome is not None else None
+        return refusal is not None and refusal.reason_code == JUDGE_OFF_CODE
 
     def _require_session(self) -> PracticeSession:
         if self.session is None:
@@ -368,24 +370,30 @@ class PracticeRun:
             return self._privacy.include_assertions()
         return self.settings.include_assertions
 
-    def _ready_judge(self) -> Judge | None:
-        """The judge, built now if it was not when the session began (None: it cannot be,
-        and `_judge_unavailable` says why)."""
+    def _ready_judge(self) -> tuple[Judge | None, CoachError | None]:
+        """The judge, built now if it was not when the session began (e.g. switched on
+        mid-session), or why it cannot be (no key, no keyring)."""
         if self._judge is None and self._open_judge is not None:
             try:
                 self._judge = self._open_judge()
-                self._judge_unavailable = None
-            except CoachError as exc:  # no key, no keyring: kept unjudged with the reason
-                self._judge_unavailable = str(exc)
-        return self._judge
+            except CoachError as exc:
+                self._judge_unavailable = str(exc)  # later answers are kept with the reason
+                return None, exc
+        return self._judge, None
 
     def submit(self, challenge: Challenge, answer: str) -> Attempt:
         """Store the answer at once, unjudged; raises ValidationError for a blank one.
-        Call `judge(attempt)` afterwards to have it judged (`will_judge` says whether)."""
+        Call `judge(attempt)` afterwards to have it judged (`will_judge` says whether).
+        Nothing here waits on the keyring or the network: the answer is committed first."""
         session = self._require_session()
+        # A judge not built yet is built when this answer is judged, not here — unless
+        # building it already failed (no key): then the answer is kept with that reason.
+        can_judge = self._judge is not None or (
+            self._open_judge is not None and self._judge_unavailable is None
+        )
         if not self._judge_on():
             reason = JUDGE_OFF
-        elif self._ready_judge() is None or self._verdicts is None:
+        elif not can_judge or self._verdicts is None:
             reason = self._judge_unavailable or "no judge is set up"
         else:
             reason = WAITING_FOR_JUDGE
@@ -412,8 +420,7 @@ class PracticeRun:
     def judge(self, attempt: Attempt) -> JudgeOutcome | None:
         """Send one stored answer to the judge and record the verdict or the reason it
         stays unjudged, with the switches as they are now. None when there is no judge."""
-        judge = self._judge
-        if judge is None or self._verdicts is None:
+        if self._verdicts is None or (self._judge is None and self._open_judge is None):
             return None
         challenge = self._challenges[attempt.challenge_id]
         item = JudgeRequestItem(
@@ -422,8 +429,13 @@ class PracticeRun:
             answer=attempt.answer,
             assertions=self.note.core_assertions,
         )
-        if not self._judge_on():  # switched off between saving and sending: nothing leaves
-            (outcome,) = refuse_all([item], JudgeDisabled(), self._verdicts, self._clock)
+        judge: Judge | None = None
+        refused: JudgeError | None = JudgeDisabled()  # switched off since it was saved
+        if self._judge_on():
+            judge, unusable = self._ready_judge()
+            refused = None if judge is not None else _as_judge_error(unusable)
+        if judge is None:  # nothing leaves; the answer stays unjudged with the reason
+            (outcome,) = refuse_all([item], refused or JudgeDisabled(), self._verdicts, self._clock)
         else:
             (outcome,) = judge_items(
                 [item],
@@ -445,3 +457,11 @@ class PracticeRun:
 
     def outcome(self, attempt_id: str) -> JudgeOutcome | None:
         return self._outcomes.get(attempt_id)
+
+
+def _as_judge_error(error: CoachError | None) -> JudgeError:
+    """Why a judge could not be built, as the refusal it is journaled as."""
+    if isinstance(error, JudgeError):
+        return error
+    refusal = JudgeError(str(error) if error is not None else "No judge is set up.")
+    return refusal

@@ -11,8 +11,8 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QWidget
 
+from coach_gui.domain.session_state import JUDGE_OFF
 from coach_gui.domain.tier1_errors import GenerationCancelled
-from coach_gui.services.practice import JUDGE_OFF
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.practice_jobs import Asked, OpenedRun, ask_challenge, ask_follow_up
 from coach_gui.ui.practice_view import Phase, PracticeView
@@ -168,7 +168,7 @@ class PracticeSteps(PracticeView):
             return
         self._set_phase(Phase.BUSY)
         self.worker.submit(
-            lambda: run.submit(challenge, answer), self._on_saved, self._on_not_saved
+            lambda: run.submit(challenge, answer), self._on_saved, self._on_not_saved, durable=True
         )
 
     def _on_saved(self, attempt: Attempt) -> None:

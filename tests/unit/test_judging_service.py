@@ -14,10 +14,11 @@ from fakes.memory import (
     verdict_json,
 )
 
-from coach_gui.domain.judge_errors import JudgeKeyInvalid, JudgeQuotaExceeded
+from coach_gui.domain.judge_errors import JudgeDisabled, JudgeKeyInvalid, JudgeQuotaExceeded
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import Disposition, attempt_id, challenge_id
 from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
+from coach_gui.domain.session_state import disposition_for
 from coach_gui.domain.tier2 import Tier2Payload, revalidated
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.judging import JudgeRequestItem, judge_items
@@ -285,3 +286,82 @@ def test_a_payload_the_adapter_refuses_is_a_refusal_not_a_crash() -> None:
     outcomes, _, journal = _judge([PayloadRejected("the assertions switch is off")])
     assert journal.refusals[0].reason_code == "payload_rejected"
     assert not outcomes[0].judged  # type: ignore[attr-defined]
+
+
+def test_the_judge_switched_off_while_a_payload_waits_sends_nothing_at_all() -> None:
+    """Found in review: with the judge switched off just before sending, the adapter's
+    refusal of the assertions made the service send the answer again without them."""
+    privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
+
+    class SwitchedOffWhileWaiting(ScriptedJudge):
+        def judge(self, payload: Tier2Payload) -> JudgeResponse:
+            privacy.set(PrivacySwitches(judge_enabled=False, include_assertions=True))
+            if not privacy.judge_enabled():  # as the Gemini adapter reads it at each request
+                raise JudgeDisabled()
+            return super().judge(payload)
+
+    judge = SwitchedOffWhileWaiting([verdict_json(("pass", []))] * 2)
+    outcomes = judge_items(
+        [JudgeRequestItem("a1", "Why?", "Because.", NOTE.core_assertions)],
+        judge=judge,
+        journal=MemoryVerdictJournal(),
+        clock=TickingClock(),
+        include_assertions=True,
+        assertions_now=privacy.include_assertions,
+    )
+    assert judge.payloads == []
+    assert not outcomes[0].judged and outcomes[0].refusal is not None
+    assert outcomes[0].refusal.reason_code == "judge_off"
+
+
+def test_an_answer_is_committed_before_any_judge_is_built() -> None:
+    """Found in review: a judge switched on mid-session was built (keyring, maybe an unlock
+    prompt) before the answer was committed; quitting meanwhile could lose it."""
+    privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
+    built: list[str] = []
+    journal = MemoryPracticeJournal()
+
+    def open_judge() -> ScriptedJudge:
+        built.append(f"after {len(journal.attempts)} answers stored")
+        raise JudgeKeyInvalid()
+
+    run = PracticeRun(
+        NOTE,
+        PracticeSettings(judge_enabled=False),
+        journal,
+        ScriptedTier1([reply("Why is change slow in this account?")]),
+        TickingClock(),
+        verdicts=MemoryVerdictJournal(),
+        privacy=privacy,
+        open_judge=open_judge,
+    )
+    run.start()
+    attempt = run.submit(run.next_challenge().challenge, "answer")
+    assert built == [] and journal.attempts == [attempt] and run.will_judge(attempt)
+    outcome = run.judge(attempt)
+    assert built == ["after 1 answers stored"]
+    assert outcome is not None and outcome.refusal is not None
+    assert outcome.refusal.reason_code == JudgeKeyInvalid.reason_code
+
+
+@pytest.mark.parametrize(
+    ("answers", "passed", "off", "offline", "expected"),
+    [
+        (0, [], 0, False, Disposition.NO_ANSWERS),
+        (2, [True, True], 0, False, Disposition.ALL_PASSED),
+        (2, [True, False], 0, False, Disposition.GAPS_FOUND),
+        (2, [True], 0, False, Disposition.JUDGE_UNAVAILABLE),
+        (2, [], 2, True, Disposition.UNJUDGED_OFFLINE),
+        (2, [True], 1, False, Disposition.UNJUDGED_OFFLINE),  # one kept while switched off
+        (2, [False], 1, False, Disposition.GAPS_FOUND),  # gaps found are not hidden
+        (3, [True], 1, False, Disposition.JUDGE_UNAVAILABLE),  # and one the judge failed
+        (2, [True, True], 0, True, Disposition.ALL_PASSED),  # switched on mid-session
+    ],
+)
+def test_one_rule_for_how_a_session_ended(
+    answers: int, passed: list[bool], off: int, offline: bool, expected: Disposition
+) -> None:
+    assert (
+        disposition_for(answers=answers, passed=passed, switched_off=off, offline=offline)
+        is expected
+    )
