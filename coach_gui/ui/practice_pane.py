@@ -98,6 +98,8 @@ class PracticePane(PracticeSteps):
         return self._note
 
     def has_unsubmitted_answer(self) -> bool:
+        """Typed and not yet saved. (An answer being saved is not: quitting waits for it,
+        tasks.quiesce.)"""
         typing = self._phase in (Phase.ANSWERING, Phase.STREAMING, Phase.CANCELLED)
         return self._opened is not None and typing and bool(self.answer_box.toPlainText().strip())
 
@@ -243,6 +245,7 @@ class PracticePane(PracticeSteps):
             lambda: context.scheduler().rate_unjudged(attempt, note, rating),
             lambda _none: panel.confirm(rating),
             supersede=False,
+            durable=True,
         )
 
     # --- reviewing a payload before it is sent ------------------------------------------------

@@ -46,11 +46,22 @@ class _Relay(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, relay: _Relay, job_id: int, work: Callable[[], object]) -> None:
+    def __init__(
+        self, relay: _Relay, job_id: int, work: Callable[[], object], *, durable: bool
+    ) -> None:
         super().__init__()
-        self._relay, self._id, self._work = relay, job_id, work
+        self._relay, self._id, self._work, self._durable = relay, job_id, work, durable
+        if durable:
+            tasks.durable_begin()  # an answer on its way to the journal: quitting waits
 
     def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            if self._durable:
+                tasks.durable_end()
+
+    def _run(self) -> None:
         try:
             try:
                 result = self._work()
@@ -96,15 +107,18 @@ class PracticeWorker(QObject):
         *,
         supersede: bool = True,
         always: bool = False,
+        durable: bool = False,
     ) -> None:
         """Queue `work`. A superseding job makes the outcome of every job queued before it
-        stale (the screen has moved on): those are dropped, unless queued with `always`."""
+        stale (the screen has moved on): those are dropped, unless queued with `always`.
+        `durable`: it writes what the learner gave (an answer, a rating); quitting waits
+        for it rather than abandon it (tasks.quiesce)."""
         self._job_seq += 1
         if supersede:
             self._latest_job = self._job_seq
         keep = always or not supersede
         self._handlers[self._job_seq] = (keep, done, failed or self._default_failed)
-        self.pool.start(_Job(self._relay, self._job_seq, work))
+        self.pool.start(_Job(self._relay, self._job_seq, work, durable=durable))
 
     def stream_sink(self) -> Callable[[str], None]:
         """A new stream's `on_text` for the worker: plain data through the relay."""

@@ -100,6 +100,30 @@ class _TaskSignals(QObject):
 _pools: dict[Lane, QThreadPool] = {}
 _live: set[Task[Any]] = set()  # submitted and not yet delivered; keeps each task alive
 _other_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()  # e.g. the practice worker's
+# Learner data queued or being written (a note, the config, a key, an answer): quitting
+# waits for it, up to DURABLE_WAIT_MS, and never abandons it sooner (ADR 0012).
+_durable = 0
+_durable_lock = threading.Lock()
+DURABLE_WAIT_MS = 10_000
+
+
+def durable_begin() -> None:
+    """Learner data is about to be queued for writing (call from any thread)."""
+    global _durable
+    with _durable_lock:
+        _durable += 1
+
+
+def durable_end() -> None:
+    """That write is done, or failed (call from any thread)."""
+    global _durable
+    with _durable_lock:
+        _durable -= 1
+
+
+def durable_in_flight() -> int:
+    with _durable_lock:
+        return _durable
 
 
 def _pool(lane: Lane) -> QThreadPool:
@@ -143,6 +167,8 @@ class Task(Generic[T]):
             raise RuntimeError("a Task runs once; build a new one")
         self._signals = _TaskSignals(self)
         _live.add(self)
+        if self._lane is Lane.WRITER:
+            durable_begin()  # ended by `_work`, whatever happens
         _pool(self._lane).start(self._work)
         return self
 
@@ -160,6 +186,13 @@ class Task(Generic[T]):
 
     # --- worker thread -------------------------------------------------------------
     def _work(self) -> None:
+        try:
+            self._run_op()
+        finally:
+            if self._lane is Lane.WRITER:
+                durable_end()
+
+    def _run_op(self) -> None:
         signals = self._signals
         assert signals is not None
         try:
@@ -235,13 +268,21 @@ def register_pool(pool: QThreadPool) -> None:
     _other_pools.add(pool)
 
 
-def quiesce(grace_ms: int) -> bool:
-    """Quitting: cancel every task not yet delivered, then give every pool (the lanes and
-    the registered ones) at most `grace_ms` in all to go idle. False when one is still
-    busy: its thread is blocked (a judge call, say), and the caller exits without it —
-    every answer was committed when it was submitted (ADR 0012)."""
+def quiesce(grace_ms: int, durable_ms: int = DURABLE_WAIT_MS) -> bool:
+    """Quitting: first let learner data being written finish (writes on the writer lane,
+    answers being committed: at most `durable_ms`; none of it is cancelled), then cancel
+    every other task and give every pool at most `grace_ms` in all to go idle. False when
+    one is still busy: its thread is blocked (a judge call, say), and the caller exits
+    without it — nothing the learner gave is in it (ADR 0012)."""
+    durable_deadline = time.monotonic() + durable_ms / 1000
     for task in list(_live):
-        task.cancel()
+        if task._lane is not Lane.WRITER:
+            task.cancel()
+    writer = _pools.get(Lane.WRITER)
+    if writer is not None and shiboken6.isValid(writer):
+        writer.waitForDone(max(int((durable_deadline - time.monotonic()) * 1000), 0))
+    while durable_in_flight() > 0 and time.monotonic() < durable_deadline:
+        time.sleep(0.005)
     deadline = time.monotonic() + grace_ms / 1000
     # A registered pool whose owner was deleted is gone with it (its threads were joined).
     pools = [p for p in (*_pools.values(), *_other_pools) if shiboken6.isValid(p)]

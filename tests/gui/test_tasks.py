@@ -181,3 +181,26 @@ def test_quitting_skips_a_registered_pool_whose_owner_was_deleted(qapp: QApplica
     shiboken6.delete(owner)
     assert not shiboken6.isValid(pool)
     assert tasks.quiesce(100) is True
+
+
+def test_quitting_never_cancels_or_abandons_a_write_of_learner_data(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    """Found in review: quiesce cancelled queued writer tasks (a config save queued after
+    the window's last wait never ran) and gave a running one only 250 ms."""
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    written: list[str] = []
+
+    def slow_write(_progress: TaskProgress) -> None:
+        time.sleep(0.4)
+        written.append("first")
+
+    Task(owner, op=slow_write, success=lambda _r: None, lane=Lane.WRITER, name="w1").run()
+    Task(owner, op=lambda _p: written.append("queued"), success=lambda _r: None,
+         lane=Lane.WRITER, name="w2").run()  # fmt: skip
+    assert tasks.durable_in_flight() == 2
+    assert tasks.quiesce(50) is True
+    assert written == ["first", "queued"]  # both ran, in order, though the grace was 50 ms
+    assert tasks.durable_in_flight() == 0
+    qtbot.waitUntil(lambda: pending_tasks() == [])
