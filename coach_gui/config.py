@@ -127,9 +127,18 @@ class JudgeConfig(_Section):
         the payload and the key never travel in clear text over a network (issue 21)."""
         if value is None:
             return None
+        if any(ch.isspace() or not ch.isprintable() for ch in value):
+            raise ValueError(f"must not contain spaces or control characters (got {value!r})")
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"must be an https:// URL or null (got {value!r})")
+        try:
+            parts.hostname.encode("idna")
+            parts.port  # noqa: B018 - raises ValueError on a malformed port
+        except (UnicodeError, ValueError):
+            raise ValueError(
+                f"has a host name or port that cannot be used (got {value!r})"
+            ) from None
         if parts.scheme == "http" and not is_loopback_host(_host_as_written(value, "")):
             raise ValueError(
                 "must be https:// (plain http:// would send your answers and the key in "

@@ -7,7 +7,9 @@ from typing import Any
 
 from coach_gui.adapters.ollama import ChatStream, OllamaClient
 
-NUM_PREDICT = 512  # tokens; a 1,000-character challenge in JSON is about 300
+# Tokens: a 1,000-character challenge in JSON is ~300 in English, up to ~1,500 in scripts a
+# tokenizer splits finely (CJK, Indic); the stream is cut at the length limit anyway.
+NUM_PREDICT = 2048
 
 
 class OllamaTier1:

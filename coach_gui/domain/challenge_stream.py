@@ -20,9 +20,10 @@ from coach_gui.domain.challenges import MAX_CHALLENGE_CHARS, ParsedChallenge, pa
 from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding
 from coach_gui.domain.tier1_errors import InvalidChallengeReply, Tier1Error
 
-# The JSON around a challenge ({"challenge": "...", "kind": "..."}, escapes, white space)
-# is never this much longer than the longest challenge allowed.
-MAX_REPLY_CHARS = 4 * MAX_CHALLENGE_CHARS
+# The JSON around a challenge ({"challenge": "...", "kind": "..."}, white space, and
+# \uXXXX escapes: six characters each, e.g. for a challenge in Cyrillic) is never this much
+# longer than the longest challenge allowed.
+MAX_REPLY_CHARS = 8 * MAX_CHALLENGE_CHARS + 1_000
 _KEY = re.compile(r'"challenge"\s*:\s*"')
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -96,7 +97,8 @@ class ChallengeStream:
         if not key:
             return ""
         text, closed = partial_json_string(self._raw, key.end())
-        if len(text) > MAX_CHALLENGE_CHARS:
+        if len(text) > MAX_CHALLENGE_CHARS and len(" ".join(text.split())) > MAX_CHALLENGE_CHARS:
+            # measured as parse_challenge_json measures it, white space collapsed
             raise InvalidChallengeReply(f"the challenge is over {MAX_CHALLENGE_CHARS} characters")
         finding = self._check.check(text)
         if finding is not None and (finding.rule == "shared_run" or closed):

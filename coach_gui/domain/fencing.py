@@ -133,14 +133,19 @@ def _strip_entity_marks(text: str) -> str:
         run_end = index
         while run_end < size and (_is_mark(text[run_end]) or _entity_char(text[run_end])):
             run_end += 1
-        run = text[index:run_end]
-        bare = "".join(ch for ch in run if not _is_mark(ch))
-        if (
-            bare != run
-            and decoded_view(char + bare[:_ENTITY_WINDOW]) != char + bare[:_ENTITY_WINDOW]
-        ):
-            run = bare  # the marks hid an entity: drop them
-        pieces.append(run)
+        # The entity ends at its ";" (or, without one, where its letters and digits end):
+        # marks after that belong to the learner's next word ("&amp;cafe\u0301").
+        semicolon = next(
+            (i for i in range(index, run_end) if unicodedata.normalize("NFKC", text[i]) == ";"),
+            None,
+        )
+        entity_end = run_end if semicolon is None else semicolon + 1
+        entity = text[index:entity_end]
+        bare = "".join(ch for ch in entity if not _is_mark(ch))
+        window = char + bare[:_ENTITY_WINDOW]
+        if bare != entity and decoded_view(window) != window:
+            entity = bare  # the marks hid an entity: drop them
+        pieces.append(entity + text[entity_end:run_end])
         index = run_end
     return "".join(pieces)
 

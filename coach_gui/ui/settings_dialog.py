@@ -105,10 +105,10 @@ class SettingsDialog(QDialog):
         )
         self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Judge &timeout", 1, 600)
         # Where requests go: set in the file only (judge.baseUrl), shown here (issue 21).
-        where = config.judge.endpoint()
+        endpoint_text = config.judge.endpoint()
         if config.judge.base_url is not None:
-            where += "  (not Google's default; set in the settings file)"
-        self.judge_endpoint = QLabel(where, self)
+            endpoint_text += "  (not Google's default; set in the settings file)"
+        self.judge_endpoint = QLabel(endpoint_text, self)
         self.judge_endpoint.setWordWrap(True)
         self.judge_endpoint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.judge_endpoint.setAccessibleName("Judge endpoint")

@@ -113,4 +113,4 @@ def test_a_reply_that_runs_on_is_cut_at_the_limit_and_a_built_in_challenge_follo
         (chat,) = ollama.requests_to("/api/chat")
     assert result.challenge.origin == "builtin"
     assert any("over 1000 characters" in n or "ran past" in n for n in result.notices)
-    assert chat.body["options"]["num_predict"] == 512  # and the model is told to stop
+    assert chat.body["options"]["num_predict"] == 2048  # and the model is told to stop

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes.memory import MemoryPracticeJournal, ScriptedTier1, TickingClock, reply
 from pydantic import ValidationError
@@ -172,3 +174,20 @@ def test_stream_decodes_escapes_split_across_pieces() -> None:
     for ch in raw:
         stream.feed(ch)
     assert stream.shown == 'Café "quotes" and a tab here done ok fine?'
+
+
+def _feed_all(raw: str) -> str:
+    stream = ChallengeStream(_check())
+    for i in range(0, len(raw), 7):
+        stream.feed(raw[i : i + 7])
+    return stream.finish().text
+
+
+def test_a_long_challenge_in_another_script_or_with_spaces_is_not_cut_short() -> None:
+    """Found in review: the length cut counted \\uXXXX escapes and uncollapsed spaces."""
+    cyrillic = "Почему " * 128 + "?"  # ~900 characters, each sent as a \\uXXXX escape
+    raw = json.dumps({"challenge": cyrillic, "kind": "explain"}, ensure_ascii=True)
+    assert len(raw) > 4_000
+    assert _feed_all(raw) == " ".join(cyrillic.split())
+    spaced = "Why  " * 192 + "?"  # 961 characters once the double spaces collapse
+    assert len(spaced) > 960 and _feed_all(json.dumps({"challenge": spaced, "kind": "apply"}))
