@@ -24,12 +24,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 def child(switches: int, sessions: int, seed: int) -> None:
     sys.path.insert(0, str(REPO / "tests"))
-    from stress.window_soak import SoakConfig, run_soak
+    from stress.window_soak import REFCOUNT_FALL_TOLERANCE, SoakConfig, run_soak
 
     report = run_soak(SoakConfig(switches=switches, sessions=sessions, seed=seed))
     print("\n".join(f"  {line}" for line in report.lines()), flush=True)
     ok = not report.answers_lost and report.verify_ok and not report.left_running
-    sys.exit(0 if ok and report.none_delta >= -64 and report.true_delta >= -64 else 1)
+    fall = -REFCOUNT_FALL_TOLERANCE
+    sys.exit(0 if ok and report.none_delta >= fall and report.true_delta >= fall else 1)
 
 
 def main() -> None:

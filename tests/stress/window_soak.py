@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
+import gc
 import io
 import json
 import os
@@ -52,6 +53,12 @@ _QUESTIONS = (
     "What would you expect to see if the change were sudden instead of gradual?",
     "Which everyday case shows the same process at work, and why?",
 )
+
+
+# How far None's or True's count may fall over a soak before it counts as a leaking binding:
+# one that drops references falls by one per void call or emit, tens of thousands here;
+# objects of the process freed meanwhile move the counts by a few hundred at most.
+REFCOUNT_FALL_TOLERANCE = 2_000
 
 
 class SoakHang(AssertionError):
@@ -307,6 +314,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
         ollama.reply_for = _quote_or_question(rng, config.quote_rate)
         gemini.reply_for = _verdict(rng)
         write_config(ollama, gemini)
+        gc.collect()  # garbage of whatever ran before (other tests) must not move the counts
         none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
         driver = _Driver(config, report)
         per_session = max(config.switches // max(config.sessions, 1), 1)
@@ -323,6 +331,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
         idle = tasks.quiesce(15_000)
         with contextlib.suppress(SoakHang):  # reported below, as what was left running
             driver.wait(lambda: not tasks.pending_tasks(), "the last results are delivered")
+        gc.collect()
         report.none_delta = sys.getrefcount(None) - none_before
         report.true_delta = sys.getrefcount(True) - true_before
         report.left_running = [] if idle else ["a worker still busy 15 s after the end"]
