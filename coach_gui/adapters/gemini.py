@@ -141,7 +141,9 @@ class GeminiJudge:
             http_status_codes=list(RETRY_STATUS_CODES),
         )
         options = types.HttpOptions(
-            base_url=base_url,
+            # Always explicit: the SDK would otherwise take GOOGLE_GEMINI_BASE_URL from the
+            # environment, and the config alone says where answers go.
+            base_url=base_url or DEFAULT_BASE_URL,
             api_version=api_version,  # explicit: the SDK's default changed between majors
             timeout=max(1, round(timeout_seconds * 1000)),  # milliseconds
             retry_options=retry,

@@ -551,3 +551,16 @@ def test_a_judge_address_no_url_parser_accepts_is_our_error_not_a_crash(
         GeminiJudge(KEY, model="m", base_url="https://xn--.com", api_version="v1beta",
                     timeout_seconds=2, temperature=0, max_retries=0, outbox=outbox)  # fmt: skip
     assert "cannot be used" in str(caught.value)
+
+
+def test_the_environment_cannot_move_the_judge_elsewhere(
+    fake_gemini: FakeGemini, outbox: SqliteOutbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK reads GOOGLE_GEMINI_BASE_URL when no base URL is given; Coach always gives
+    one, so only the config says where answers go. (No request is made: it would go to
+    Google's address, which a test never contacts.)"""
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake_gemini.url)
+    judge = make_judge(fake_gemini, outbox, base_url=None)
+    assert judge._endpoint == ("https", "generativelanguage.googleapis.com", 443)
+    options = judge._client._api_client._http_options
+    assert options.base_url == "https://generativelanguage.googleapis.com/"
