@@ -59,12 +59,12 @@ def is_loopback_host(host: str) -> bool:
     return loopback_address(host) is not None
 
 
-def _host_as_written(url: str, lowered: str) -> str:
+def _host_as_written(url: str) -> str:
     """urlsplit lowercases and unbrackets the host; this is it as the URL has it."""
     netloc = urlsplit(url).netloc.rsplit("@", 1)[-1]
     if netloc.startswith("["):
         return netloc[: netloc.find("]") + 1] if "]" in netloc else netloc
-    return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc or lowered
+    return netloc.rsplit(":", 1)[0] if ":" in netloc else netloc
 
 
 def check_loopback_url(url: str) -> str:
@@ -72,10 +72,11 @@ def check_loopback_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"must be an http:// URL such as http://127.0.0.1:11434 (got {url!r})")
-    if not is_loopback_host(_host_as_written(url, parts.hostname)):
+    host = _host_as_written(url)
+    if not is_loopback_host(host):
         raise ValueError(
             "Ollama must run on this computer: use localhost, 127.0.0.1 or [::1], "
-            f"with no dot at the end (got host {_host_as_written(url, parts.hostname)!r})"
+            f"with no dot at the end (got host {host!r})"
         )
     try:
         parts.port  # noqa: B018 - raises ValueError on a malformed port
@@ -139,7 +140,7 @@ class JudgeConfig(_Section):
             raise ValueError(
                 f"has a host name or port that cannot be used (got {value!r})"
             ) from None
-        if parts.scheme == "http" and not is_loopback_host(_host_as_written(value, "")):
+        if parts.scheme == "http" and not is_loopback_host(_host_as_written(value)):
             raise ValueError(
                 "must be https:// (plain http:// would send your answers and the key in "
                 f"clear text); http:// is only for a server on this computer (got {value!r})"

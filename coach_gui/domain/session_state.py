@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coach_gui.domain.judge_errors import JudgeDisabled
 from coach_gui.domain.practice import Attempt, Disposition, SessionMode, VerdictRecord
 from coach_gui.domain.session_records import (
     AttemptBinding,
@@ -98,7 +99,6 @@ def attempt_states(records: SessionRecords) -> list[AttemptState]:
 
 
 JUDGE_OFF = "the judge is switched off"  # why an answer given with the judge off is kept
-JUDGE_OFF_CODE = "judge_off"  # the refusal of an answer the judge was switched off before
 
 
 def disposition_for(
@@ -130,7 +130,7 @@ def derive_disposition(
         s
         for s in states
         if not s.judged
-        and (s.attempt.unjudged_reason == JUDGE_OFF or s.pending_code == JUDGE_OFF_CODE)
+        and (s.attempt.unjudged_reason == JUDGE_OFF or s.pending_code == JudgeDisabled.reason_code)
     ]
     return disposition_for(
         answers=len(states),

@@ -38,7 +38,7 @@ from coach_gui.domain.practice import (
     note_digest,
 )
 from coach_gui.domain.privacy import LivePrivacy
-from coach_gui.domain.session_state import JUDGE_OFF, JUDGE_OFF_CODE, disposition_for
+from coach_gui.domain.session_state import JUDGE_OFF, disposition_for
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
 from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items, refuse_all
 from coach_gui.services.ports import Clock, Judge, PracticeJournal, Tier1Model, VerdictJournal
@@ -175,7 +175,7 @@ class PracticeRun:
     def _refused_as_off(self, attempt_id: str) -> bool:
         outcome = self._outcomes.get(attempt_id)
         refusal = outcome.refusal if outcome is not None else None
-        return refusal is not None and refusal.reason_code == JUDGE_OFF_CODE
+        return refusal is not None and refusal.reason_code == JudgeDisabled.reason_code
 
     def _require_session(self) -> PracticeSession:
         if self.session is None:
@@ -429,13 +429,9 @@ class PracticeRun:
             answer=attempt.answer,
             assertions=self.note.core_assertions,
         )
-        judge: Judge | None = None
-        refused: JudgeError | None = JudgeDisabled()  # switched off since it was saved
-        if self._judge_on():
-            judge, unusable = self._ready_judge()
-            refused = None if judge is not None else _as_judge_error(unusable)
-        if judge is None:  # nothing leaves; the answer stays unjudged with the reason
-            (outcome,) = refuse_all([item], refused or JudgeDisabled(), self._verdicts, self._clock)
+        judge, unusable = self._ready_judge() if self._judge_on() else (None, JudgeDisabled())
+        if judge is None:  # switched off since it was saved, or no key: nothing leaves
+            (outcome,) = refuse_all([item], _as_judge_error(unusable), self._verdicts, self._clock)
         else:
             (outcome,) = judge_items(
                 [item],
@@ -463,5 +459,4 @@ def _as_judge_error(error: CoachError | None) -> JudgeError:
     """Why a judge could not be built, as the refusal it is journaled as."""
     if isinstance(error, JudgeError):
         return error
-    refusal = JudgeError(str(error) if error is not None else "No judge is set up.")
-    return refusal
+    return JudgeError(str(error) if error is not None else "No judge is set up.")
