@@ -227,27 +227,18 @@ class FakeGemini(LoopbackServer):
             self._faults.append(_Injected(fault, times))
 
     # --- used by the handler -------------------------------------------------------------
-    def _take_fault(self) -> Fault | None:
+    def _take_fault(self, only: Fault | None = None) -> Fault | None:
+        """The next injected fault (or the next of kind `only`), used up once per request."""
         with self._lock:
             for injected in self._faults:
+                if only is not None and injected.fault is not only:
+                    continue
                 if injected.times is not None:
                     injected.times -= 1
                     if injected.times <= 0:
                         self._faults.remove(injected)
                 return injected.fault
         return None
-
-    def _take_redirect(self) -> bool:
-        """A REDIRECT fault applies to any request, before the route is read."""
-        with self._lock:
-            for injected in self._faults:
-                if injected.fault is Fault.REDIRECT:
-                    if injected.times is not None:
-                        injected.times -= 1
-                        if injected.times <= 0:
-                            self._faults.remove(injected)
-                    return True
-        return False
 
     def _text_for(self, request: RecordedRequest) -> str:
         with self._lock:
@@ -306,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _route(self, request: RecordedRequest) -> None:
-        if self.fake._take_redirect():
+        if self.fake._take_fault(Fault.REDIRECT):  # any request, before the route is read
             self.send_response(self.fake.redirect_status)
             self.send_header("Location", self.fake.redirect_to.rstrip("/") + request.path)
             self.send_header("Content-Length", "0")

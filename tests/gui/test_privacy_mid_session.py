@@ -9,24 +9,21 @@ switch from the session's start, refused them.
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.coach_files import write_config
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains, prompt_items
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
+from test_main_window_practice import open_window
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.practice_pane import Phase
-from coach_gui.ui.tasks import pending_tasks
 from coach_gui.ui.verdict_view import VerdictState
 
 Answer = Callable[[str], Any]
@@ -44,14 +41,12 @@ STEPS = [(True, False), (True, True), (False, True), (True, True), (True, False)
 def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
     with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
         gemini.reply_for = passes_items_whose_answer_contains("answer")
-        path = Path(os.environ["COACH_CONFIG"])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({
+        write_config({
             "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
                       "challengesPerSession": len(STEPS)},
             "judge": {"enabled": True, "includeAssertions": False, "baseUrl": gemini.url,
                       "maxRetries": 0},
-        }), encoding="utf-8")  # fmt: skip
+        })  # fmt: skip
         KeyStore().set(KEY)
         yield ollama, gemini
 
@@ -77,11 +72,7 @@ def test_each_switch_flipped_mid_session_applies_to_the_next_request_exactly(
     qtbot: QtBot, servers: tuple[FakeOllama, FakeGemini], answer_dialog: Answer
 ) -> None:
     _ollama, gemini = servers
-    window = MainWindow(build_context())
-    qtbot.addWidget(window)
-    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
-        window.show()
-    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+    window = open_window(qtbot, answer_dialog)
     model = window.note_list.model
     entry = next(
         model.entry(r) for r in range(model.rowCount())

@@ -24,7 +24,6 @@ import faulthandler
 import gc
 import io
 import json
-import os
 import random
 import re
 import resource
@@ -33,8 +32,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from fakes.coach_files import write_config
 from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
 from fakes.gemini_server import Fault as JudgeFault
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
@@ -149,15 +148,13 @@ def _verdict(rng: random.Random) -> Callable[[RecordedRequest], str]:
     return reply
 
 
-def write_config(ollama: FakeOllama, gemini: FakeGemini) -> None:
-    path = Path(os.environ["COACH_CONFIG"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
+def _write_config(ollama: FakeOllama, gemini: FakeGemini) -> None:
+    write_config({
         "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": True,
                   "challengesPerSession": 3, "maxRegenerations": 2},
         "judge": {"enabled": True, "includeAssertions": True, "baseUrl": gemini.url,
                   "maxRetries": 0, "timeoutSeconds": 1},
-    }), encoding="utf-8")  # fmt: skip
+    })  # fmt: skip
 
 
 class _Driver:
@@ -313,7 +310,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
     with FakeOllama() as ollama, FakeGemini(api_keys={KEY}, slow_seconds=1.3) as gemini:
         ollama.reply_for = _quote_or_question(rng, config.quote_rate)
         gemini.reply_for = _verdict(rng)
-        write_config(ollama, gemini)
+        _write_config(ollama, gemini)
         gc.collect()  # garbage of whatever ran before (other tests) must not move the counts
         none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
         driver = _Driver(config, report)

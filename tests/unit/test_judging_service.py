@@ -21,7 +21,7 @@ from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 from coach_gui.domain.session_state import disposition_for
 from coach_gui.domain.tier2 import Tier2Payload, revalidated
 from coach_gui.domain.verdicts import JudgeResponse
-from coach_gui.services.judging import JudgeRequestItem, judge_items
+from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items
 from coach_gui.services.practice import PracticeRun, PracticeSettings
 
 NOTE = Note(
@@ -256,6 +256,18 @@ def test_switched_off_between_saving_and_sending_nothing_is_sent() -> None:
     assert outcome.refusal is not None and outcome.refusal.reason_code == "judge_off"
 
 
+def _judge_with_assertions(judge: ScriptedJudge, privacy: LivePrivacy) -> list[JudgeOutcome]:
+    """One answer judged with assertions, the switch read again through `privacy`."""
+    return judge_items(
+        [JudgeRequestItem("a1", "Why?", "Because.", NOTE.core_assertions)],
+        judge=judge,
+        journal=MemoryVerdictJournal(),
+        clock=TickingClock(),
+        include_assertions=True,
+        assertions_now=privacy.include_assertions,
+    )
+
+
 def test_assertions_switched_off_while_a_payload_waits_are_sent_without() -> None:
     """The payload was built with assertions; the judge (reading the live switch) refuses
     it; the service sends it again as the switch now says, so the answer is judged."""
@@ -268,14 +280,7 @@ def test_assertions_switched_off_while_a_payload_waits_are_sent_without() -> Non
             return super().judge(checked)  # as the Gemini adapter does before sending
 
     judge = SwitchFlippedWhileWaiting([verdict_json(("pass", []))])
-    outcomes = judge_items(
-        [JudgeRequestItem("a1", "Why?", "Because.", NOTE.core_assertions)],
-        judge=judge,
-        journal=MemoryVerdictJournal(),
-        clock=TickingClock(),
-        include_assertions=True,
-        assertions_now=privacy.include_assertions,
-    )
+    outcomes = _judge_with_assertions(judge, privacy)
     assert [p.carries_assertions for p in judge.payloads] == [False]
     assert outcomes[0].judged
 
@@ -301,14 +306,7 @@ def test_the_judge_switched_off_while_a_payload_waits_sends_nothing_at_all() -> 
             return super().judge(payload)
 
     judge = SwitchedOffWhileWaiting([verdict_json(("pass", []))] * 2)
-    outcomes = judge_items(
-        [JudgeRequestItem("a1", "Why?", "Because.", NOTE.core_assertions)],
-        judge=judge,
-        journal=MemoryVerdictJournal(),
-        clock=TickingClock(),
-        include_assertions=True,
-        assertions_now=privacy.include_assertions,
-    )
+    outcomes = _judge_with_assertions(judge, privacy)
     assert judge.payloads == []
     assert not outcomes[0].judged and outcomes[0].refusal is not None
     assert outcomes[0].refusal.reason_code == "judge_off"
