@@ -1,5 +1,6 @@
 """Eval runs in the journal (`eval_runs`, `eval_children`, child traces in `sealed_traces`
-with kind ``eval_child`` and no session), and the key that signs them, in the keyring.
+with kind ``eval_child`` and no session); the key that signs them is in the keyring
+(`secrets.KeyringSigningKeys`).
 
 All three tables are write-once (triggers in `journal_schema`); a run is stored with every
 child trace and child row in one transaction.
@@ -7,24 +8,22 @@ child trace and child row in one transaction.
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from collections.abc import Sequence
 
 from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.secrets import KeyStore
+from coach_gui.adapters.secrets import EVAL_SIGNING_KEY as EVAL_SIGNING_KEY
+from coach_gui.adapters.secrets import KeyringSigningKeys as KeyringSigningKeys
 from coach_gui.adapters.session_rows import lenient, trace_row
+from coach_gui.adapters.trace_log import append_traces
 from coach_gui.domain.eval_traces import (
     EvalChildTrace,
     StoredEvalChild,
     StoredEvalRun,
-    key_id_for,
 )
 from coach_gui.domain.evals import EvalReport
 from coach_gui.domain.session_records import StoredTrace
 
-EVAL_SIGNING_KEY = "eval_signing_key"  # the keyring username (service "coach")
-_KEY_BYTES = 32
 _SELECT_RUNS = "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
 
 
@@ -41,12 +40,14 @@ class SqliteEvalJournal:
         key_id: str,
         traces: Sequence[EvalChildTrace],
     ) -> None:
+        key = self._journal.head_key()  # before the writer: the keyring may ask to unlock
         with self._journal.write() as conn:
             conn.executemany(
                 "INSERT INTO sealed_traces (trace_id, session_id, kind, input_digest, body,"
                 " created_at) VALUES (?, NULL, 'eval_child', ?, ?, ?)",
                 [(t.trace_id, t.input_digest, t.body, t.input.sealed_at) for t in traces],
             )
+            append_traces(conn, [t.trace_id for t in traces], report.created_at, key)
             conn.execute(
                 "INSERT INTO eval_runs (id, created_at, repeats, report, signature, key_id)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -114,31 +115,3 @@ def _run(row: sqlite3.Row) -> StoredEvalRun:
         signature=str(row["signature"]),
         key_id=str(row["key_id"]),
     )
-
-
-class KeyringSigningKeys:
-    """`SigningKeys`: one random key, generated on first use and kept in the OS keyring
-    (service ``coach``, username ``eval_signing_key``), stored as hex. Its id is a digest."""
-
-    def __init__(self, store: KeyStore | None = None) -> None:
-        self._store = store or KeyStore(EVAL_SIGNING_KEY)
-
-    def _stored(self) -> bytes | None:
-        text = self._store.get()
-        if text is None:
-            return None
-        try:
-            return bytes.fromhex(text)
-        except ValueError:
-            return None  # not a key Coach wrote: treated as absent for checking
-
-    def signing_key(self) -> tuple[str, bytes]:
-        key = self._stored()
-        if key is None:
-            key = secrets.token_bytes(_KEY_BYTES)
-            self._store.set(key.hex())
-        return key_id_for(key), key
-
-    def key_for(self, key_id: str) -> bytes | None:
-        key = self._stored()
-        return key if key is not None and key_id_for(key) == key_id else None

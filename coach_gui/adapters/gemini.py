@@ -227,7 +227,7 @@ class GeminiJudge:
         if failure is not None:
             self._finish(pending, OutboxOutcome(status="error", error=str(failure),
                                                 latency_ms=latency_ms))  # fmt: skip
-            raise failure
+            raise _naming_request(failure, pending)
         usage = response.usage_metadata
         tokens_in = usage.prompt_token_count if usage else None
         tokens_out = _output_tokens(usage)
@@ -244,7 +244,7 @@ class GeminiJudge:
             ),
         )
         if failure is not None:
-            raise failure
+            raise _naming_request(failure, pending)
         assert text is not None and pending.body is not None
         return JudgeResponse(
             raw_text=text,
@@ -359,6 +359,13 @@ def _key_invalid(error: errors.APIError) -> bool:
     details = inner.get("details") if isinstance(inner, dict) else None
     reasons = {d.get("reason") for d in details or [] if isinstance(d, dict)}
     return "API_KEY_INVALID" in reasons or "API key not valid" in str(error.message or "")
+
+
+def _naming_request(failure: CoachError, pending: _Pending) -> CoachError:
+    """`failure`, naming the outbox row of the request that left (if one did)."""
+    if isinstance(failure, JudgeError):
+        failure.outbox_id = pending.outbox_id
+    return failure
 
 
 def _output_tokens(usage: types.GenerateContentResponseUsageMetadata | None) -> int | None:

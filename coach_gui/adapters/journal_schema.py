@@ -9,12 +9,18 @@ are write-once, enforced by triggers.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from typing import NamedTuple
+
+from coach_gui.adapters.trace_log import adopt_sealed_traces
 
 
 class Migration(NamedTuple):
     version: int
     script: str
+    # Runs after the script, in the same transaction, for what SQL cannot compute.
+    after: Callable[[sqlite3.Connection], None] | None = None
 
 
 # A column holding an id: non-empty lowercase hex.
@@ -320,10 +326,49 @@ INSERT INTO assertion_memory_stale (note_id) SELECT DISTINCT note_id FROM sessio
 {_marks_stale("self_rerated_stale_memory", "UPDATE ON self_ratings", "NEW.note_id")}
 """
 
+_FROM_SEALED_REFUSAL = (
+    "EXISTS (SELECT 1 FROM judge_refusals r WHERE r.outbox_id = OLD.id"
+    f" AND {_attempt_sealed('r.attempt_id')})"
+)
+
+# v4: nothing that left the machine goes unsealed, and no trace goes unnoticed (issue 21,
+# ADR 0015). A refusal names the request that failed (NULL: nothing was sent, or it was
+# recorded before v4), so the session's trace seals that outbox row too; such a row cannot
+# change or go once its attempt is sealed. `trace_log` chains every sealed trace in the
+# order it was sealed (write-once); `trace_log_head` is its one signed head, replaced at
+# each seal. The traces already sealed are adopted into the log, oldest first.
+_V4 = f"""
+ALTER TABLE judge_refusals ADD COLUMN outbox_id TEXT REFERENCES outbox (id);
+CREATE INDEX refusals_by_outbox ON judge_refusals (outbox_id);
+DROP TRIGGER outbox_sealed_no_update;
+DROP TRIGGER outbox_sealed_no_delete;
+CREATE TRIGGER outbox_sealed_no_update BEFORE UPDATE ON outbox
+WHEN {_FROM_SEALED_VERDICT} OR {_FROM_SEALED_REFUSAL} BEGIN {_SEALED}; END;
+CREATE TRIGGER outbox_sealed_no_delete BEFORE DELETE ON outbox
+WHEN {_FROM_SEALED_VERDICT} OR {_FROM_SEALED_REFUSAL} BEGIN {_SEALED}; END;
+
+CREATE TABLE trace_log (
+    position INTEGER PRIMARY KEY CHECK (position >= 1),
+    trace_id TEXT NOT NULL UNIQUE REFERENCES sealed_traces (trace_id),
+    previous TEXT NOT NULL {_hex("previous")},
+    link TEXT NOT NULL {_hex("link")}
+) STRICT;
+{_immutable("trace_log")}
+CREATE TABLE trace_log_head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    position INTEGER NOT NULL CHECK (position >= 1),
+    link TEXT NOT NULL {_hex("link")},
+    signed_at TEXT NOT NULL,
+    signature TEXT,
+    key_id TEXT
+) STRICT;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
     Migration(3, _V3),
+    Migration(4, _V4, adopt_sealed_traces),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -4,18 +4,39 @@ written by a single writer connection and read through per-thread read connectio
 from __future__ import annotations
 
 import contextlib
+import logging
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from coach_gui.adapters import journal_lock
 from coach_gui.adapters.backups import DEFAULT_KEEP, JournalBackups
 from coach_gui.adapters.journal_schema import MIGRATIONS, Migration
-from coach_gui.domain.errors import JournalError
+from coach_gui.adapters.trace_log import HeadKey, sign_adopted
+from coach_gui.domain.errors import CoachError, JournalError
+
+log = logging.getLogger(__name__)
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_TRACE_LOG_VERSION = 4  # the schema that brought the trace log
+
+
+class HeadKeys(Protocol):
+    """Where the trace log's signing key lives (`secrets.KeyringSigningKeys`)."""
+
+    def signing_key(self) -> HeadKey: ...
+
+    def has_key(self) -> bool: ...
+
+
+def _utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
 _BUSY_SECONDS = 10.0  # another process (the CLI beside the GUI) may hold the write lock
 _WRITE_WAIT_SECONDS = 60.0  # a writer thread waits this long for our own lock
 _REPORT = "if it keeps happening, run `coach doctor` and report it with the log file"
@@ -122,6 +143,8 @@ def _migrate(writer: sqlite3.Connection, path: Path, migrations: Sequence[Migrat
                     continue
                 for statement in _statements(migration.script):
                     writer.execute(statement)
+                if migration.after is not None:
+                    migration.after(writer)
                 if writer.execute("PRAGMA foreign_key_check").fetchone() is not None:
                     raise sqlite3.IntegrityError("FOREIGN KEY constraint failed")
                 writer.execute(f"PRAGMA user_version = {int(migration.version)}")
@@ -141,8 +164,17 @@ class Journal:
     committed on exit, rolled back on error); read with `with journal.read() as conn:`
     (one consistent snapshot). Rows come back as `sqlite3.Row`."""
 
-    def __init__(self, path: Path, writer: sqlite3.Connection, in_use: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        writer: sqlite3.Connection,
+        in_use: int | None = None,
+        keys: HeadKeys | None = None,
+    ) -> None:
         self._path = path
+        self._keys = keys
+        self._head_key: HeadKey | None = None
+        self._key_lock = threading.Lock()
         self._writer: sqlite3.Connection | None = writer
         self._in_use = in_use  # the shared lock that tells a restore we have it open
         self._write_lock = threading.Lock()
@@ -158,13 +190,15 @@ class Journal:
         migrations: Sequence[Migration] = MIGRATIONS,
         keep_backups: int = DEFAULT_KEEP,
         backup_before_migration: bool = True,
+        keys: HeadKeys | None = None,
     ) -> Journal:
         """Open or create the journal at `path` and migrate it to the latest schema,
         backing an existing file up first (keeping the newest `keep_backups`; not for a
         disposable copy, such as the one a restore checks, whose backups would crowd out
         the learner's own). A database
         from a newer Coach, or a file that is not a Coach journal, is refused and left
-        untouched."""
+        untouched. `keys` holds the key that signs the trace log's head (default: the
+        OS keyring's)."""
         if [m.version for m in migrations] != list(range(1, len(migrations) + 1)):
             raise JournalError("Coach's journal migrations are out of order; report this bug.")
         latest = migrations[-1].version
@@ -211,7 +245,42 @@ class Journal:
                     "Free some disk space or check the folder's permissions."
                 ) from error
             raise
-        return cls(path, writer, in_use)
+        journal = cls(path, writer, in_use, keys)
+        if version < _TRACE_LOG_VERSION <= latest:
+            journal._sign_adopted_log()
+        return journal
+
+    # --- the trace log's signing key (issue 21) ----------------------------------------------
+    def head_key(self) -> HeadKey | None:
+        """The key that signs the trace log's head (created on first use), or None when the
+        keyring does not answer; read from the keyring once per open journal. Call it
+        before `write()`: a keyring that asks to be unlocked must not hold the writer."""
+        with self._key_lock:
+            if self._head_key is None:
+                try:
+                    self._head_key = self.signing_keys().signing_key()
+                except CoachError as error:  # sealing goes on; verify reports the gap
+                    log.info("the trace log's head is left unsigned: %s", type(error).__name__)
+            return self._head_key
+
+    def signing_keys(self) -> HeadKeys:
+        if self._keys is None:
+            from coach_gui.adapters.secrets import KeyringSigningKeys
+
+            self._keys = KeyringSigningKeys()
+        return self._keys
+
+    def _sign_adopted_log(self) -> None:
+        """Sign the head of the traces just adopted into the log, if a key exists already
+        (one made for eval reports); otherwise the first seal signs it."""
+        try:
+            has_key = self.signing_keys().has_key()
+        except CoachError:
+            return
+        key = self.head_key() if has_key else None
+        if key is not None:
+            with self.write() as conn:
+                sign_adopted(conn, _utc_now(), key)
 
     @property
     def path(self) -> Path:

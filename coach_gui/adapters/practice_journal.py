@@ -148,14 +148,15 @@ class SqlitePracticeJournal:
     def record_refusal(self, refusal: JudgeRefusal) -> None:
         with self._journal.write() as conn:
             conn.execute(
-                "INSERT INTO judge_refusals (id, attempt_id, reason_code, detail, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO judge_refusals (id, attempt_id, reason_code, detail, created_at,"
+                " outbox_id) VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     refusal.id,
                     refusal.attempt_id,
                     refusal.reason_code,
                     refusal.detail,
                     refusal.created_at,
+                    refusal.outbox_id,
                 ),
             )
             conn.execute(

@@ -1,5 +1,6 @@
-"""Keys in the OS keyring (`keyring`, service ``coach``): the Gemini API key, and later the
-key that signs eval reports. Never a file, a log line, or an error message (DESIGN §1.7).
+"""Keys in the OS keyring (`keyring`, service ``coach``): the Gemini API key, and the key
+that signs eval reports and the trace log's head. Never a file, a log line, or an error
+message (DESIGN §1.7).
 
 Only a real OS keyring is used. A backend that stores keys in plain text (`keyrings.alt`),
 the `fail`/`null` placeholders, or anything keyring itself ranks below 1 is refused with
@@ -9,6 +10,7 @@ Coach talks to the best one directly, so a plain-text one further down is never 
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 import keyring
@@ -16,10 +18,13 @@ import keyring.backend
 import keyring.errors
 from keyring.backends import chainer
 
+from coach_gui.domain.eval_traces import key_id_for
 from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable, checked_key, scrub
 
 SERVICE = "coach"
 GEMINI_API_KEY = "gemini_api_key"
+EVAL_SIGNING_KEY = "eval_signing_key"  # the signing key's username (its first use)
+_KEY_BYTES = 32
 _MIN_PRIORITY = 1  # keyring's own advice: "a priority of one or greater is recommended"
 # Backends that keep keys in the clear, or that only pretend to store them.
 _REFUSED_MODULES = ("keyrings.alt",)
@@ -156,3 +161,35 @@ class KeyStore:
         has_key = bool(value)
         detail = "a key is set" if has_key else "no key is set; run `coach key set`"
         return KeyStatus(backend=name, has_key=has_key, usable=True, detail=detail)
+
+
+class KeyringSigningKeys:
+    """`SigningKeys`: one random key, generated on first use and kept in the OS keyring
+    (service ``coach``, username ``eval_signing_key``), stored as hex. Its id is a digest.
+    It signs eval reports and the trace log's head."""
+
+    def __init__(self, store: KeyStore | None = None) -> None:
+        self._store = store or KeyStore(EVAL_SIGNING_KEY)
+
+    def _stored(self) -> bytes | None:
+        text = self._store.get()
+        if text is None:
+            return None
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            return None  # not a key Coach wrote: treated as absent for checking
+
+    def signing_key(self) -> tuple[str, bytes]:
+        key = self._stored()
+        if key is None:
+            key = secrets.token_bytes(_KEY_BYTES)
+            self._store.set(key.hex())
+        return key_id_for(key), key
+
+    def key_for(self, key_id: str) -> bytes | None:
+        key = self._stored()
+        return key if key is not None and key_id_for(key) == key_id else None
+
+    def has_key(self) -> bool:
+        return self._stored() is not None

@@ -160,8 +160,11 @@ _QUERIES: dict[str, str] = {
     "attempt_bindings": "SELECT a.session_id AS owner, b.* FROM attempt_bindings b"
     " JOIN attempts a ON a.id = b.attempt_id WHERE a.session_id IN ({ids})"
     " ORDER BY b.created_at, b.id",
+    # The requests the session's verdicts and refusals came from.
     "outbox": "SELECT DISTINCT a.session_id AS owner, o.* FROM outbox o"
-    " JOIN verdicts v ON v.outbox_id = o.id JOIN attempts a ON a.id = v.attempt_id"
+    " JOIN (SELECT attempt_id, outbox_id FROM verdicts"
+    " UNION ALL SELECT attempt_id, outbox_id FROM judge_refusals) cited"
+    " ON cited.outbox_id = o.id JOIN attempts a ON a.id = cited.attempt_id"
     " WHERE a.session_id IN ({ids}) ORDER BY o.id",
     "sealed_traces": "SELECT session_id AS owner, trace_id, session_id, kind, input_digest,"
     " body, created_at FROM sealed_traces WHERE session_id IN ({ids})"

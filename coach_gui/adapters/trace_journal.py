@@ -21,8 +21,10 @@ from typing import Literal
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.adapters.practice_journal import SqlitePracticeJournal
 from coach_gui.adapters.session_rows import lenient, read_records, trace_row
+from coach_gui.adapters.trace_log import append_traces, read_log
 from coach_gui.domain.practice import PracticeSession
 from coach_gui.domain.session_records import AttemptBinding, SessionRecords, StoredTrace
+from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.traces import SealedPracticeTrace
 
 MarkState = Literal["live", "stale", "unmarked"]
@@ -140,6 +142,10 @@ class SqliteTraceJournal:
             rows = conn.execute(_ORPHANS).fetchall()
         return [str(row[0]) for row in rows]
 
+    def trace_log(self) -> StoredLog:
+        with self._journal.read() as conn, lenient(conn):
+            return read_log(conn)
+
     def records_for(self, session_ids: Sequence[str]) -> list[SessionRecords]:
         with self._journal.read() as conn:
             try:
@@ -198,6 +204,7 @@ class SqliteTraceJournal:
         self, trace: SealedPracticeTrace, *, expected: SessionRecords
     ) -> str | None:
         session_id = trace.input.session_id
+        key = self._journal.head_key()  # before the writer: the keyring may ask to unlock
         with self._journal.write() as conn, lenient(conn):
             row = conn.execute(
                 "SELECT sealed_trace_id FROM sessions WHERE id = ?", (session_id,)
@@ -211,6 +218,7 @@ class SqliteTraceJournal:
                 " created_at) VALUES (?, ?, 'session', ?, ?, ?)",
                 (trace.trace_id, session_id, trace.input_digest, trace.body, trace.input.sealed_at),
             )
+            append_traces(conn, [trace.trace_id], trace.input.sealed_at, key)
             conn.execute(
                 "UPDATE sessions SET ended_at = ?, disposition = ?, sealed_trace_id = ?"
                 " WHERE id = ?",
@@ -222,6 +230,7 @@ class SqliteTraceJournal:
     def store_bound_trace(
         self, new_bindings: Sequence[AttemptBinding], trace: SealedPracticeTrace
     ) -> None:
+        key = self._journal.head_key()
         with self._journal.write() as conn:
             conn.executemany(
                 "INSERT INTO attempt_bindings (id, attempt_id, verdict_id, original_trace_id,"
@@ -242,6 +251,7 @@ class SqliteTraceJournal:
                     trace.input.sealed_at,
                 ),
             )
+            append_traces(conn, [trace.trace_id], trace.input.sealed_at, key)
             conn.executemany(
                 "UPDATE attempt_bindings SET bound_trace_id = ? WHERE id = ?",
                 [(trace.trace_id, binding) for binding in trace.input.attempt_binding_ids],

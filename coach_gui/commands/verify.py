@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
+from coach_gui.domain.trace_log import LogFailure
+
+if TYPE_CHECKING:
+    from coach_gui.services.verify import LogSummary
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,11 +62,40 @@ def run(args: argparse.Namespace) -> int:
         emit_json(report.to_json())
     elif report.first_failure is None:
         print(f"ok: {report.checked} entries checked, every id and chain matches")
+        if report.log is not None:
+            print(_head_line(report.log))
     else:
         failure = report.first_failure
         print(f"FAIL {failure.id}: {failure.reason} ({report.checked} entries checked)")
-        say(
-            "coach: the journal no longer matches what Coach sealed: it was changed outside "
-            "Coach or the file is damaged. Restore a backup of it if you have one."
-        )
+        if report.log is not None:
+            print(_head_line(report.log))
+        say(_advice(failure.reason))
     return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+
+
+def _head_line(log: LogSummary) -> str:
+    """The trace log's head, as a transparency log reports its tree head."""
+    head = log.head
+    if head is None:
+        return f"trace log: {log.size} traces, no signed head yet"
+    signed = f"signed {head.signed_at} with key {head.key_id}" if head.signature else "unsigned"
+    return f"trace log: {log.size} traces, head {head.position} {head.link[:16]}… {signed}"
+
+
+def _advice(reason: str) -> str:
+    if reason.startswith(LogFailure.SIGNING_KEY_MISSING.value):
+        return (
+            "coach: the trace log's signature cannot be checked: the key that signed it is "
+            "not in this computer's keyring (the records themselves were checked up to it)."
+        )
+    if reason == LogFailure.UNSIGNED.value:
+        return (
+            "coach: the newest sealed records are not signed, which Coach does whenever the "
+            "keyring answers. If the keyring was locked when they were sealed, unlock it; the "
+            "next session signs them. Otherwise the journal was changed outside Coach: "
+            "restore a backup of it if you have one."
+        )
+    return (
+        "coach: the journal no longer matches what Coach sealed: it was changed outside "
+        "Coach or the file is damaged. Restore a backup of it if you have one."
+    )

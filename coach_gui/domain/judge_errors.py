@@ -27,6 +27,9 @@ class JudgeError(CoachError):
     """The judge could not grade the answers. The answers stay unjudged, never lost."""
 
     reason_code: ClassVar[str] = "judge_error"
+    # The outbox row of the request that failed, when one left the machine (issue 21: the
+    # refusal names it, so the row is sealed with the session).
+    outbox_id: str | None = None
 
 
 class JudgeDisabled(JudgeError):

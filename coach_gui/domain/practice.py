@@ -134,6 +134,7 @@ class JudgeRefusal(Record):
     reason_code: str
     detail: str
     created_at: str
+    outbox_id: str | None = None  # the request that failed, when one left the machine
 
 
 def gap_id(verdict_id: str, index: int) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol, TypeVar
 
-from coach_gui.domain.practice import Attempt, Disposition, VerdictRecord
+from coach_gui.domain.practice import Attempt, Disposition, JudgeRefusal, VerdictRecord
 from coach_gui.domain.session_records import (
     AttemptBinding,
     ChallengeRecord,
@@ -110,6 +110,8 @@ def _record_problems(records: SessionRecords) -> Iterator[TraceRefusal]:
     for r in records.refusals:
         if r.attempt_id not in attempts:
             yield _refuse(_R.REFUSAL_FOR_UNKNOWN_ATTEMPT, "a refusal for no answer of it", r.id)
+        elif r.outbox_id is not None and r.outbox_id not in outbox:
+            yield _refuse(_R.MISSING_OUTBOX_RECORD, "a refusal's request is missing", r.outbox_id)
 
 
 class _Timed(Protocol):
@@ -127,8 +129,14 @@ def _by_time(items: Sequence[_T]) -> list[_T]:
     return sorted(items, key=lambda item: (item.created_at, item.id))
 
 
-def _outbox_digests(records: SessionRecords, verdicts: Sequence[VerdictRecord]) -> dict[str, str]:
-    used = {v.outbox_id for v in verdicts}
+def _outbox_digests(
+    records: SessionRecords,
+    verdicts: Sequence[VerdictRecord],
+    refusals: Sequence[JudgeRefusal],
+) -> dict[str, str]:
+    """The digest of every request these verdicts and refusals came from: what left the
+    machine is sealed whether it was graded or failed (issue 21)."""
+    used = {v.outbox_id for v in verdicts} | {r.outbox_id for r in refusals}
     return {o.id: row_digest(o) for o in records.outbox if o.id in used}
 
 
@@ -166,7 +174,7 @@ def build_session_trace_input(
         *attempts,
     ]
     row_digests.update((row.id, row_digest(row)) for row in stored)
-    row_digests.update(_outbox_digests(records, verdicts))
+    row_digests.update(_outbox_digests(records, verdicts, records.refusals))
     return PracticeTraceInput(
         policy_version=policy_version,
         kind="session",
@@ -238,8 +246,10 @@ def build_bound_trace_input(
     policy_version: int = POLICY_VERSION,
 ) -> PracticeTraceInput | TraceRefusal:
     """The input of a bound trace: answers of a sealed session judged later, each tied to
-    its verdict by a binding. `note_snapshot_digest` is the note as it was judged; it must
-    be the one the session practised."""
+    its verdict by a binding, and the refusals of requests that failed. With refusals and
+    no bindings (every request failed), the trace seals what was sent all the same.
+    `note_snapshot_digest` is the note as it was judged; it must be the one the session
+    practised."""
     session = records.session
     original = _original_trace(records)
     refusal = _policy_refusal(policy_version)
@@ -250,7 +260,7 @@ def build_bound_trace_input(
     refusal = refusal or next(_record_problems(records), None)
     if refusal is None and isinstance(original, SealedPracticeTrace):
         refusal = next(_binding_problems(records, original, bindings), None)
-    if refusal is None and not bindings:
+    if refusal is None and not bindings and not judge_refusal_ids:
         refusal = _refuse(_R.NO_BINDINGS, "there is nothing to bind", session.id)
     known = {r.id for r in records.refusals}
     unknown = [r for r in judge_refusal_ids if r not in known]
@@ -265,7 +275,9 @@ def build_bound_trace_input(
     bound = [verdicts[b.verdict_id] for b in ordered]
     position = {c.id: (c.position, c.id) for c in records.challenges}
     answered = {attempts[b.attempt_id].challenge_id for b in ordered}
-    if disposition is None:
+    if disposition is None and not bound:  # every request failed: sealed all the same
+        disposition = Disposition.JUDGE_UNAVAILABLE
+    elif disposition is None:
         passed = all(v.passed for v in bound)
         disposition = Disposition.ALL_PASSED if passed else Disposition.GAPS_FOUND
     return PracticeTraceInput(
@@ -284,5 +296,7 @@ def build_bound_trace_input(
         disposition=disposition,
         original_trace_id=original.trace_id,
         sealed_at=sealed_at,
-        row_digests=_outbox_digests(records, bound),
+        row_digests=_outbox_digests(
+            records, bound, [r for r in records.refusals if r.id in judge_refusal_ids]
+        ),
     )

@@ -164,7 +164,7 @@ class SessionRecords(Record):
     verdicts: tuple[VerdictRecord, ...] = ()
     refusals: tuple[JudgeRefusal, ...] = ()
     bindings: tuple[StoredBinding, ...] = ()
-    outbox: tuple[OutboxRecord, ...] = ()  # the rows the verdicts refer to
+    outbox: tuple[OutboxRecord, ...] = ()  # the rows the verdicts and refusals refer to
     traces: tuple[StoredTrace, ...] = ()
     broken: tuple[BrokenRow, ...] = ()
 
@@ -223,15 +223,15 @@ def verdict_id(verdict: VerdictRecord) -> str:
 
 
 def refusal_id(refusal: JudgeRefusal) -> str:
-    return content_id(
-        "judge_refusal",
-        {
-            "attempt_id": refusal.attempt_id,
-            "reason_code": refusal.reason_code,
-            "detail": refusal.detail,
-            "created_at": refusal.created_at,
-        },
-    )
+    fields: dict[str, object] = {
+        "attempt_id": refusal.attempt_id,
+        "reason_code": refusal.reason_code,
+        "detail": refusal.detail,
+        "created_at": refusal.created_at,
+    }
+    if refusal.outbox_id is not None:  # a refusal stored before schema v4 names none
+        fields["outbox_id"] = refusal.outbox_id
+    return content_id("judge_refusal", fields)
 
 
 def challenge_content_id(c: ChallengeRecord) -> str:

@@ -52,6 +52,10 @@ class EvalRunReader(Protocol):
 class SigningKeyLookup(Protocol):
     def key_for(self, key_id: str) -> bytes | None: ...
 
+    def has_key(self) -> bool:
+        """The keyring holds a signing key at all."""
+        ...
+
 
 class EvalCheckFailed(Exception):
     """The first thing about an eval run that does not check out."""

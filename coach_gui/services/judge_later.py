@@ -218,7 +218,10 @@ def _seal_bound(
         return
     bindings = [*work.carried, *work.bindings]
     verdicts = {v.id: v for v in records.verdicts}
-    if bindings:
+    # A request that left and failed is sealed too (issue 21); a refusal that sent
+    # nothing (the note changed, say) is recorded but seals no trace of its own.
+    sent = {r.id for r in records.refusals if r.outbox_id is not None}
+    if bindings or sent.intersection(work.refusal_ids):
         bound = [verdicts[b.verdict_id] for b in bindings if b.verdict_id in verdicts]
         built = build_bound_trace_input(
             records,

@@ -62,8 +62,11 @@ def refuse_all(
     error: JudgeError | PayloadRejected,
     journal: VerdictJournal,
     clock: Clock,
+    *,
+    outbox_id: str | None = None,
 ) -> list[JudgeOutcome]:
-    """Record that these attempts could not be judged, and why."""
+    """Record that these attempts could not be judged, and why; `outbox_id` names the
+    request that left and failed (so it is sealed with the session), if one did."""
     outcomes: list[JudgeOutcome] = []
     now = clock.now()
     for item in items:
@@ -73,6 +76,7 @@ def refuse_all(
             reason_code=error.reason_code,
             detail=str(error),
             created_at=now,
+            outbox_id=outbox_id,
         )
         refusal = draft.model_copy(update={"id": refusal_id(draft)})
         journal.record_refusal(refusal)
@@ -98,6 +102,7 @@ def judge_items(
     payload = tier2_payload(
         _payload_items(items, include_assertions), allow_assertions=include_assertions
     )
+    response = None
     try:
         response = judge.judge(payload)
         verdicts = parse_verdicts(response.raw_text, payload)
@@ -109,10 +114,13 @@ def judge_items(
                 items, judge=judge, journal=journal, clock=clock, include_assertions=False
             )
         log.info("judging %d item(s) failed: %s", len(items), error.reason_code)
-        return refuse_all(items, error, journal, clock)
+        return refuse_all(items, error, journal, clock)  # refused before anything left
     except JudgeError as error:
         log.info("judging %d item(s) failed: %s", len(items), error.reason_code)
-        return refuse_all(items, error, journal, clock)
+        # A reply that came back but does not read as verdicts, or a request that failed
+        # after it left: either way the refusal names the outbox row (issue 21).
+        left = response.outbox_id if response is not None else error.outbox_id
+        return refuse_all(items, error, journal, clock, outbox_id=left)
     outcomes: list[JudgeOutcome] = []
     now = clock.now()
     for item, sent, verdict in zip(items, payload.items, verdicts, strict=True):

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import AttemptBinding, SessionRecords, StoredTrace
+from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.traces import SealedPracticeTrace
 
 # The note with this id as it is now, or None when it no longer exists.
@@ -40,6 +41,10 @@ class SessionReader(Protocol):
         """Ids of records whose owner is gone: traces, challenges, rejections and answers
         of a session whose row was deleted, verdicts and refusals of a deleted answer,
         eval children of a deleted eval run and eval traces no run lists (issue 21)."""
+        ...
+
+    def trace_log(self) -> StoredLog:
+        """The trace log, its signed head and every stored trace's id (ADR 0015)."""
         ...
 
 

@@ -23,6 +23,7 @@ from coach_gui.domain.session_records import (
     recomputed_ids,
     row_digest,
 )
+from coach_gui.domain.trace_log import LOG, LogCheck, LogFailure, LogHead, check_log
 from coach_gui.domain.traces import inspect_trace
 from coach_gui.services.eval_verify import (
     EvalCheckFailed,
@@ -47,20 +48,47 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class LogSummary:
+    """The trace log as verify found it: how many traces it holds and its head."""
+
+    size: int
+    head: LogHead | None
+
+    def to_json(self) -> dict[str, Any]:
+        head = self.head
+        return {
+            "size": self.size,
+            "head": None
+            if head is None
+            else {
+                "position": head.position,
+                "link": head.link,
+                "signed_at": head.signed_at,
+                "signed": head.signature is not None,
+                "key_id": head.key_id,
+            },
+        }
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     ok: bool
     checked: int
     first_failure: Failure | None
+    log: LogSummary | None = None  # checked with the whole journal only
 
     def to_json(self) -> dict[str, Any]:
         failure = self.first_failure
-        return {
+        found: dict[str, Any] = {
             "ok": self.ok,
             "checked": self.checked,
             "first_failure": None
             if failure is None
             else {"id": failure.id, "reason": failure.reason},
         }
+        if self.log is not None:
+            found["log"] = self.log.to_json()
+        return found
 
 
 class _Found(Exception):
@@ -252,6 +280,24 @@ def _verify_evals(
     return VerifyReport(True, checked, None)
 
 
+def _check_log(reader: SessionReader, keys: SigningKeyLookup | None) -> LogCheck:
+    """The trace log against every stored trace, and its head against the keyring's key
+    (links only without `keys`; a keyring that does not answer is reported as such)."""
+    stored = reader.trace_log()
+    try:
+        key_exists = keys is not None and keys.has_key()
+        return check_log(
+            stored.entries,
+            stored.trace_ids,
+            stored.head,
+            key_for=None if keys is None else keys.key_for,
+            key_exists=key_exists,
+        )
+    except CoachError as error:  # the keyring: say why the head could not be checked
+        reason = f"{LogFailure.SIGNING_KEY_MISSING.value} ({error})"
+        return LogCheck(len(stored.entries), 0, stored.head, (LOG, reason))
+
+
 def verify(
     reader: SessionReader,
     target_id: str | None = None,
@@ -301,6 +347,21 @@ def verify(
         return VerifyReport(False, checked, found_failure.failure)
     except JournalError:
         return VerifyReport(False, checked, Failure(JOURNAL, VerifyFailure.DAMAGED_FILE.value))
-    if target_id is None and evals is not None and keys is not None:
-        return _verify_evals(evals, keys, evals.eval_run_ids(), checked)
-    return VerifyReport(True, checked, None)
+    if target_id is not None:
+        return VerifyReport(True, checked, None)
+    if evals is not None and keys is not None:
+        report = _verify_evals(evals, keys, evals.eval_run_ids(), checked)
+        if not report.ok:
+            return report
+        checked = report.checked
+    # Last, the log that ties every trace together: what the checks above cannot see (a
+    # whole session deleted, or re-sealed by someone without the key) breaks it.
+    try:
+        log_check = _check_log(reader, keys)
+    except JournalError:
+        return VerifyReport(False, checked, Failure(JOURNAL, VerifyFailure.DAMAGED_FILE.value))
+    checked += log_check.checked
+    log = LogSummary(log_check.size, log_check.head)
+    if log_check.failure is not None:
+        return VerifyReport(False, checked, Failure(*log_check.failure), log)
+    return VerifyReport(True, checked, None, log)

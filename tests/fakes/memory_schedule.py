@@ -15,6 +15,7 @@ from coach_gui.domain.practice import (
     new_id,
 )
 from coach_gui.domain.session_records import SessionRecord, SessionRecords, StoredTrace
+from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.verdicts import Gap
 from coach_gui.services.schedule_ports import MemoryJournal, Replay
 from coach_gui.services.sealing_ports import SessionReader
@@ -108,6 +109,9 @@ class MemorySessions:
 
     def orphaned_ids(self) -> list[str]:
         return []  # records live inside their session here: none can lose it
+
+    def trace_log(self) -> StoredLog:
+        return StoredLog([], None, [])  # nothing is sealed here
 
 
 @dataclass

@@ -215,7 +215,7 @@ def test_any_change_to_a_report_or_a_child_trace_fails_verify(
         assert code == 1 and checked["first_failure"]["id"] == record_id
         assert checked["first_failure"]["reason"].startswith(reason)
         code, whole, _ = _coach(capsys, "verify", "--json")  # the whole journal too
-        assert code == 1 and whole["first_failure"]["id"] == record_id
+        assert code == 1 and whole["first_failure"]["id"] == record_id, whole
 
     with _journal(coach_home) as conn:
         conn.execute("UPDATE eval_runs SET report = replace(report, '\"verdict\":\"pass\"',"

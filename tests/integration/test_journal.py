@@ -30,6 +30,8 @@ TABLES = {
     "sealed_traces",
     "sessions",
     "self_ratings",
+    "trace_log",
+    "trace_log_head",
     "verdicts",
 }
 

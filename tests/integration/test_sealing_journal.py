@@ -177,7 +177,9 @@ def test_a_sealed_session_holds_every_record_and_verifies(book: Coachbook) -> No
     assert body["session_id"] == session_id
     assert len(body["challenge_ids"]) == len(body["attempt_ids"]) == len(body["verdict_ids"]) == 2
     assert len(body["row_digests"]) == 1 + 1 + 2 + 2 + 2  # session, rejection, rows, outbox
-    assert book.verify() == VerifyReport(True, book.verify().checked, None)
+    report = book.verify()
+    assert (report.ok, report.first_failure) == (True, None) and report.log is not None
+    assert report.log.size == 1 and report.log.head is not None and report.log.head.signature
     assert book.verify(session_id).ok and book.verify(trace["trace_id"]).ok
     assert seal_session(session_id, book.traces, book.clock) == trace["trace_id"]  # idempotent
 
