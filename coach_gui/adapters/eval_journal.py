@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.adapters.secrets import EVAL_SIGNING_KEY as EVAL_SIGNING_KEY
 from coach_gui.adapters.secrets import KeyringSigningKeys as KeyringSigningKeys
-from coach_gui.adapters.session_rows import lenient, trace_row
+from coach_gui.adapters.session_rows import lenient, outbox_record, trace_row
 from coach_gui.adapters.trace_log import append_traces
 from coach_gui.domain.eval_traces import (
     EvalChildTrace,
@@ -22,7 +22,7 @@ from coach_gui.domain.eval_traces import (
     StoredEvalRun,
 )
 from coach_gui.domain.evals import EvalReport
-from coach_gui.domain.session_records import StoredTrace
+from coach_gui.domain.session_records import StoredTrace, row_digest
 
 _SELECT_RUNS = "SELECT id, created_at, repeats, report, signature, key_id FROM eval_runs"
 
@@ -99,6 +99,11 @@ class SqliteEvalJournal:
     def trace_row(self, trace_id: str) -> StoredTrace | None:
         with self._journal.read() as conn, lenient(conn):
             return trace_row(conn, trace_id)
+
+    def outbox_digest(self, outbox_id: str) -> str | None:
+        with self._journal.read() as conn, lenient(conn):
+            record = outbox_record(conn, outbox_id)
+        return None if record is None else row_digest(record)
 
     def outbox_payload(self, outbox_id: str) -> str | None:
         with self._journal.read() as conn, lenient(conn):

@@ -144,6 +144,17 @@ def trace_row(conn: sqlite3.Connection, trace_id: str) -> StoredTrace | None:
         return None
 
 
+def outbox_record(conn: sqlite3.Connection, outbox_id: str) -> OutboxRecord | None:
+    """One outbox row (None if there is none, or it no longer reads as one)."""
+    row = conn.execute("SELECT * FROM outbox WHERE id = ?", (outbox_id,)).fetchone()
+    if row is None:
+        return None
+    try:
+        return _outbox(row)
+    except (ValueError, TypeError):
+        return None
+
+
 _QUERIES: dict[str, str] = {
     "challenges": "SELECT * FROM challenges WHERE session_id IN ({ids})"
     " ORDER BY session_id, position, id",

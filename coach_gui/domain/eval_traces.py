@@ -15,7 +15,7 @@ import json
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from coach_gui.domain.digests import canonical_text, digest
 from coach_gui.domain.records import Record
@@ -30,8 +30,9 @@ CallStatus = Literal["pass", "fail", "error"]
 
 class EvalChildInput(Record):
     """What one (arm, repeat, item) call sent and got back. `payload_digest` is the digest
-    of the payload exactly as the outbox recorded it; the verdict fields are the domain's
-    verdict (None on an error, whose `error_code` and `error` say why)."""
+    of the payload exactly as the outbox recorded it, `outbox_digest` that of its whole
+    row; the verdict fields are the domain's verdict (None on an error, whose `error_code`
+    and `error` say why)."""
 
     policy_version: int
     kind: Literal["eval_child"] = "eval_child"
@@ -43,6 +44,10 @@ class EvalChildInput(Record):
     attempt_id: str
     payload_digest: str | None
     outbox_id: str | None
+    # The digest of the whole outbox row as it ended (reply, status, tokens), so no field
+    # of it can change unseen (issue 21). Absent from children sealed before it existed:
+    # left out of the canonical form when None, so their ids still recompute.
+    outbox_digest: str | None = Field(default=None, exclude_if=lambda value: value is None)
     judge_model: str
     status: CallStatus
     verdict_id: str | None = None

@@ -48,6 +48,10 @@ class EvalRunReader(Protocol):
         """The payload JSON the outbox recorded for that request (None if there is none)."""
         ...
 
+    def outbox_digest(self, outbox_id: str) -> str | None:
+        """The row digest of that outbox row (None if there is none)."""
+        ...
+
 
 class SigningKeyLookup(Protocol):
     def key_for(self, key_id: str) -> bytes | None: ...
@@ -126,7 +130,7 @@ def _child(
 
 
 def _sent_as_recorded(reader: EvalRunReader, trace: EvalChildTrace) -> None:
-    """The outbox row of a child's request still holds the payload the child sealed."""
+    """The outbox row of a child's request is still the row the child sealed."""
     child = trace.input
     if child.outbox_id is None:
         return  # refused before sending (e.g. the payload was rejected): nothing left
@@ -138,6 +142,12 @@ def _sent_as_recorded(reader: EvalRunReader, trace: EvalChildTrace) -> None:
     except ValueError:
         recorded = None
     if recorded != child.payload_digest:
+        raise EvalCheckFailed(child.outbox_id, VerifyFailure.DIGEST_MISMATCH.value)
+    # The whole row as it ended: reply, status, error and tokens (children sealed before
+    # issue 21 carry no row digest, and are checked by their payload alone).
+    if child.outbox_digest is not None and (
+        reader.outbox_digest(child.outbox_id) != child.outbox_digest
+    ):
         raise EvalCheckFailed(child.outbox_id, VerifyFailure.DIGEST_MISMATCH.value)
 
 

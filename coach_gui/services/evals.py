@@ -79,6 +79,11 @@ class EvalStore(Protocol):
         """Store the report, its signature and its child traces in one transaction."""
         ...
 
+    def outbox_digest(self, outbox_id: str) -> str | None:
+        """The row digest of an outbox row as it stands (None if there is none): a child
+        seals the request it made, reply, status and tokens included (issue 21)."""
+        ...
+
 
 class SigningKeys(Protocol):
     def signing_key(self) -> tuple[str, bytes]:
@@ -206,9 +211,10 @@ class _Harness:
         judge_model: str,
         run_nonce: str,
         stopwatch: Callable[[], float],
+        store: EvalStore,
     ) -> None:
         self.judge, self.clock, self.judge_model = judge, clock, judge_model
-        self.run_nonce, self.stopwatch = run_nonce, stopwatch
+        self.run_nonce, self.stopwatch, self.store = run_nonce, stopwatch, store
 
     def call(self, call: _Call) -> EvalChildTrace:
         item = call.item
@@ -231,6 +237,10 @@ class _Harness:
             error_code = refusal.reason_code if refusal is not None else "error"
             error = refusal.detail if refusal is not None else str(failure)
         payload = metered.payload
+        # The request that left, whether it was graded or failed (a failure names it).
+        outbox_id = response.outbox_id if response is not None else None
+        if outbox_id is None and refusal is not None:
+            outbox_id = refusal.outbox_id
         child = EvalChildInput(
             policy_version=EVAL_POLICY_VERSION,
             run_nonce=self.run_nonce,
@@ -240,7 +250,8 @@ class _Harness:
             session_id=item.session_id,
             attempt_id=item.attempt_id,
             payload_digest=None if payload is None else digest(payload.to_json_dict()),
-            outbox_id=None if response is None else response.outbox_id,
+            outbox_id=outbox_id,
+            outbox_digest=None if outbox_id is None else self.store.outbox_digest(outbox_id),
             judge_model=self.judge_model if response is None else response.model,
             status="error" if verdict is None else "pass" if verdict.passed else "fail",
             verdict_id=None if verdict is None else verdict.id,
@@ -284,7 +295,7 @@ def run_eval(
     stop = cancelled.is_set if isinstance(cancelled, threading.Event) else cancelled
     key_id, key = keys.signing_key()  # before any call: a keyring failure wastes nothing
     created_at = clock.now()
-    harness = _Harness(judge, clock, judge_model, new_id(), stopwatch)
+    harness = _Harness(judge, clock, judge_model, new_id(), stopwatch, store)
     # Arms interleaved, repeat by repeat: a cancel leaves both arms equally far along.
     calls = [
         _Call(arm, repeat, index, item)
