@@ -21,7 +21,7 @@ from coach_gui.adapters import journal_lock
 from coach_gui.adapters.backups import JournalBackups
 from coach_gui.adapters.files import fsync_dir, fsync_file
 from coach_gui.adapters.journal_schema import LATEST_VERSION
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal_sqlite import Journal, integrity_problems
 from coach_gui.domain.errors import JournalError
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -73,7 +73,7 @@ def _check_copy(source: Path, copy: Path) -> int:
             raise _refuse(source, "it is not an SQLite database (not a Coach backup).")
     conn = sqlite3.connect(copy.resolve().as_uri() + "?mode=ro", uri=True)
     try:
-        found = [str(row[0]) for row in conn.execute("PRAGMA integrity_check")]
+        found = integrity_problems(conn) or ["ok"]
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_schema")}
     except sqlite3.DatabaseError as error:
