@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from coach_gui.adapters.trace_log import append_traces
 from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenges import Challenge, ChallengeKind
 from coach_gui.domain.practice import (
@@ -319,6 +320,7 @@ def _insert(conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> None:
                 " created_at) VALUES (?, ?, 'session', ?, ?, ?)",
                 (first.trace_id, s.id, first.input_digest, first.body, first.input.sealed_at),
             )
+            append_traces(conn, [first.trace_id], first.input.sealed_at, None)  # no keyring
             conn.execute(
                 "UPDATE sessions SET ended_at = ?, disposition = ?, sealed_trace_id = ?"
                 " WHERE id = ?",
@@ -338,6 +340,7 @@ def _insert(conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> None:
                     " created_at) VALUES (?, ?, 'bound', ?, ?, ?)",
                     (trace.trace_id, s.id, trace.input_digest, trace.body, trace.input.sealed_at),
                 )
+                append_traces(conn, [trace.trace_id], trace.input.sealed_at, None)
                 conn.executemany(
                     "UPDATE attempt_bindings SET bound_trace_id = ? WHERE id = ?",
                     [(trace.trace_id, b) for b in trace.input.attempt_binding_ids],
