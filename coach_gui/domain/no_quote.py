@@ -1,7 +1,7 @@
 """The no-quote check (ADR-0005): a challenge must not give the note away.
 
 A challenge or follow-up is rejected when it shares a run of `max_shared_words` normalised
-words with the note body or one of its assertions, or when the share of its word shingles
+words with the note body, one of its assertions or its title, or when the share of its word shingles
 found in the note (body and assertions) reaches `max_containment`. Words are compared after
 folding case, accents, punctuation, whitespace and look-alike letters, and by a crude stem,
 so "Natural   SELECTION's" matches "natural selections" typed with a Cyrillic "а".
@@ -92,13 +92,15 @@ class QuoteFinding(Record):
     rule: Literal["shared_run", "containment"]
     words: tuple[str, ...] = ()  # the shared run, normalised (for logs, not the learner)
     containment: float | None = None
-    source: str = "note"  # "body" or "assertion N" (1-based) for a shared run
+    source: str = "note"  # "body", "title" or "assertion N" (1-based) for a shared run
 
     @property
     def reason(self) -> str:
         """What the learner is told; it never repeats the note's words."""
         if self.rule == "shared_run":
-            where = "your note" if self.source == "body" else f"{self.source} of your note"
+            where = {"body": "your note", "title": "the title of your note"}.get(
+                self.source, f"{self.source} of your note"
+            )
             return f"it repeated {len(self.words)} words in a row from {where}"
         share = round((self.containment or 0.0) * 100)
         return f"{share}% of its phrasing came from your note"
@@ -127,6 +129,7 @@ class NoQuoteCheck:
         body: str,
         assertions: Sequence[str] = (),
         *,
+        title: str = "",
         max_shared_words: int = 6,
         max_containment: float = 0.5,
         shingle_words: int = 3,
@@ -147,6 +150,11 @@ class NoQuoteCheck:
             for gram in _ngrams(stems, max_shared_words):
                 self._runs[hash(gram)] = where
             self._shingles.update(hash(s) for s in _ngrams(stems, shingle_words))
+        # The title takes part in the run rule only (ADR 0013): naming the topic is what a
+        # challenge shaped by the note does; repeating a long title word for word is not.
+        _, stems = _stems(title)
+        for gram in _ngrams(stems, max_shared_words):
+            self._runs.setdefault(hash(gram), "title")
 
     @classmethod
     def for_note(
@@ -155,6 +163,7 @@ class NoQuoteCheck:
         return cls(
             note.body,
             note.core_assertions,
+            title=note.title,
             max_shared_words=max_shared_words,
             max_containment=max_containment,
             shingle_words=shingle_words,

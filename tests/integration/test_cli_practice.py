@@ -196,3 +196,26 @@ def test_unknown_note_and_bad_answers_file_are_usage_errors(tmp_path: Path) -> N
     bad.write_text('{"a": 1}', encoding="utf-8")
     wrong = coach("practice", "natural-selection", "--answers", str(bad))
     assert wrong.returncode == 2 and "JSON list of strings" in wrong.stderr
+
+
+def test_tier1_is_never_given_the_notes_source_or_tags(tmp_path: Path) -> None:
+    """ADR 0013 (issue 21): a challenge shaped by the note cannot carry its source or tags
+    verbatim, because Tier 1 never sees them; the title it may see is held to the no-quote
+    check's run rule."""
+    with FakeOllama() as ollama:
+        ollama.queue_challenge(HONEST)
+        coach = Coach(tmp_path, ollama.url)
+        answers = _answers(tmp_path, ["Small useful changes add up."])
+        result = coach(
+            "practice", "natural-selection", "--answers", answers, "--judge", "off", "--json"
+        )
+        chats = ollama.requests_to("/api/chat")
+    assert result.returncode == 0, result.stderr
+    note = (coach.home / "kb" / "natural-selection.md").read_text(encoding="utf-8")
+    source = "Charles Darwin, On the Origin of Species (1859), ch. IV"
+    assert source in note and "tags: [evolution, mechanism]" in note
+    assert chats
+    for chat in chats:
+        sent = json.dumps(chat.body, ensure_ascii=False)
+        assert "Origin of Species" not in sent and "(1859)" not in sent
+        assert "evolution, mechanism" not in sent and '"tags"' not in sent

@@ -182,3 +182,17 @@ def test_built_from_a_note_and_the_config() -> None:
 def test_impossible_settings_are_refused(settings: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         NoQuoteCheck("body", (), **settings)  # type: ignore[arg-type]
+
+
+def test_a_long_title_repeated_word_for_word_is_rejected_and_a_short_one_may_be_named() -> None:
+    """Issue 21 / ADR 0013: a challenge may name the topic, but not carry a long title
+    verbatim (the title never goes to the judge, and a challenge does)."""
+    title = "That the Division of Labour is Limited by the Extent of the Market"
+    check = NoQuoteCheck("A body about trade.", ("Markets bound specialisation.",), title=title)
+    quoting = "Explain why the division of labour is limited by the extent of the market."
+    finding = check.check(quoting)
+    assert finding is not None and finding.source == "title"
+    assert finding.reason.endswith("from the title of your note")
+    short = NoQuoteCheck("A body about trade.", (), title="Natural selection")
+    assert short.check("In your own words, what does natural selection explain?") is None
+    assert check.check("What limits how far work can be divided?") is None
