@@ -29,7 +29,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from coach_gui.adapters.trace_log import append_traces
+# The tests' file keyring (fakes.keyring_backend), so the bench signs as Coach does.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from coach_gui.adapters.trace_log import HeadSigner, append_traces
 from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenges import Challenge, ChallengeKind
 from coach_gui.domain.practice import (
@@ -206,9 +209,16 @@ def _session(n: int) -> dict[str, Any]:
     return rows
 
 
+_SIGNER: HeadSigner | None = None
+
+
 def generate(path: Path, count: int) -> None:
     from coach_gui.adapters.journal_sqlite import Journal
+    from coach_gui.adapters.secrets import KeyringSigningKeys
 
+    global _SIGNER
+    key_id, key = KeyringSigningKeys().signing_key()  # the bench's own file keyring
+    _SIGNER = HeadSigner(key_id, key, fresh=True)
     Journal.open(path).close()  # the real schema, all migrations
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA synchronous = OFF")
@@ -320,7 +330,7 @@ def _insert(conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> None:
                 " created_at) VALUES (?, ?, 'session', ?, ?, ?)",
                 (first.trace_id, s.id, first.input_digest, first.body, first.input.sealed_at),
             )
-            append_traces(conn, [first.trace_id], first.input.sealed_at, None)  # no keyring
+            append_traces(conn, [first.trace_id], first.input.sealed_at, _SIGNER)
             conn.execute(
                 "UPDATE sessions SET ended_at = ?, disposition = ?, sealed_trace_id = ?"
                 " WHERE id = ?",
@@ -340,7 +350,7 @@ def _insert(conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> None:
                     " created_at) VALUES (?, ?, 'bound', ?, ?, ?)",
                     (trace.trace_id, s.id, trace.input_digest, trace.body, trace.input.sealed_at),
                 )
-                append_traces(conn, [trace.trace_id], trace.input.sealed_at, None)
+                append_traces(conn, [trace.trace_id], trace.input.sealed_at, _SIGNER)
                 conn.executemany(
                     "UPDATE attempt_bindings SET bound_trace_id = ? WHERE id = ?",
                     [(trace.trace_id, b) for b in trace.input.attempt_binding_ids],
@@ -355,6 +365,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="coach-bench-") as tmp:
         root = Path(tmp)
         os.environ.update(
+            # A keyring of the bench's own (a JSON file), never the developer's.
+            PYTHON_KEYRING_BACKEND="fakes.keyring_backend.FileKeyring",
+            COACH_TEST_KEYRING=str(root / "keyring.json"),
             COACH_HOME=str(root / "home"),
             COACH_CONFIG=str(root / "config" / "coach.config.json"),
             XDG_CONFIG_HOME=str(root / "xdg-config"),

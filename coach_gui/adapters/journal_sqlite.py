@@ -17,7 +17,7 @@ from typing import Protocol
 from coach_gui.adapters import journal_lock
 from coach_gui.adapters.backups import DEFAULT_KEEP, JournalBackups
 from coach_gui.adapters.journal_schema import MIGRATIONS, Migration
-from coach_gui.adapters.trace_log import HeadKey, sign_adopted
+from coach_gui.adapters.trace_log import HeadKey, HeadSigner, sign_adopted
 from coach_gui.domain.errors import CoachError, JournalError
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,11 @@ _TRACE_LOG_VERSION = 4  # the schema that brought the trace log
 class HeadKeys(Protocol):
     """Where the trace log's signing key lives (`secrets.KeyringSigningKeys`)."""
 
-    def signing_key(self) -> HeadKey: ...
+    def signing_key(self) -> HeadKey:
+        """The key, created and stored first if there is none."""
+        ...
+
+    def existing_key(self) -> HeadKey | None: ...
 
     def has_key(self) -> bool: ...
 
@@ -198,8 +202,6 @@ class Journal:
     ) -> None:
         self._path = path
         self._keys = keys
-        self._head_key: HeadKey | None = None
-        self._key_lock = threading.Lock()
         self._writer: sqlite3.Connection | None = writer
         self._in_use = in_use  # the shared lock that tells a restore we have it open
         self._write_lock = threading.Lock()
@@ -272,21 +274,31 @@ class Journal:
             raise
         journal = cls(path, writer, in_use, keys)
         if version < _TRACE_LOG_VERSION <= latest:
-            journal._sign_adopted_log()
+            try:
+                journal._sign_adopted_log()
+            except BaseException:
+                journal.close()
+                raise
         return journal
 
     # --- the trace log's signing key (issue 21) ----------------------------------------------
-    def head_key(self) -> HeadKey | None:
-        """The key that signs the trace log's head (created on first use), or None when the
-        keyring does not answer; read from the keyring once per open journal. Call it
+    def head_key(self) -> HeadSigner | None:
+        """The key that signs the trace log's head, read from the keyring at each seal
+        (created if there is none), or None when the keyring does not answer. Call it
         before `write()`: a keyring that asks to be unlocked must not hold the writer."""
-        with self._key_lock:
-            if self._head_key is None:
-                try:
-                    self._head_key = self.signing_keys().signing_key()
-                except CoachError as error:  # sealing goes on; verify reports the gap
-                    log.info("the trace log's head is left unsigned: %s", type(error).__name__)
-            return self._head_key
+        keys = self.signing_keys()
+        try:
+            existing = keys.existing_key()
+            if existing is not None:
+                return HeadSigner(*existing, fresh=False)
+            created = keys.signing_key()
+            again = keys.existing_key()  # another Coach may have stored its own meanwhile
+            if again is not None and again[0] != created[0]:
+                return HeadSigner(*again, fresh=False)
+            return HeadSigner(*created, fresh=True)
+        except CoachError as error:  # sealing goes on; verify reports the gap
+            log.info("the trace log's head is left unsigned: %s", type(error).__name__)
+            return None
 
     def signing_keys(self) -> HeadKeys:
         if self._keys is None:
@@ -302,10 +314,10 @@ class Journal:
             has_key = self.signing_keys().has_key()
         except CoachError:
             return
-        key = self.head_key() if has_key else None
-        if key is not None:
+        signer = self.head_key() if has_key else None
+        if signer is not None:
             with self.write() as conn:
-                sign_adopted(conn, _utc_now(), key)
+                sign_adopted(conn, _utc_now(), signer)
 
     @property
     def path(self) -> Path:

@@ -79,6 +79,10 @@ class KeyStore:
         self.service = service
         self.username = username
 
+    def backend(self) -> keyring.backend.KeyringBackend:
+        """The backend to use, or KeyringUnavailable saying why there is none."""
+        return self._backend()
+
     def _backend(self) -> keyring.backend.KeyringBackend:
         """The backend to use, or KeyringUnavailable saying why there is none."""
         try:
@@ -193,3 +197,17 @@ class KeyringSigningKeys:
 
     def has_key(self) -> bool:
         return self._stored() is not None
+
+    def existing_key(self) -> tuple[str, bytes] | None:
+        """The key if one is stored (never creates one)."""
+        key = self._stored()
+        return None if key is None else (key_id_for(key), key)
+
+    def has_keyring(self) -> bool:
+        """Whether this computer has an OS keyring Coach would use at all (a locked one
+        counts: it exists, it just did not answer)."""
+        try:
+            self._store.backend()
+        except KeyringUnavailable:
+            return False
+        return True

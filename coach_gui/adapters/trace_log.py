@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from coach_gui.domain.trace_log import (
     LogEntry,
@@ -22,6 +23,16 @@ from coach_gui.domain.trace_log import (
 log = logging.getLogger(__name__)
 
 HeadKey = tuple[str, bytes]  # (key id, key)
+
+
+@dataclass(frozen=True)
+class HeadSigner:
+    """The keyring's key, and whether this process created it just now (so no head can
+    have been signed with it before)."""
+
+    key_id: str
+    key: bytes
+    fresh: bool = False
 
 
 def _last(conn: sqlite3.Connection) -> LogEntry | None:
@@ -48,31 +59,41 @@ def _write_head(conn: sqlite3.Connection, head: LogHead) -> None:
     )
 
 
-def _sign(conn: sqlite3.Connection, last: LogEntry, signed_at: str, key: HeadKey) -> None:
-    """Sign a head over `last`, unless the head there now was not made with this key: Coach
-    never signs over a head someone forged (verify keeps reporting it)."""
-    head = _head(conn)
-    key_id, secret = key
-    ours = head_is_genuine(head, lambda wanted: secret if wanted == key_id else None)
-    if head is not None and head.signature is not None and not ours:
-        log.warning("the trace log's head does not check out; it is left as it is")
-        return
-    _write_head(conn, signed_head(last, signed_at, key))
+def _may_sign(
+    conn: sqlite3.Connection, head: LogHead | None, signer: HeadSigner, first: int
+) -> bool:
+    """Whether Coach may sign a new head over the log as it now stands. Never over a head
+    it cannot vouch for (ADR 0015): one made with another key, one whose link is not the
+    log's at its position, or none at all while the log already held entries (`first`:
+    the position of the first entry appended now) — unless the key was created just now,
+    so nothing could have been signed with it."""
+    if head is None or head.signature is None:
+        return first == 1 or signer.fresh
+    if head.key_id != signer.key_id:
+        return False
+    if not head_is_genuine(head, lambda _: signer.key):
+        return False
+    row = conn.execute("SELECT link FROM trace_log WHERE position = ?", (head.position,)).fetchone()
+    return row is not None and row[0] == head.link
 
 
 def append_traces(
-    conn: sqlite3.Connection, trace_ids: Sequence[str], signed_at: str, key: HeadKey | None
+    conn: sqlite3.Connection, trace_ids: Sequence[str], signed_at: str, signer: HeadSigner | None
 ) -> None:
-    """Log `trace_ids` (just stored, in this order) and sign the new head with `key`. With
-    no key (the keyring did not answer) the head stays where it was signed last, and
+    """Log `trace_ids` (just stored, in this order) and sign the new head with `signer`.
+    With no key (the keyring did not answer) the head stays where it was signed last, and
     `coach verify` reports the entries after it as not signed until the next seal."""
     entries = extended(_last(conn), trace_ids)
     conn.executemany(
         "INSERT INTO trace_log (position, trace_id, previous, link) VALUES (?, ?, ?, ?)",
         entries,
     )
-    if entries and key is not None:
-        _sign(conn, entries[-1], signed_at, key)
+    if not entries or signer is None:
+        return
+    if not _may_sign(conn, _head(conn), signer, entries[0].position):
+        log.warning("the trace log's head does not check out; it is left as it is")
+        return
+    _write_head(conn, signed_head(entries[-1], signed_at, (signer.key_id, signer.key)))
 
 
 def adopt_sealed_traces(conn: sqlite3.Connection) -> None:
@@ -88,11 +109,11 @@ def adopt_sealed_traces(conn: sqlite3.Connection) -> None:
     )
 
 
-def sign_adopted(conn: sqlite3.Connection, signed_at: str, key: HeadKey) -> None:
+def sign_adopted(conn: sqlite3.Connection, signed_at: str, signer: HeadSigner) -> None:
     """Sign the head of a log that was just adopted and never signed."""
     last = _last(conn)
     if last is not None and _head(conn) is None:
-        _write_head(conn, signed_head(last, signed_at, key))
+        _write_head(conn, signed_head(last, signed_at, (signer.key_id, signer.key)))
 
 
 def read_log(conn: sqlite3.Connection) -> StoredLog:

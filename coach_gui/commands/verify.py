@@ -83,6 +83,11 @@ def _head_line(log: LogSummary) -> str:
 
 
 def _advice(reason: str) -> str:
+    if reason == LogFailure.KEYRING_SILENT.value:
+        return (
+            "coach: the keyring did not answer (is it locked?), so the trace log's "
+            "signature could not be checked. Unlock it and run `coach verify` again."
+        )
     if reason.startswith(LogFailure.SIGNING_KEY_MISSING.value):
         return (
             "coach: the trace log's signature cannot be checked: the key that signed it is "

@@ -63,6 +63,7 @@ class LogFailure(StrEnum):
     BAD_SIGNATURE = "bad signature"
     SIGNING_KEY_MISSING = "signing key missing"
     UNSIGNED = "not signed"
+    KEYRING_SILENT = "keyring unavailable"  # locked or not answering: nothing vouches
 
 
 def link_for(position: int, previous: str, trace_id: str) -> str:

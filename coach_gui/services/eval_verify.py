@@ -60,6 +60,10 @@ class SigningKeyLookup(Protocol):
         """The keyring holds a signing key at all."""
         ...
 
+    def has_keyring(self) -> bool:
+        """This computer has a keyring at all (it may be locked)."""
+        ...
+
 
 class EvalCheckFailed(Exception):
     """The first thing about an eval run that does not check out."""

@@ -12,6 +12,7 @@ a partial report.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +40,8 @@ from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.judging import JudgeRequestItem, judge_items
 from coach_gui.services.ports import Clock, Judge
 from coach_gui.services.sealing_ports import SessionReader
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LAST_SESSIONS = 10
 _CHUNK = 50
@@ -216,6 +219,17 @@ class _Harness:
         self.judge, self.clock, self.judge_model = judge, clock, judge_model
         self.run_nonce, self.stopwatch, self.store = run_nonce, stopwatch, store
 
+    def _outbox_digest(self, outbox_id: str | None) -> str | None:
+        """The request's outbox row as it ended; None (only the payload is then sealed)
+        if it cannot be read back, rather than losing the whole run."""
+        if outbox_id is None:
+            return None
+        try:
+            return self.store.outbox_digest(outbox_id)
+        except CoachError as error:
+            log.warning("an eval request's outbox row could not be read back: %s", error)
+            return None
+
     def call(self, call: _Call) -> EvalChildTrace:
         item = call.item
         metered, kept = _Metered(self.judge, self.stopwatch), _Kept()
@@ -251,7 +265,7 @@ class _Harness:
             attempt_id=item.attempt_id,
             payload_digest=None if payload is None else digest(payload.to_json_dict()),
             outbox_id=outbox_id,
-            outbox_digest=None if outbox_id is None else self.store.outbox_digest(outbox_id),
+            outbox_digest=self._outbox_digest(outbox_id),
             judge_model=self.judge_model if response is None else response.model,
             status="error" if verdict is None else "pass" if verdict.passed else "fail",
             verdict_id=None if verdict is None else verdict.id,

@@ -282,12 +282,21 @@ def _verify_evals(
 
 def _check_log(reader: SessionReader, keys: SigningKeyLookup | None) -> LogCheck:
     """The trace log against every stored trace, and its head against the keyring's key
-    (links only without `keys`; a keyring that does not answer is reported as such)."""
+    (links only without `keys`). A computer with no keyring can have signed nothing; one
+    whose keyring does not answer (locked) cannot vouch for the head, signed or not."""
     stored = reader.trace_log()
+    silent: CoachError | None = None
     try:
         key_exists = keys is not None and keys.has_key()
-    except CoachError:  # no keyring here: nothing can have been signed with its key
+    except CoachError as error:
         key_exists = False
+        if keys is not None and keys.has_keyring():
+            silent = error
+    silent_failure = LogCheck(
+        len(stored.entries), 0, stored.head, (LOG, LogFailure.KEYRING_SILENT.value)
+    )
+    if silent is not None and stored.entries:
+        return silent_failure
     try:
         return check_log(
             stored.entries,
@@ -296,9 +305,8 @@ def _check_log(reader: SessionReader, keys: SigningKeyLookup | None) -> LogCheck
             key_for=None if keys is None else keys.key_for,
             key_exists=key_exists,
         )
-    except CoachError as error:  # the keyring: say why the head could not be checked
-        reason = f"{LogFailure.SIGNING_KEY_MISSING.value} ({error})"
-        return LogCheck(len(stored.entries), 0, stored.head, (LOG, reason))
+    except CoachError:  # the keyring stopped answering while the head was checked
+        return silent_failure
 
 
 def verify(
@@ -309,16 +317,18 @@ def verify(
     evals: EvalRunReader | None = None,
     keys: SigningKeyLookup | None = None,
 ) -> VerifyReport:
-    """Check the whole journal, or one trace, one session or one eval run (`target_id`).
-    Eval runs are checked only when `evals` and `keys` are given. Raises
-    VerifyTargetNotFound when `target_id` names none of them."""
+    """Check the whole journal, or one trace, one session or one eval run (`target_id`);
+    either way the trace log last, which ties every trace to the signed head. Eval runs
+    are checked only when `evals` and `keys` are given. Raises VerifyTargetNotFound when
+    `target_id` names none of them."""
     if (
         target_id is not None
         and evals is not None
         and keys is not None
         and evals.eval_run(target_id) is not None
     ):
-        return _verify_evals(evals, keys, [target_id], 0)
+        report = _verify_evals(evals, keys, [target_id], 0)
+        return _with_log(reader, keys, report.checked) if report.ok else report
     checked = 0
     only_trace: str | None = None
     try:
@@ -350,13 +360,15 @@ def verify(
         return VerifyReport(False, checked, found_failure.failure)
     except JournalError:
         return VerifyReport(False, checked, Failure(JOURNAL, VerifyFailure.DAMAGED_FILE.value))
-    if target_id is not None:
-        return VerifyReport(True, checked, None)
-    if evals is not None and keys is not None:
+    if target_id is None and evals is not None and keys is not None:
         report = _verify_evals(evals, keys, evals.eval_run_ids(), checked)
         if not report.ok:
             return report
         checked = report.checked
+    return _with_log(reader, keys, checked)
+
+
+def _with_log(reader: SessionReader, keys: SigningKeyLookup | None, checked: int) -> VerifyReport:
     # Last, the log that ties every trace together: what the checks above cannot see (a
     # whole session deleted, or re-sealed by someone without the key) breaks it.
     try:

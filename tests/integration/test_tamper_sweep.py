@@ -18,7 +18,9 @@ from stress import tamper_sweep as sweep
 
 from coach_gui.adapters.journal_schema import LATEST_VERSION
 from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.secrets import KeyringSigningKeys
 from coach_gui.adapters.trace_journal import SqliteTraceJournal
+from coach_gui.adapters.trace_log import append_traces
 from coach_gui.cli import main
 from coach_gui.services.verify import verify
 
@@ -113,9 +115,74 @@ def test_a_full_reseal_without_the_key_is_caught(copy: Path, head: str, reason: 
     assert report.first_failure.reason.startswith(reason)
 
 
+@pytest.mark.parametrize("head", ["keep", "drop"])
+def test_the_next_seal_does_not_sign_over_a_forged_log(copy: Path, head: str) -> None:
+    """Review of issue 21: the next ordinary seal signed a new head over the forgery, and
+    verify passed from then on."""
+    path = _journal(copy)
+    sweep.reseal_without_key(path, head)
+    sweep.practise_offline(copy)
+    report = sweep.check(path)
+    assert report.first_failure is not None and report.first_failure.id == "trace_log"
+    sweep.practise_offline(copy)  # and the one after that
+    assert not sweep.check(path).ok
+
+
+def test_a_session_deleted_and_the_log_rebuilt_stays_caught_after_more_practice(
+    copy: Path,
+) -> None:
+    path = _journal(copy)
+    sweep.delete_session(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:  # rebuild the log without the deleted traces, and drop the head
+        order = [r[0] for r in conn.execute("SELECT trace_id FROM trace_log ORDER BY position")]
+        stored = {r[0] for r in conn.execute("SELECT trace_id FROM sealed_traces")}
+        conn.execute("DELETE FROM trace_log")
+        conn.execute("DELETE FROM trace_log_head")
+        append_traces(conn, [t for t in order if t in stored], "2026-12-01T00:00:00Z", None)
+    finally:
+        conn.close()
+    sweep.practise_offline(copy)
+    report = sweep.check(path)
+    assert report.first_failure is not None
+    assert (report.first_failure.id, report.first_failure.reason) == ("trace_log", "not signed")
+
+
+def test_one_session_checked_alone_checks_the_log_too(copy: Path) -> None:
+    path = _journal(copy)
+    (session,) = _rows(path, "SELECT id FROM sessions ORDER BY started_at LIMIT 1")[0]
+    sweep.reseal_without_key(path, "keep")
+    with Journal.open(path, backup_before_migration=False) as journal:
+        report = verify(SqliteTraceJournal(journal), session, keys=KeyringSigningKeys())
+    assert report.first_failure is not None and report.first_failure.id == "trace_log"
+
+
+def test_a_locked_keyring_is_reported_not_taken_for_no_keyring(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dropped head passed while the keyring did not answer (review of issue 21)."""
+    import keyring.errors
+    from fakes.keyring_backend import FileKeyring
+
+    path = _journal(copy)
+    sweep.reseal_without_key(path, "drop")
+
+    def locked(*_args: object) -> None:
+        raise keyring.errors.KeyringLocked("locked")
+
+    monkeypatch.setattr(FileKeyring, "get_password", locked)
+    assert not sweep.check(path).ok  # (the eval run's signature cannot be checked either)
+    with Journal.open(path, backup_before_migration=False) as journal:
+        report = verify(SqliteTraceJournal(journal), keys=KeyringSigningKeys())
+    assert report.first_failure is not None
+    assert (report.first_failure.id, report.first_failure.reason) == (
+        "trace_log",
+        "keyring unavailable",
+    )
+
+
 def test_the_same_reseal_with_the_key_passes_so_only_the_key_is_missing(copy: Path) -> None:
     """The control for the test above: the forgery is perfect but for the signature."""
-    from coach_gui.adapters.secrets import KeyringSigningKeys
     from coach_gui.adapters.trace_log import _write_head
     from coach_gui.domain.trace_log import LogEntry, signed_head
 

@@ -28,7 +28,7 @@ from coach_gui.adapters.eval_journal import SqliteEvalJournal
 from coach_gui.adapters.journal_sqlite import Journal
 from coach_gui.adapters.secrets import KeyringSigningKeys
 from coach_gui.adapters.trace_journal import SqliteTraceJournal
-from coach_gui.adapters.trace_log import append_traces
+from coach_gui.adapters.trace_log import HeadSigner, append_traces
 from coach_gui.domain.practice import Disposition
 from coach_gui.domain.sealing import TraceRefusal, build_session_trace_input, seal
 from coach_gui.services.verify import VerifyReport, verify
@@ -421,7 +421,7 @@ def reseal_without_key(path: Path, head: str) -> None:
         conn.execute("DELETE FROM trace_log")
         kept = conn.execute("SELECT * FROM trace_log_head").fetchall()
         conn.execute("DELETE FROM trace_log_head")
-        forger = ("f" * 16, b"forger's own key") if head == "own" else None
+        forger = HeadSigner("f" * 16, b"forger's own key", fresh=True) if head == "own" else None
         append_traces(conn, order, signed_at, forger)
         if head == "keep":
             conn.executemany(
@@ -430,6 +430,15 @@ def reseal_without_key(path: Path, head: str) -> None:
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def practise_offline(home: Path) -> None:
+    """One more session, the learner's ordinary next evening (judge off; Ollama gone, so
+    built-in challenges): it seals a trace and so signs a new head, if Coach may."""
+    with _env(home):
+        path = home / "answers-later.json"
+        path.write_text(json.dumps(["Later, in my own words."]), encoding="utf-8")
+        _coach("practice", "natural-selection", "--answers", str(path), "--judge", "off")
 
 
 def vacuumed(path: Path) -> None:
