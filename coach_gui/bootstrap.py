@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coach_gui import paths
+from coach_gui.adapters.note_ids import vault_key
 from coach_gui.adapters.notes_fs import MarkdownNoteStore, seed_sample_notes
 from coach_gui.config import Config, config_path, load_config
 from coach_gui.domain.errors import ConfigError
@@ -224,7 +225,10 @@ def build_context(*, seed: bool = True) -> AppContext:
     if seed and not config.kb.path:
         seed_sample_notes(kb)
     store = MarkdownNoteStore(
-        kb, paths.trash_dir(kb), cache_file=data / "cache" / "front-matter.json"
+        kb,
+        paths.trash_dir(kb),
+        cache_file=data / "cache" / "front-matter.json",
+        ids_file=data / "note-ids" / f"{vault_key(kb)}.json",  # never inside the vault
     )
     return AppContext(
         config=config,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -31,12 +32,23 @@ def fsync_file(path: Path) -> None:
         os.close(fd)
 
 
+# In the name of every temp file Coach writes (".note.md.coach-k3j9x2ab.tmp"): no other
+# program uses it, so Coach removes only its own leftovers (Syncthing's partial downloads
+# are ".syncthing.note.md.tmp" and "~syncthing~note.md.tmp").
+TEMP_MARK = "coach-"
+_OWN_TEMP = re.compile(r"^\..+\." + TEMP_MARK + r"[A-Za-z0-9_]{6,}\.tmp$")
+
+
+def is_own_temp_file(name: str) -> bool:
+    return _OWN_TEMP.match(name) is not None
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write `data` to `path` through a temp file in the same folder: write, fsync,
     replace, fsync the folder. On any failure the old file is left as it was."""
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.{TEMP_MARK}", suffix=".tmp", dir=folder)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:

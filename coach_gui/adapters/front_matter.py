@@ -1,9 +1,16 @@
-"""Reading and writing one note file: YAML front matter, then a Markdown body.
+"""Reading and writing one note file: optional YAML front matter, then a Markdown body.
 
 The file format belongs to the learner (it opens in Obsidian or any editor), so this
-module changes as little as it can: an unchanged note is never rewritten, a body-only
-edit keeps the front matter text as it was, and front-matter keys Coach does not know
-(``aliases``, ``created``, ...) are kept in their order.
+module changes as little as it can (ADR 0016):
+- It reads a folder as Obsidian does: a file without front matter is a note with no
+  assertions, a note without ``title`` is titled by its file name, ``aliases`` and tags
+  in every Obsidian form are read. Front matter is read with PyYAML's *base* loader, so
+  every value is the text as written: ``time: 12:30``, ``publish: yes`` and ``1.10``
+  stay themselves (no YAML 1.1 sexagesimals, booleans or floats).
+- It writes surgically: an unchanged note is never rewritten; a body edit keeps the front
+  matter text; changing a field replaces only that key's lines (found through the YAML
+  node marks), so every other byte — key order, comments, quoting, flow style, line
+  endings, BOM — stays as it was.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,16 +26,22 @@ import yaml
 from pydantic import ValidationError
 
 from coach_gui.domain.errors import NoteError
-from coach_gui.domain.notes import Note
+from coach_gui.domain.notes import ID_PATTERN, Note
 
 MAX_NOTE_BYTES = 1_000_000
-KNOWN_KEYS = ("id", "title", "source", "tags", "core_assertions")
+KNOWN_KEYS = ("id", "title", "source", "tags", "aliases", "alias", "core_assertions")
+EDITABLE_KEYS = ("title", "source", "tags", "core_assertions")  # what Coach's editor changes
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Every scalar as the text it is written as (ADR 0016): Coach's keys are text, and the
+# learner's other keys are never re-written, so no value needs a type.
+_Loader: Any = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _OPEN = re.compile(r"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 _BOM = "\ufeff"
+# A list key written as a bare null ("core_assertions: ~") holds nothing. (A title or
+# source of "null" is kept: the base loader cannot tell a quoted 'NULL' from a bare null.)
+_NULLS = {"", "~", "null", "Null", "NULL"}
 
 
 class NoteFormatError(NoteError):
@@ -40,10 +53,13 @@ class ParsedFile:
     """A note as read from disk, with what is needed to write it back faithfully."""
 
     note: Note
-    front_matter_text: str  # between the delimiters, exactly as in the file
+    front_matter_text: str | None  # between the delimiters, exactly as in the file; None: none
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys, in file order
     newline: str = "\n"
     bom: bool = False
+    body_text: str = ""  # the body exactly as in the file (line endings included)
+    has_id: bool = True  # the id is the front matter's own
+    titled: bool = True  # the title is the front matter's own (not the file name)
 
 
 def decode(raw: bytes) -> str:
@@ -64,35 +80,81 @@ def decode(raw: bytes) -> str:
         ) from None
 
 
-def split(text: str) -> tuple[str, str]:
-    """(front matter text, body) of a note's text, the BOM already removed."""
+def split(text: str) -> tuple[str | None, str]:
+    """(front matter text or None when there is none, body) of a note's text, the BOM
+    already removed."""
     opening = _OPEN.match(text)
     if not opening:
-        raise NoteFormatError(
-            "no front matter: the file must start with a '---' line, then at least "
-            "'title: ...', then another '---' line"
-        )
+        return None, text
     closing = _CLOSE.search(text, opening.end())
     if not closing:
         raise NoteFormatError("the front matter is not closed: add a '---' line after it")
     return text[opening.end() : closing.start()], text[closing.end() :]
 
 
-def _as_text_list(value: Any, key: str) -> tuple[str, ...]:
-    if value is None:
+def _one_line(value: str) -> str:
+    """A title as one line: a block scalar's lines joined by spaces."""
+    if "\n" not in value and "\r" not in value:
+        return value
+    return " ".join(part.strip() for part in value.splitlines() if part.strip())
+
+
+def _item_text(item: Any) -> str | None:
+    """A list item as text: `- Selection: acts on variation` (a one-key mapping to YAML)
+    is read as the sentence it was meant to be."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict) and len(item) == 1:
+        ((key, value),) = item.items()
+        if isinstance(key, str) and isinstance(value, str):
+            return f"{key}: {value}" if value else f"{key}:"
+    return None
+
+
+def _assertions(value: Any) -> tuple[str, ...]:
+    if value is None or (isinstance(value, str) and value in _NULLS):
         return ()
     if isinstance(value, str):
-        if key == "tags":  # Obsidian also accepts "tags: a, b"
-            return tuple(t for t in re.split(r"[,\s]+", value) if t)
         return (value,)
     if not isinstance(value, list):
-        raise NoteFormatError(f"'{key}' must be a list (one '- item' per line)")
+        raise NoteFormatError("'core_assertions' must be a list (one '- item' per line)")
     items: list[str] = []
     for i, item in enumerate(value):
-        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-            raise NoteFormatError(f"'{key}' item {i + 1} must be text")
-        items.append(str(item))
+        text = _item_text(item)
+        if text is None:
+            raise NoteFormatError(f"'core_assertions' item {i + 1} must be text")
+        items.append(text)
     return tuple(items)
+
+
+def clean_tag(tag: str) -> str:
+    return tag.strip().lstrip("#").strip()
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    """Tags in every form Obsidian accepts: a list, "a, b", "a b", "#a #b", nested "a/b"."""
+    if value is None:
+        return ()
+    found: list[str] = []
+    pieces = value if isinstance(value, list) else [value]
+    for piece in pieces:
+        if not isinstance(piece, str):
+            continue  # not a tag Obsidian would show either
+        parts = re.split(r"[,\s]+", piece) if not isinstance(value, list) else [piece]
+        for part in parts:
+            tag = clean_tag(part) if part.strip() else ""
+            if tag and tag not in found:
+                found.append(tag)
+    return tuple(found)
+
+
+def _aliases(data: dict[str, Any]) -> tuple[str, ...]:
+    value = data.get("aliases", data.get("alias"))
+    if isinstance(value, str):
+        return (value.strip(),) if value.strip() not in _NULLS else ()
+    if isinstance(value, list):
+        return tuple(a.strip() for a in value if isinstance(a, str) and a.strip())
+    return ()
 
 
 def _field_label(loc: tuple[int | str, ...]) -> str:
@@ -116,74 +178,111 @@ def _json_safe(value: Any) -> bool:
 
 
 def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
-    """Parse front-matter YAML. `cache` maps a digest of the text to its parsed value:
-    YAML parsing is most of the cost of opening a large knowledge base, and the key is
-    the content itself, so a cached value can never be stale."""
-    key = hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    """Parse front-matter YAML, every scalar as text. `cache` maps a digest of the text to
+    its parsed value: YAML parsing is most of the cost of opening a large knowledge base,
+    and the key is the content itself, so a cached value can never be stale."""
+    key = "b:" + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
     if cache is not None and key in cache:
         return cache[key]  # shared, not copied: parsed front matter is only ever read
-    data = yaml.load(front, Loader=_Loader)  # a safe loader (CSafeLoader or SafeLoader)
+    data = yaml.load(front, Loader=_Loader)  # the base loader: text only, nothing built
     if cache is not None and _json_safe(data):
         cache[key] = data
     return data
+
+
+def _yaml_problem(front: str, exc: yaml.YAMLError) -> NoteFormatError:
+    if "{{" in front:
+        return NoteFormatError(
+            "it looks like a template ({{...}} in its front matter is not valid YAML); "
+            "Coach lists it but does not read it"
+        )
+    mark = getattr(exc, "problem_mark", None)
+    where = f" (front matter line {mark.line + 1})" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or "invalid YAML"
+    return NoteFormatError(f"the front matter is not valid YAML{where}: {problem}")
+
+
+def _newline_of(text: str) -> str:
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
 
 def parse(
     raw: bytes,
     *,
     fallback_id: str | Callable[[], str] | None = None,
+    file_stem: str = "",
     yaml_cache: dict[str, Any] | None = None,
 ) -> ParsedFile:
-    """Parse a note file. `fallback_id` (or what it returns) is used when the front
-    matter has no id."""
+    """Parse a note file. `fallback_id` (or what it returns) is the id when the front
+    matter has none of its own (a missing or unusable `id`); `file_stem` is the title when
+    it has no `title`."""
     text = decode(raw)
     bom = text.startswith(_BOM)
     if bom:
         text = text[1:]
     front, body = split(text)
-    opening = _OPEN.match(text)
-    newline = "\r\n" if opening and opening.group(0).endswith("\r\n") else "\n"
-    try:
-        data = load_yaml(front, yaml_cache)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (front matter line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise NoteFormatError(f"the front matter is not valid YAML{where}: {problem}") from None
-    if data is None:
+    newline = _newline_of(text)
+    data: Any = {}
+    if front is not None:
+        try:
+            data = load_yaml(front, yaml_cache)
+        except yaml.YAMLError as exc:
+            raise _yaml_problem(front, exc) from None
+    if data is None or data == "":
         data = {}
     if not isinstance(data, dict):
         raise NoteFormatError("the front matter must be 'key: value' lines")
     raw_id = data.get("id")
-    if raw_id is None:
+    has_id = isinstance(raw_id, str) and ID_PATTERN.match(raw_id) is not None
+    if not has_id:  # none, or one that is not an id Coach can use: left in the file as it is
         raw_id = fallback_id() if callable(fallback_id) else fallback_id
-    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)) or raw_id == "":
+    if not isinstance(raw_id, str) or raw_id == "":
         raise NoteFormatError(
             "'id' must be text such as 3f2a9c...; delete the line to get a new one"
         )
     title = data.get("title")
-    if title is None or (isinstance(title, str) and not title.strip()):
+    titled = isinstance(title, str) and _one_line(title).strip() != ""
+    if titled:
+        assert isinstance(title, str)
+        title = _one_line(title)
+    elif file_stem.strip():
+        title = file_stem
+    else:
         raise NoteFormatError("missing title: add a line 'title: ...' to the front matter")
-    if not isinstance(title, str):
-        title = str(title)
     source = data.get("source")
+    if isinstance(source, list):
+        source = ", ".join(s for s in source if isinstance(s, str))
     try:
         note = Note(
-            id=str(raw_id),
+            id=raw_id,
             title=title,
-            source="" if source is None else str(source),
-            tags=_as_text_list(data.get("tags"), "tags"),
-            core_assertions=_as_text_list(data.get("core_assertions"), "core_assertions"),
+            source=source if isinstance(source, str) else "",
+            tags=_tags(data.get("tags")),
+            aliases=_aliases(data),
+            core_assertions=_assertions(data.get("core_assertions")),
             body=body.replace("\r\n", "\n") if newline == "\r\n" else body,
         )
     except ValidationError as exc:
         first = exc.errors()[0]
         raise NoteFormatError(f"{_field_label(tuple(first['loc']))}: {first['msg']}") from None
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
-    return ParsedFile(note=note, front_matter_text=front, extra=extra, newline=newline, bom=bom)
+    return ParsedFile(
+        note=note,
+        front_matter_text=front,
+        extra=extra,
+        newline=newline,
+        bom=bom,
+        body_text=body,
+        has_id=has_id,
+        titled=titled,
+    )
 
 
-def _dump(mapping: dict[str, Any], *, flow: bool | None) -> str:
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _dump(mapping: dict[str, Any] | list[str], *, flow: bool | None) -> str:
     text: str = yaml.dump(
         mapping,
         Dumper=_Dumper,
@@ -196,11 +295,14 @@ def _dump(mapping: dict[str, Any], *, flow: bool | None) -> str:
 
 
 def render_front_matter(note: Note, extra: dict[str, Any] | None = None) -> str:
-    """The front matter text for `note`: known keys in a fixed order, then `extra`."""
+    """The front matter text of a new note: known keys in a fixed order, then `extra`."""
     parts = [_dump({"id": note.id, "title": note.title}, flow=False)]
     if note.source:
         parts.append(_dump({"source": note.source}, flow=False))
-    parts.append(_dump({"tags": list(note.tags)}, flow=None) if note.tags else "tags: []\n")
+    if note.tags:
+        parts.append(_dump({"tags": list(note.tags)}, flow=None))
+    if note.aliases:
+        parts.append(_dump({"aliases": list(note.aliases)}, flow=None))
     if note.core_assertions:
         parts.append(_dump({"core_assertions": list(note.core_assertions)}, flow=False))
     else:
@@ -210,33 +312,137 @@ def render_front_matter(note: Note, extra: dict[str, Any] | None = None) -> str:
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class _Span:
+    """Where one top-level key's lines are in the front matter text, and how its value is
+    written (for a rewrite in the same style)."""
+
+    start: int
+    end: int
+    flow: bool  # a flow list `[a, b]` (or a string of tags), not a block list
+    indent: int  # the column of a block list's dashes
+    items: tuple[tuple[str, str], ...] = ()  # a block list's (value, its lines as written)
+
+
+def _spans(front: str) -> dict[str, _Span]:
+    """The span of each top-level key, found through the YAML node marks (pure-Python
+    loader: its marks are character offsets)."""
+    try:
+        node = yaml.compose(front, Loader=yaml.BaseLoader)
+    except yaml.YAMLError as exc:
+        raise _yaml_problem(front, exc) from None
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    spans: dict[str, _Span] = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.value in spans:
+            continue
+        start = front.rfind("\n", 0, key_node.start_mark.index) + 1
+        end = value_node.end_mark.index
+        if end > 0 and front[end - 1] != "\n":  # to the end of the value's last line
+            line_end = front.find("\n", end)
+            end = len(front) if line_end == -1 else line_end + 1
+        lines = front[start:end].splitlines(keepends=True)
+        while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+            lines.pop()  # comments and blank lines before the next key stay where they are
+        end = start + sum(len(line) for line in lines)
+        flow = not isinstance(value_node, yaml.SequenceNode) or bool(value_node.flow_style)
+        indent = 0
+        items: list[tuple[str, str]] = []
+        if isinstance(value_node, yaml.SequenceNode) and value_node.value and not flow:
+            indent = value_node.value[0].start_mark.column - 2
+            items = _written_items(front, value_node)
+        spans[str(key_node.value)] = _Span(start, end, flow, max(indent, 0), tuple(items))
+    return spans
+
+
+def _line_end(text: str, index: int) -> int:
+    if index > 0 and text[index - 1] == "\n":
+        return index
+    found = text.find("\n", index)
+    return len(text) if found == -1 else found + 1
+
+
+def _written_items(front: str, node: yaml.SequenceNode) -> list[tuple[str, str]]:
+    """Each plain item of a block list with its lines exactly as written (from its dash
+    to the end of its last line), so an item the learner kept is written back as it was."""
+    found: list[tuple[str, str]] = []
+    for item in node.value:
+        if not isinstance(item, yaml.ScalarNode):
+            return []  # a nested value: rewrite the list rather than guess
+        start = front.rfind("\n", 0, item.start_mark.index) + 1
+        end = _line_end(front, item.end_mark.index)
+        found.append((str(item.value), front[start:end]))
+    return found
+
+
+def _render_key(key: str, note: Note, span: _Span | None) -> str:
+    """`key` of `note` as front matter lines, in the style it had (when it had one)."""
+    if key in ("title", "source"):
+        value: str = getattr(note, key)
+        return _dump({key: value}, flow=False)
+    items: Sequence[str] = note.tags if key == "tags" else note.core_assertions
+    if not items:
+        return f"{key}: []\n"
+    if key == "tags" and (span is None or span.flow):
+        return f"{key}: " + _dump(list(items), flow=True)  # "[a, b]\n"
+    pad = " " * (span.indent if span is not None else 2)
+    kept = list(span.items) if span is not None else []
+    lines = [f"{key}:\n"]
+    for item in items:
+        written = next((i for i, (value, _) in enumerate(kept) if value == item), None)
+        if written is not None:  # an item kept as it was: its own lines, quoting and all
+            lines.append(kept.pop(written)[1].replace("\r\n", "\n"))
+            continue
+        dumped = _dump([item], flow=False)  # "- item\n", quoted where YAML needs it
+        lines.extend(pad + line for line in dumped.splitlines(keepends=True))
+    return "".join(lines)
+
+
+def _edited_front(front: str, note: Note, keys: Sequence[str], newline: str) -> str:
+    """`front` with only `keys` rewritten from `note` (added at the end if missing)."""
+    spans = _spans(front)
+    edits: list[tuple[int, int, str]] = []
+    appended: list[str] = []
+    for key in keys:
+        span = spans.get(key)
+        empty = not getattr(note, key)
+        if span is None:
+            if not empty:
+                appended.append(_render_key(key, note, None))
+            continue
+        edits.append((span.start, span.end, _render_key(key, note, span)))
+    text = front
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement.replace("\n", newline) + text[end:]
+    if appended:
+        if text and not text.endswith("\n"):
+            text += newline
+        text += "".join(appended).replace("\n", newline)
+    return text
+
+
+def _changed_keys(note: Note, previous: ParsedFile) -> list[str]:
+    keys = [k for k in EDITABLE_KEYS if getattr(note, k) != getattr(previous.note, k)]
+    return keys
+
+
 def render(note: Note, previous: ParsedFile | None = None) -> bytes:
-    """The bytes of a note file for `note`, as close to `previous` as the edit allows."""
-    newline = previous.newline if previous else "\n"
-    front_unchanged = (
-        previous is not None and previous.note.model_copy(update={"body": note.body}) == note
-    )
-    if previous is not None and front_unchanged:
-        front = previous.front_matter_text
+    """The bytes of a note file for `note`, as close to `previous` as the edit allows:
+    only the keys that changed are rewritten, and the body only when it changed."""
+    if previous is None:
+        text = f"---\n{render_front_matter(note)}---\n{note.body}"
+        return text.encode("utf-8")
+    newline = previous.newline
+    keys = _changed_keys(note, previous)
+    front = previous.front_matter_text
+    if keys:
+        front = _edited_front(front or "", note, keys, newline)
+    if note.body == previous.note.body:
+        body = previous.body_text
     else:
-        front = render_front_matter(note, previous.extra if previous else None)
-        if newline != "\n":
-            front = front.replace("\n", newline)
-    body = note.body.replace("\n", newline) if newline != "\n" else note.body
-    text = f"---{newline}{front}---{newline}{body}"
-    if previous is not None and previous.bom:
+        body = note.body.replace("\n", newline) if newline != "\n" else note.body
+    text = body if front is None else f"---{newline}{front}---{newline}{body}"
+    if previous.bom:
         text = _BOM + text
     return text.encode("utf-8")
-
-
-def stamp_id(raw: bytes, note_id: str) -> bytes:
-    """`raw` with an ``id:`` line added as the first front-matter line, all else as it was."""
-    text = raw.decode("utf-8")
-    bom = _BOM if text.startswith(_BOM) else ""
-    body = text[len(bom) :]
-    opening = _OPEN.match(body)
-    if not opening:
-        raise NoteFormatError("no front matter to add an id to")
-    newline = "\r\n" if opening.group(0).endswith("\r\n") else "\n"
-    line = _dump({"id": note_id}, flow=False).replace("\n", newline)
-    return (bom + body[: opening.end()] + line + body[opening.end() :]).encode("utf-8")

@@ -1,8 +1,13 @@
-"""The knowledge base: a folder of Markdown concept notes (the `NoteStore` port).
+"""The knowledge base: a folder of Markdown notes, such as an Obsidian vault (the
+`NoteStore` port).
 
-Rules (DESIGN §3): writes are atomic; an unchanged note is never rewritten; a file that
-does not parse is listed with its error and never overwritten; deleted notes go to a
-trash folder; a note without an id gets one, written into its front matter once.
+Rules (DESIGN §3, ADR 0016): reading never writes to the folder; writes are atomic and
+surgical (only what the learner changed, `front_matter.render`), through a symlink into
+its target; an unchanged note is never rewritten; a file that does not parse is listed
+with its reason and never overwritten; hidden folders and other files are ignored; a
+symlinked file or folder is followed once (no cycles, no note listed twice); only Coach's
+own leftover temp files are ever removed. A note's id is its front matter's `id`, else one
+Coach keeps for it outside the folder (`note_ids`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -21,14 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from coach_gui.adapters import front_matter
-from coach_gui.adapters.files import atomic_write
+from coach_gui.adapters.files import atomic_write, is_own_temp_file
+from coach_gui.adapters.note_ids import NoteIdentities, vault_key
 from coach_gui.domain.errors import NoteError, NoteNotFound
 from coach_gui.domain.notes import (
     BrokenNote,
     KnowledgeBaseSnapshot,
     Note,
     NoteEntry,
-    new_note_id,
     ordered,
     slug,
 )
@@ -36,6 +42,7 @@ from coach_gui.domain.notes import (
 log = logging.getLogger(__name__)
 
 _SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
+_MIN_RENAME_BYTES = 32  # a rename is recognised by the bytes; an empty file says nothing
 
 
 class NoteConflict(NoteError):
@@ -73,15 +80,15 @@ def _digest(raw: bytes) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-# A save killed mid-write leaves its temp file (".name.md.XXXX.tmp", see atomic_write). One
-# older than this cannot belong to a save still in progress, so it is only clutter.
+# A save killed mid-write leaves its temp file (see atomic_write). One older than this
+# cannot belong to a save still in progress, so it is only clutter.
 STALE_TEMP_SECONDS = 3600
 
 
 def _remove_stale_temp_files(root: str, files: list[str]) -> None:
     cutoff = time.time() - STALE_TEMP_SECONDS
     for name in files:
-        if not (name.startswith(".") and name.endswith(".tmp") and ".md." in name.lower()):
+        if not is_own_temp_file(name):  # only Coach's own: another program's is not ours
             continue
         path = Path(root, name)
         try:
@@ -91,13 +98,28 @@ def _remove_stale_temp_files(root: str, files: list[str]) -> None:
             continue
 
 
-class MarkdownNoteStore:
-    """A folder of ``.md`` notes (subfolders included, hidden folders skipped)."""
+@dataclass(frozen=True)
+class _Found:
+    path: Path  # as reached from the folder (through any symlink)
+    name: str  # relative to the folder, '/'-separated
 
-    def __init__(self, folder: Path, trash: Path, *, cache_file: Path | None = None) -> None:
+
+class MarkdownNoteStore:
+    """A folder of ``.md`` notes (subfolders included, hidden folders skipped). `ids_file`
+    keeps the ids of notes without one of their own (None: kept in memory only)."""
+
+    def __init__(
+        self,
+        folder: Path,
+        trash: Path,
+        *,
+        cache_file: Path | None = None,
+        ids_file: Path | None = None,
+    ) -> None:
         self._folder = folder
         self._trash = trash
         self._cache_file = cache_file
+        self._ids = NoteIdentities(ids_file, vault_key(folder))
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
 
@@ -109,28 +131,69 @@ class MarkdownNoteStore:
     def trash_location(self) -> str:
         return str(self._trash)
 
-    def _files(self) -> list[tuple[Path, str]]:
-        """Every note file with its name relative to the folder ('/'-separated)."""
-        found: list[tuple[Path, str]] = []
+    def _folders(self) -> Iterator[tuple[str, str, list[str]]]:
+        """(folder, its '/'-separated prefix, its file names) for the knowledge base and
+        every folder in it: real folders first, then those reached through symlinks, each
+        real folder once (a link back to an ancestor is no cycle)."""
         trash = self._trash.resolve() if self._trash.exists() else None
-        top = str(self._folder)
-        for root, dirs, files in os.walk(top):
-            dirs[:] = sorted(
-                d
-                for d in dirs
-                if d not in _SKIP_DIRS
-                and not d.startswith(".")
-                and (trash is None or Path(root, d).resolve() != trash)
-            )
-            prefix = root[len(top) :].strip(os.sep).replace(os.sep, "/")
-            prefix = f"{prefix}/" if prefix else ""
-            found.extend(
-                (Path(root, f), prefix + f) for f in sorted(files) if f.lower().endswith(".md")
-            )
-            _remove_stale_temp_files(root, files)
-        return found
+        seen: set[tuple[int, int]] = set()
+        pending: list[tuple[str, str]] = [(str(self._folder), "")]
+        linked: list[tuple[str, str]] = []
+        while pending or linked:
+            folder, prefix = pending.pop() if pending else linked.pop(0)
+            try:
+                info = os.stat(folder)
+                with os.scandir(folder) as scan:
+                    found = sorted(scan, key=lambda e: e.name)
+            except OSError:
+                continue
+            if (info.st_dev, info.st_ino) in seen:
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            files: list[str] = []
+            subfolders: list[tuple[str, str]] = []
+            for item in found:
+                try:
+                    is_dir = item.is_dir()  # through a symlink too
+                except OSError:
+                    continue
+                if not is_dir:
+                    files.append(item.name)
+                elif (
+                    item.name in _SKIP_DIRS
+                    or item.name.startswith(".")
+                    or (trash is not None and Path(item.path).resolve() == trash)
+                ):
+                    continue
+                elif item.is_symlink():  # walked after every real folder
+                    linked.append((item.path, f"{prefix}{item.name}/"))
+                else:
+                    subfolders.append((item.path, f"{prefix}{item.name}/"))
+            pending.extend(reversed(subfolders))
+            yield folder, prefix, files
+
+    def _files(self) -> tuple[list[_Found], int]:
+        """Every note file, each real file once, and how many other paths led to one."""
+        by_real: dict[str, list[_Found]] = {}
+        real_top = os.path.realpath(self._folder)
+        for folder, prefix, files in self._folders():
+            for name in files:
+                if not name.lower().endswith(".md") or name.startswith("."):
+                    continue
+                path = Path(folder, name)
+                by_real.setdefault(os.path.realpath(path), []).append(_Found(path, prefix + name))
+            _remove_stale_temp_files(folder, files)
+        found: list[_Found] = []
+        for real, paths in by_real.items():
+            # One real file reached by several paths: listed once, under its own path when
+            # one of them is (not through a link), else under the first by name.
+            own = [f for f in paths if real == os.path.join(real_top, *f.name.split("/"))]
+            found.append((own or sorted(paths, key=lambda f: f.name))[0])
+        found.sort(key=lambda f: f.name)
+        return found, sum(len(paths) - 1 for paths in by_real.values())
 
     def load(self) -> KnowledgeBaseSnapshot:
+        """Read every note; writes nothing to the folder (ADR 0016)."""
         if not self._folder.is_dir():
             raise NoteError(
                 f"The knowledge base folder {self._folder} does not exist. Create it, or "
@@ -141,28 +204,37 @@ class MarkdownNoteStore:
         by_id: dict[str, _Loaded] = {}
         cached = self._read_cache()
         used: dict[str, Any] = {}
-        for path, name in self._files():
+        files, _ = self._files()
+        raws: dict[str, bytes] = {}
+        for item in files:
             try:
-                loaded = self._read(path, name, _CacheView(cached, used))
+                raws[item.name] = item.path.read_bytes()
+            except OSError as exc:
+                broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
+        with self._lock:
+            ids = self._ids.resolve({name: _rename_digest(raw) for name, raw in raws.items()})
+        for name, raw in raws.items():
+            try:
+                loaded = self._parse(raw, name, ids[name], _CacheView(cached, used))
             except NoteError as exc:
                 broken.append(BrokenNote(file_name=name, error=str(exc)))
                 continue
             note_id = loaded.parsed.note.id
-            if note_id in by_id:
-                broken.append(
-                    BrokenNote(
-                        file_name=name,
-                        error=f"it has the same id as {by_id[note_id].file_name}; delete its "
-                        "'id:' line and Coach will give it a new one",
-                    )
-                )
-                continue
+            if note_id in by_id:  # a copy kept its id: it is a note of its own all the same
+                log.info("%s has the id of %s; using its own", name, by_id[note_id].file_name)
+                loaded = self._parse(raw, name, ids[name], None, ignore_id=True)
+                note_id = loaded.parsed.note.id
+                if note_id in by_id:
+                    broken.append(BrokenNote(file_name=name, error="it is listed twice"))
+                    continue
             by_id[note_id] = loaded
             entries.append(NoteEntry(note=loaded.parsed.note, file_name=name))
         with self._lock:
             self._by_id = by_id
+            self._ids.flush()
         if used.keys() != cached.keys():
             self._write_cache(used)
+        broken.sort(key=lambda b: b.file_name)
         return KnowledgeBaseSnapshot(
             location=str(self._folder), notes=tuple(ordered(entries)), broken=tuple(broken)
         )
@@ -185,26 +257,22 @@ class MarkdownNoteStore:
         except OSError as exc:
             log.info("front-matter cache not written: %s", exc)
 
-    def _read(self, path: Path, name: str, cache: dict[str, Any] | None = None) -> _Loaded:
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise NoteError(f"cannot be read ({exc.strerror})") from None
-        generated: list[str] = []
-
-        def fresh_id() -> str:
-            generated.append(new_note_id())
-            return generated[0]
-
-        parsed = front_matter.parse(raw, fallback_id=fresh_id, yaml_cache=cache)
-        if generated:
-            # Generated once, then kept in the file, so history keeps pointing at the note.
-            raw = front_matter.stamp_id(raw, generated[0])
-            try:
-                atomic_write(path, raw)
-            except OSError as exc:
-                log.warning("could not write a new id into %s: %s", name, exc)
-            parsed = front_matter.parse(raw)
+    def _parse(
+        self,
+        raw: bytes,
+        name: str,
+        kept_id: str,
+        cache: dict[str, Any] | None,
+        *,
+        ignore_id: bool = False,
+    ) -> _Loaded:
+        stem = name.rsplit("/", 1)[-1]
+        stem = stem[:-3] if stem.lower().endswith(".md") else stem
+        if ignore_id:  # read it as a note whose front matter holds no id
+            parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem)
+            parsed = _without_own_id(parsed, kept_id)
+        else:
+            parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem, yaml_cache=cache)
         return _Loaded(file_name=name, parsed=parsed, digest=_digest(raw))
 
     def save(self, note: Note) -> NoteEntry:
@@ -217,8 +285,12 @@ class MarkdownNoteStore:
                 return NoteEntry(note=note, file_name=previous.file_name)
             self._check_unchanged_on_disk(path, previous)
             raw = front_matter.render(note, previous.parsed)
-            self._write(path, raw)
-            parsed = front_matter.parse(raw)
+            self._write(Path(os.path.realpath(path)), raw)  # through a symlink: its target
+            parsed = front_matter.parse(raw, fallback_id=note.id, file_stem=_stem(path.name))
+            if not previous.parsed.has_id:
+                parsed = _without_own_id(parsed, note.id)
+                self._ids.remember(previous.file_name, note.id, _rename_digest(raw))
+                self._ids.flush()
             self._by_id[note.id] = _Loaded(previous.file_name, parsed, _digest(raw))
             return NoteEntry(note=parsed.note, file_name=previous.file_name)
 
@@ -277,6 +349,29 @@ class MarkdownNoteStore:
                 ) from None
             del self._by_id[note_id]
             return str(target)
+
+
+def _stem(name: str) -> str:
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _unreadable(exc: OSError) -> str:
+    return f"cannot be read ({exc.strerror or exc})"
+
+
+def _rename_digest(raw: bytes) -> str:
+    """What recognises a note moved outside Coach: its exact bytes ("" when too few)."""
+    if len(raw) < _MIN_RENAME_BYTES:
+        return ""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def _without_own_id(parsed: front_matter.ParsedFile, kept_id: str) -> front_matter.ParsedFile:
+    """`parsed` with the id Coach keeps for it (its own `id:` stays in the file)."""
+    from dataclasses import replace
+
+    note = parsed.note.model_copy(update={"id": kept_id})
+    return replace(parsed, note=note, has_id=False)
 
 
 def seed_sample_notes(folder: Path) -> int:

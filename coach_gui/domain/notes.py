@@ -11,13 +11,14 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from coach_gui.domain.errors import NoteNotFound
 from coach_gui.domain.records import Record
 
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 def _check_id(value: str) -> str:
-    if not _ID_PATTERN.match(value):
+    if not ID_PATTERN.match(value):
         raise ValueError(
             "an id is 1–128 letters, digits, '.', '_' or '-', starting with a letter or digit"
         )
@@ -60,6 +61,29 @@ Assertion = Annotated[str, AfterValidator(_check_assertion)]
 NoteText = Annotated[str, AfterValidator(_check_no_nul)]
 
 
+# Obsidian's inline tag: '#' after the start or a space, then letters, digits, '_', '-' or
+# '/', with at least one that is not a digit ("#1984" is not a tag). Code is left out.
+_INLINE_TAG = re.compile(r"(?:(?<=\s)|^)#([\w/-]*[^\W\d][\w/-]*)", re.UNICODE)
+_FENCE = re.compile(r"^(```|~~~)")
+_CODE_SPAN = re.compile(r"(`+).*?\1")
+
+
+def inline_tags(body: str) -> tuple[str, ...]:
+    """The `#tags` written in a body, in order, each once: none from fenced code blocks,
+    code spans or headings (`# Title` has a space after the '#')."""
+    found: dict[str, None] = {}
+    fenced = False
+    for line in body.splitlines():
+        if _FENCE.match(line.lstrip()):
+            fenced = not fenced
+            continue
+        if fenced or "#" not in line:
+            continue
+        for match in _INLINE_TAG.finditer(_CODE_SPAN.sub(" ", line)):
+            found.setdefault(match.group(1).rstrip("/"), None)
+    return tuple(t for t in found if t)
+
+
 def new_note_id() -> str:
     """A fresh, stable note id; generated once, then kept in the note's front matter."""
     return uuid.uuid4().hex
@@ -71,9 +95,17 @@ class Note(Record):
     id: NoteId
     title: Title
     source: NoteText = ""
-    tags: tuple[Tag, ...] = ()
+    tags: tuple[Tag, ...] = ()  # the front matter's (inline #tags: `inline_tags(body)`)
+    aliases: tuple[Title, ...] = ()  # other names the note goes by (read, never written)
     core_assertions: tuple[Assertion, ...] = ()
     body: NoteText = ""
+
+    @property
+    def all_tags(self) -> tuple[str, ...]:
+        """Front matter tags, then the body's inline #tags, each once."""
+        found = list(self.tags)
+        found += [t for t in inline_tags(self.body) if t not in found]
+        return tuple(dict.fromkeys(found))
 
 
 class NoteEntry(Record):
@@ -104,15 +136,37 @@ class KnowledgeBaseSnapshot(Record):
     broken: tuple[BrokenNote, ...] = ()
 
     def find(self, key: str) -> NoteEntry | None:
-        """The note whose id, or file name without ``.md``, is `key`."""
+        """The note whose id, file name (with or without ``.md``, with or without its
+        folder) or title is `key`, in that order of preference. AmbiguousNote when more
+        than one note answers to the same name: never one picked at random."""
         for entry in self.notes:
             if entry.note.id == key:
                 return entry
-        folded = key.casefold()
-        for entry in self.notes:
-            if entry.stem.casefold() == folded or entry.file_name.casefold() == folded:
-                return entry
+        folded = fold(key.strip())
+        if folded.endswith(".md"):
+            folded = folded[:-3]
+        for matches in (
+            [e for e in self.notes if fold(e.file_name[:-3]) == folded],  # the folder too
+            [e for e in self.notes if fold(e.stem) == folded],
+            [e for e in self.notes if fold(e.note.title) == folded],
+        ):
+            if len(matches) == 1:
+                return matches[0]
+            if matches:
+                raise AmbiguousNote(key, tuple(e.file_name for e in matches))
         return None
+
+
+class AmbiguousNote(NoteNotFound):
+    """More than one note answers to the name asked for (so none is taken)."""
+
+    def __init__(self, key: str, file_names: tuple[str, ...]) -> None:
+        listed = ", ".join(file_names[:10]) + (" …" if len(file_names) > 10 else "")
+        super().__init__(
+            f"{len(file_names)} notes answer to {key!r}: {listed}. Give the file name with "
+            "its folder (e.g. 'folder/note') or the note's id (`coach notes --json`)."
+        )
+        self.file_names = file_names
 
 
 def sort_key(entry: NoteEntry) -> tuple[str, str]:
@@ -143,10 +197,21 @@ def slug(title: str, *, taken: Sequence[str] = ()) -> str:
     return candidate
 
 
+def _tag_query(word: str) -> str | None:
+    """The tag prefix a query word asks for (`#evo`, `tag:evo`, `tag:#evo`), or None."""
+    if word.startswith("tag:"):
+        word = word[4:]
+    elif not word.startswith("#"):
+        return None
+    return word.lstrip("#")
+
+
 class NoteSearchIndex:
-    """Search as you type: every word of the query must appear in the title, tags,
-    source, assertions or body. Title hits rank first, then tag hits, then the rest,
-    each group in list order.
+    """Search as you type: every word of the query must appear in the title, an alias,
+    the tags (front matter and inline), source, assertions or body; `#x` or `tag:x` keeps
+    the notes with a tag starting with x (`#area` finds `area/sub`, as Obsidian's tag
+    search does). Title and alias hits rank first, then tag hits, then the rest, each
+    group in list order.
 
     The folded text of all notes is kept in one string, so the first word of a query is
     found by C-speed `str.find` jumps rather than a Python loop over every note; and a
@@ -158,14 +223,20 @@ class NoteSearchIndex:
 
     def __init__(self, entries: Sequence[NoteEntry]) -> None:
         self._entries = ordered(entries)
-        self._titles = [fold(e.note.title) for e in self._entries]
-        self._tags = [fold(" ".join(e.note.tags)) for e in self._entries]
+        self._titles = [fold(" ".join((e.note.title, *e.note.aliases))) for e in self._entries]
+        all_tags = [tuple(fold(t) for t in e.note.all_tags) for e in self._entries]
+        self._tag_lists = all_tags
+        self._tags = [" ".join(tags) for tags in all_tags]
         # Each note's distinct whitespace-separated tokens: a query word never spans
         # whitespace, so this finds the same notes as the full text in about half the bytes.
         self._texts = [
             " ".join(
                 dict.fromkeys(
-                    fold(" ".join((n.title, *n.tags, n.source, *n.core_assertions, n.body))).split()
+                    fold(
+                        " ".join(
+                            (n.title, *n.aliases, *n.tags, n.source, *n.core_assertions, n.body)
+                        )
+                    ).split()
                 )
             )
             for n in (e.note for e in self._entries)
@@ -222,8 +293,27 @@ class NoteSearchIndex:
         self._last = (words, hits)
         return hits
 
+    def _with_tags(self, prefixes: list[str], among: list[NoteEntry] | None) -> list[NoteEntry]:
+        index = {id(e): i for i, e in enumerate(self._entries)}
+        pool = self._entries if among is None else among
+        return [
+            e
+            for e in pool
+            if all(
+                any(tag.startswith(p) for tag in self._tag_lists[index[id(e)]]) for p in prefixes
+            )
+        ]
+
     def search(self, query: str) -> list[NoteEntry]:
         words = fold(query).split()
+        prefixes = [_tag_query(w) for w in words if _tag_query(w) is not None]
+        if prefixes:
+            rest = " ".join(w for w in words if _tag_query(w) is None)
+            found = self._search_words(rest.split()) if rest else None
+            return self._with_tags([p for p in prefixes if p is not None], found)
+        return self._search_words(words)
+
+    def _search_words(self, words: list[str]) -> list[NoteEntry]:
         if not words:
             return list(self._entries)
         title_hits: list[NoteEntry] = []

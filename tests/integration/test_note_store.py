@@ -50,7 +50,7 @@ def test_edit_is_written_and_read_back(kb: Path) -> None:
 def test_broken_files_are_listed_with_their_error_and_never_overwritten(kb: Path) -> None:
     bad = {
         "bad-yaml.md": b"---\ntitle: [oops\n---\n",
-        "no-title.md": b"---\nid: x9\n---\nbody\n",
+        "unclosed.md": b"---\nid: x9\ntitle: T\nbody\n",
         "latin1.md": "---\ntitle: caf\u00e9\n---\n".encode("latin-1"),
         "binary.md": b"\x89PNG\r\n\x1a\n\x00\x00",
         "huge.md": b"---\ntitle: big\n---\n" + b"a" * 1_100_000,
@@ -61,27 +61,45 @@ def test_broken_files_are_listed_with_their_error_and_never_overwritten(kb: Path
     assert [e.file_name for e in snapshot.notes] == ["struggle.md"]
     errors = {b.file_name: b.error for b in snapshot.broken}
     assert set(errors) == set(bad)
-    assert "missing title" in errors["no-title.md"]
+    assert "not closed" in errors["unclosed.md"]
     assert "UTF-8" in errors["latin1.md"]
     for name, raw in bad.items():
         assert (kb / name).read_bytes() == raw
 
 
-def test_a_note_without_id_gets_one_written_once(kb: Path) -> None:
-    (kb / "new.md").write_bytes(b"---\ntitle: Fresh\ntags: [a]\n---\nText\n")
-    first = {e.file_name: e.note.id for e in _store(kb).load().notes}
-    second = {e.file_name: e.note.id for e in _store(kb).load().notes}
-    assert first == second
-    assert (
-        kb / "new.md"
-    ).read_bytes() == f"---\nid: {first['new.md']}\ntitle: Fresh\ntags: [a]\n---\nText\n".encode()
+def test_a_note_without_id_keeps_one_coach_holds_and_its_file_is_never_written(
+    kb: Path, tmp_path: Path
+) -> None:
+    """Issue 14: reading stamped an `id:` into every note without one (13,414 files of a
+    Zettelkasten rewritten by one `coach notes`)."""
+    raw = b"---\ntitle: Fresh\ntags: [a]\n---\nText long enough to be recognised when moved.\n"
+    (kb / "new.md").write_bytes(raw)
+    ids = tmp_path / "ids.json"
+    first = {
+        e.file_name: e.note.id
+        for e in MarkdownNoteStore(kb, tmp_path / "t", ids_file=ids).load().notes
+    }
+    second = {
+        e.file_name: e.note.id
+        for e in MarkdownNoteStore(kb, tmp_path / "t", ids_file=ids).load().notes
+    }
+    assert first == second and first["struggle.md"] == "n1"
+    assert (kb / "new.md").read_bytes() == raw
+    (kb / "sub").mkdir()
+    os.replace(kb / "new.md", kb / "sub" / "renamed.md")  # moved outside Coach
+    moved = {
+        e.file_name: e.note.id
+        for e in MarkdownNoteStore(kb, tmp_path / "t", ids_file=ids).load().notes
+    }
+    assert moved["sub/renamed.md"] == first["new.md"]  # the same note: its history follows
 
 
-def test_duplicate_ids_are_reported_not_merged(kb: Path) -> None:
+def test_a_copy_with_the_same_id_is_a_note_of_its_own(kb: Path) -> None:
     (kb / "copy.md").write_bytes(GOOD)
     snapshot = _store(kb).load()
-    assert len(snapshot.notes) == 1
-    assert "same id" in snapshot.broken[0].error
+    ids = {e.file_name: e.note.id for e in snapshot.notes}
+    assert set(ids) == {"copy.md", "struggle.md"} and snapshot.broken == ()
+    assert ids["copy.md"] == "n1" and ids["struggle.md"] != "n1"  # the first by name keeps it
 
 
 def test_new_notes_get_a_file_named_after_the_title(kb: Path) -> None:
@@ -188,18 +206,20 @@ def test_a_temp_file_left_by_a_killed_save_is_removed_once_it_is_stale(kb: Path)
 
     from coach_gui.adapters.notes_fs import STALE_TEMP_SECONDS
 
-    stale = kb / ".struggle.md.k1llxd.tmp"
-    fresh = kb / ".struggle.md.wr1t1n.tmp"  # a save in another process, still running
+    stale = kb / ".struggle.md.coach-k1llxd.tmp"
+    fresh = kb / ".struggle.md.coach-wr1t1n.tmp"  # a save in another process, still running
+    syncthing = kb / ".syncthing.struggle.md.tmp"  # another program's: never ours to remove
     for leftover in (stale, fresh):
         leftover.write_bytes(GOOD[:20])
     old = time.time() - STALE_TEMP_SECONDS - 60
     os.utime(stale, (old, old))
     other = kb / ".notes.tmp"  # not a note's temp file: not ours to remove
-    other.write_text("keep", encoding="utf-8")
-    os.utime(other, (old, old))
+    for foreign in (other, syncthing):
+        foreign.write_text("keep", encoding="utf-8")
+        os.utime(foreign, (old, old))
 
     snapshot = _store(kb).load()
 
     assert [e.file_name for e in snapshot.notes] == ["struggle.md"] and snapshot.broken == ()
     assert not stale.exists()
-    assert fresh.exists() and other.exists()
+    assert fresh.exists() and other.exists() and syncthing.exists()

@@ -1,0 +1,126 @@
+"""Which note is which, for notes whose front matter has no id of its own (ADR 0016).
+
+Reading never writes to the knowledge base, so an Obsidian note keeps no Coach id in its
+file. Coach keeps one for it instead, in its own data folder: a map from the note's path
+in the vault to its id and the digest of its bytes. A note seen for the first time gets an
+id derived from the vault and its path (so two Coach processes agree on it); a note that
+appears under a new path with the exact bytes of one that vanished is the same note,
+renamed or moved, and keeps its id and so its history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from coach_gui.adapters.files import atomic_write
+
+log = logging.getLogger(__name__)
+
+
+def vault_key(folder: Path) -> str:
+    """A short name for a knowledge base folder (its real path)."""
+    real = os.path.realpath(folder)
+    return hashlib.blake2b(real.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+
+def derived_id(key: str, rel_path: str) -> str:
+    """The id a note gets the first time Coach sees it at `rel_path`."""
+    seed = f"coach note\x00{key}\x00{rel_path}".encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(seed, digest_size=16).hexdigest()
+
+
+class NoteIdentities:
+    """The id of every note without one of its own, kept in `file` (None: in memory)."""
+
+    def __init__(self, file: Path | None, key: str) -> None:
+        self._file = file
+        self._key = key
+        self._entries: dict[str, dict[str, str]] = self._read()
+        self._dirty = False
+
+    def _read(self) -> dict[str, dict[str, str]]:
+        if self._file is None:
+            return {}
+        try:
+            data = json.loads(self._file.read_bytes())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            # Unreadable: ids are derived again from the paths, so only renames made
+            # since the last good write lose their history.
+            log.warning("note ids not read (%s); deriving them from the paths", exc)
+            return {}
+        notes = data.get("notes") if isinstance(data, dict) else None
+        if not isinstance(notes, dict):
+            return {}
+        return {
+            path: entry
+            for path, entry in notes.items()
+            if isinstance(entry, dict)
+            and isinstance(entry.get("id"), str)
+            and isinstance(entry.get("digest"), str)
+        }
+
+    def resolve(self, present: Mapping[str, str]) -> dict[str, str]:
+        """The id of each note path in `present` (path → digest of its bytes, "" for a file
+        too short to recognise). A new path whose bytes are those of a path that is gone
+        takes that path's id."""
+        found: dict[str, str] = {}
+        new: list[str] = []
+        for path, digest in present.items():
+            entry = self._entries.get(path)
+            if entry is None:
+                new.append(path)
+                continue
+            found[path] = entry["id"]
+            if entry["digest"] != digest:
+                entry["digest"] = digest
+                self._dirty = True
+        gone: dict[str, list[str]] = {}
+        for path in sorted(self._entries):
+            if path not in present:
+                gone.setdefault(self._entries[path]["digest"], []).append(path)
+        for path in sorted(new):
+            digest = present[path]
+            candidates = gone.get(digest) if digest else None  # "": too short to tell
+            if candidates:  # renamed or moved outside Coach: the same bytes elsewhere
+                old = candidates.pop(0)
+                note_id = self._entries.pop(old)["id"]
+                log.info("note moved: %s -> %s", old, path)
+            else:
+                note_id = derived_id(self._key, path)
+            self._entries[path] = {"id": note_id, "digest": digest}
+            found[path] = note_id
+            self._dirty = True
+        return found
+
+    def remember(self, path: str, note_id: str, digest: str) -> None:
+        """After Coach wrote the note at `path`: its bytes are these now."""
+        if self._entries.get(path) != {"id": note_id, "digest": digest}:
+            self._entries[path] = {"id": note_id, "digest": digest}
+            self._dirty = True
+
+    def forget(self, path: str) -> None:
+        if self._entries.pop(path, None) is not None:
+            self._dirty = True
+
+    def flush(self) -> None:
+        """Write the map if it changed (never into the knowledge base)."""
+        if not self._dirty or self._file is None:
+            return
+        text = json.dumps(
+            {"vault": self._key, "notes": dict(sorted(self._entries.items()))},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        try:
+            atomic_write(self._file, text.encode("utf-8"))
+        except OSError as exc:
+            log.warning("note ids not written: %s", exc)
+            return
+        self._dirty = False
