@@ -17,13 +17,25 @@ class Check:
     ok: bool
     detail: str
     warn: bool = False
+    items: tuple[dict[str, str], ...] = ()  # every finding, for --json (the detail sums up)
 
     @property
     def level(self) -> str:
         return "fail" if not self.ok else "warn" if self.warn else "ok"
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "ok": self.ok, "level": self.level, "detail": self.detail}
+        found: dict[str, object] = {
+            "name": self.name,
+            "ok": self.ok,
+            "level": self.level,
+            "detail": self.detail,
+        }
+        if self.items:
+            found["items"] = list(self.items)
+        return found
+
+
+_SHOWN_UNREADABLE = 3
 
 
 def check_notes(store: NoteStore) -> Check:
@@ -34,12 +46,17 @@ def check_notes(store: NoteStore) -> Check:
     notes = len(snapshot.notes)
     assertions = sum(len(e.note.core_assertions) for e in snapshot.notes)
     detail = f"{notes} notes, {assertions} core assertions in {snapshot.location}"
-    if snapshot.broken:
-        listed = "; ".join(f"{b.file_name}: {b.error}" for b in snapshot.broken)
+    if snapshot.broken:  # Coach works; these files are listed, never overwritten
+        count = len(snapshot.broken)
+        shown = "; ".join(f"{b.file_name}: {b.error}" for b in snapshot.broken[:_SHOWN_UNREADABLE])
+        more = f"; and {count - _SHOWN_UNREADABLE} more" if count > _SHOWN_UNREADABLE else ""
         return Check(
             "knowledge base",
-            False,
-            f"{detail}; {len(snapshot.broken)} file(s) could not be read — {listed}",
+            True,
+            f"{detail}; {count} file{'s' if count != 1 else ''} could not be read — "
+            f"{shown}{more} (`coach doctor --json` lists them all)",
+            warn=True,
+            items=tuple({"file": b.file_name, "reason": b.error} for b in snapshot.broken),
         )
     return Check("knowledge base", True, detail)
 

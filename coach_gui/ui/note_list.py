@@ -139,13 +139,15 @@ class NoteListPane(QWidget):
         self._index: NoteSearchIndex | None = None  # may trail `_notes` while it is rebuilt
         self._index_fresh = False  # built from exactly the notes listed now
         self._current_id = ""
+        self._broken_count = 0
 
         self.search_box = QLineEdit(self)
-        self.search_box.setPlaceholderText("Search notes  (Ctrl+F)")
+        self.search_box.setPlaceholderText("Search notes, #tags  (Ctrl+F)")
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setAccessibleName("Search notes")
         self.search_box.setAccessibleDescription(
-            "Filters the note list as you type: title, tags, source, assertions and text"
+            "Filters the note list as you type: title, aliases, tags, source, assertions and "
+            "text; #tag or tag:name keeps the notes with that tag"
         )
         self.search_box.textChanged.connect(self.apply_filter)
 
@@ -220,9 +222,14 @@ class NoteListPane(QWidget):
         for item in broken:
             self.broken_list.addItem(f"{item.file_name} — {item.error}")
         n = len(broken)
+        self._broken_count = n
         self.broken_button.setText(f"{n} file{'s' if n != 1 else ''} could not be read")
         self.broken_button.setVisible(n > 0)
+        if n and not self._notes:  # nothing else to look at: show why at once
+            self.broken_button.setChecked(True)
         self.broken_list.setVisible(n > 0 and self.broken_button.isChecked())
+        if not self._notes and not self.search_box.text().strip():
+            self.apply_filter("")
 
     def apply_filter(self, text: str) -> None:
         if not text.strip() or self._index is None:
@@ -238,6 +245,12 @@ class NoteListPane(QWidget):
             self.stack.setCurrentWidget(self.view)
         elif text.strip():
             self.show_loading(f"No notes match “{text.strip()}”.\nPress Esc to clear the search.")
+        elif self._broken_count:  # a vault of files Coach cannot read is not an empty one
+            n = self._broken_count
+            self.show_loading(
+                f"None of the {n} Markdown file{'s' if n != 1 else ''} here could be read.\n"
+                "The list below says why; fix one in any editor and it appears (F5)."
+            )
         else:
             self.show_loading("No notes yet.\nPress Ctrl+N to write your first note.")
         self._reselect_quietly()

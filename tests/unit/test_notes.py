@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from coach_gui.domain.notes import Note, NoteEntry, NoteSearchIndex, ordered, slug
+from coach_gui.domain.notes import (
+    AmbiguousNote,
+    KnowledgeBaseSnapshot,
+    Note,
+    NoteEntry,
+    NoteSearchIndex,
+    ordered,
+    slug,
+)
 
 
 def _entry(title: str, *, tags: tuple[str, ...] = (), body: str = "", file: str = "") -> NoteEntry:
@@ -97,3 +105,49 @@ def test_search_narrows_and_widens_as_the_learner_types_and_deletes() -> None:
 def test_query_words_match_inside_punctuated_tokens() -> None:
     index = NoteSearchIndex([_entry("T", body="Darwin's theory, (1859).")])
     assert index.search("darwin's") and index.search("theory") and index.search("1859")
+
+
+# --- issue 14: aliases, tags in every form, names that are not unique -----------------------
+
+
+def _vault_entry(name: str, **fields: object) -> NoteEntry:
+    import hashlib
+
+    note_id = hashlib.sha256(name.encode()).hexdigest()[:16]
+    note = Note(id=note_id, title=name.split("/")[-1][:-3])
+    return NoteEntry(note=note.model_copy(update=fields), file_name=name)
+
+
+def test_search_finds_aliases_and_tags_in_every_form() -> None:
+    notes = [
+        _vault_entry("selection.md", aliases=("Survival of the fittest",), tags=("biology",)),
+        _vault_entry("area/drift.md", body="Chance alone. #evolution/chance and #Evolution"),
+        _vault_entry("plain.md", body="Nothing tagged, `#code` is not a tag"),
+    ]
+    index = NoteSearchIndex(notes)
+    assert [e.file_name for e in index.search("fittest")] == ["selection.md"]
+    assert [e.file_name for e in index.search("#evolution")] == ["area/drift.md"]
+    assert [e.file_name for e in index.search("tag:evo")] == ["area/drift.md"]  # as you type
+    assert [e.file_name for e in index.search("#evolution/chance alone")] == ["area/drift.md"]
+    assert [e.file_name for e in index.search("tag:biology")] == ["selection.md"]
+    assert index.search("#code") == []
+
+
+def test_a_name_two_notes_share_is_an_error_listing_both() -> None:
+    snapshot = KnowledgeBaseSnapshot(
+        location="/kb",
+        notes=(
+            _vault_entry("work/Security and privacy.md"),
+            _vault_entry("home/Security and privacy.md"),
+        ),
+    )
+    with pytest.raises(AmbiguousNote) as raised:
+        snapshot.find("Security and privacy")
+    assert set(raised.value.file_names) == {
+        "work/Security and privacy.md",
+        "home/Security and privacy.md",
+    }
+    assert "folder" in str(raised.value)
+    found = snapshot.find("work/Security and privacy")
+    assert found is not None and found.file_name == "work/Security and privacy.md"
+    assert snapshot.find("home/security and privacy.md") is not None
