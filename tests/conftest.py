@@ -76,4 +76,17 @@ def coach_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
+    _trash_in(tmp_path / "xdg-data", monkeypatch)
     yield home
+
+
+def _trash_in(data_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """send2trash reads XDG_DATA_HOME once, when imported: point it at this test's folder,
+    so no test ever puts a file in a developer's own trash."""
+    try:
+        from send2trash import plat_other
+    except ImportError:  # another platform's implementation
+        return
+    monkeypatch.setattr(plat_other, "XDG_DATA_HOME", os.fsencode(data_home))
+    monkeypatch.setattr(plat_other, "HOMETRASH_B", os.fsencode(data_home / "Trash"))
+    monkeypatch.setattr(plat_other, "HOMETRASH", str(data_home / "Trash"))

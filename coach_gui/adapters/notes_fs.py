@@ -26,6 +26,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from send2trash import send2trash
+from send2trash.exceptions import TrashPermissionError
+
 from coach_gui.adapters import front_matter
 from coach_gui.adapters.files import atomic_write, is_own_temp_file
 from coach_gui.adapters.note_ids import NoteIdentities, vault_key
@@ -35,8 +38,8 @@ from coach_gui.domain.notes import (
     KnowledgeBaseSnapshot,
     Note,
     NoteEntry,
+    note_file_stem,
     ordered,
-    slug,
 )
 
 log = logging.getLogger(__name__)
@@ -100,7 +103,7 @@ def _remove_stale_temp_files(root: str, files: list[str]) -> None:
 
 @dataclass(frozen=True)
 class _Found:
-    path: Path  # as reached from the folder (through any symlink)
+    path: str  # as reached from the folder (through any symlink)
     name: str  # relative to the folder, '/'-separated
 
 
@@ -122,25 +125,27 @@ class MarkdownNoteStore:
         self._ids = NoteIdentities(ids_file, vault_key(folder))
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
+        self._attachments: tuple[str, ...] = ()
 
     @property
     def location(self) -> str:
         return str(self._folder)
 
-    @property
-    def trash_location(self) -> str:
-        return str(self._trash)
-
-    def _folders(self) -> Iterator[tuple[str, str, list[str]]]:
-        """(folder, its '/'-separated prefix, its file names) for the knowledge base and
-        every folder in it: real folders first, then those reached through symlinks, each
-        real folder once (a link back to an ancestor is no cycle)."""
-        trash = self._trash.resolve() if self._trash.exists() else None
+    def _folders(self) -> Iterator[tuple[str, str, str, list[os.DirEntry[str]]]]:
+        """(folder, its real path, its '/'-separated prefix, its files) for the knowledge
+        base and every folder in it: real folders first, then those reached through
+        symlinks, each real folder once (a link back to an ancestor is no cycle)."""
+        trash = os.path.realpath(self._trash) if self._trash.exists() else None
         seen: set[tuple[int, int]] = set()
-        pending: list[tuple[str, str]] = [(str(self._folder), "")]
+        top = str(self._folder)
+        pending: list[tuple[str, str, str]] = [(top, os.path.realpath(top), "")]
         linked: list[tuple[str, str]] = []
         while pending or linked:
-            folder, prefix = pending.pop() if pending else linked.pop(0)
+            if pending:
+                folder, real, prefix = pending.pop()
+            else:
+                folder, prefix = linked.pop(0)
+                real = os.path.realpath(folder)
             try:
                 info = os.stat(folder)
                 with os.scandir(folder) as scan:
@@ -150,46 +155,53 @@ class MarkdownNoteStore:
             if (info.st_dev, info.st_ino) in seen:
                 continue
             seen.add((info.st_dev, info.st_ino))
-            files: list[str] = []
-            subfolders: list[tuple[str, str]] = []
+            files: list[os.DirEntry[str]] = []
+            subfolders: list[tuple[str, str, str]] = []
             for item in found:
                 try:
                     is_dir = item.is_dir()  # through a symlink too
                 except OSError:
                     continue
                 if not is_dir:
-                    files.append(item.name)
-                elif (
-                    item.name in _SKIP_DIRS
-                    or item.name.startswith(".")
-                    or (trash is not None and Path(item.path).resolve() == trash)
-                ):
+                    files.append(item)
+                elif _skipped(item.name):
                     continue
                 elif item.is_symlink():  # walked after every real folder
                     linked.append((item.path, f"{prefix}{item.name}/"))
-                else:
-                    subfolders.append((item.path, f"{prefix}{item.name}/"))
+                elif trash is None or os.path.join(real, item.name) != trash:
+                    subfolders.append(
+                        (item.path, os.path.join(real, item.name), f"{prefix}{item.name}/")
+                    )
             pending.extend(reversed(subfolders))
-            yield folder, prefix, files
+            yield folder, real, prefix, files
 
     def _files(self) -> tuple[list[_Found], int]:
-        """Every note file, each real file once, and how many other paths led to one."""
+        """Every note file, each real file once, and how many other paths led to one.
+        The other files (pictures, PDFs: what notes embed) are in `self._attachments`."""
         by_real: dict[str, list[_Found]] = {}
         real_top = os.path.realpath(self._folder)
-        for folder, prefix, files in self._folders():
-            for name in files:
-                if not name.lower().endswith(".md") or name.startswith("."):
+        attachments: list[str] = []
+        for folder, real, prefix, files in self._folders():
+            for item in files:
+                name = item.name
+                if name.startswith(".") or is_own_temp_file(name):
                     continue
-                path = Path(folder, name)
-                by_real.setdefault(os.path.realpath(path), []).append(_Found(path, prefix + name))
-            _remove_stale_temp_files(folder, files)
+                if not name.lower().endswith(".md"):
+                    attachments.append(prefix + name)
+                    continue
+                # A file that is no link, in a folder whose real path is known, needs no
+                # realpath() (an lstat per path component: most of a cold listing's time).
+                where = os.path.realpath(item.path) if item.is_symlink() else f"{real}/{name}"
+                by_real.setdefault(where, []).append(_Found(item.path, prefix + name))
+            _remove_stale_temp_files(folder, [item.name for item in files])
         found: list[_Found] = []
-        for real, paths in by_real.items():
+        for where, paths in by_real.items():
             # One real file reached by several paths: listed once, under its own path when
             # one of them is (not through a link), else under the first by name.
-            own = [f for f in paths if real == os.path.join(real_top, *f.name.split("/"))]
+            own = [f for f in paths if where == os.path.join(real_top, *f.name.split("/"))]
             found.append((own or sorted(paths, key=lambda f: f.name))[0])
         found.sort(key=lambda f: f.name)
+        self._attachments = tuple(sorted(attachments))
         return found, sum(len(paths) - 1 for paths in by_real.values())
 
     def load(self) -> KnowledgeBaseSnapshot:
@@ -208,7 +220,8 @@ class MarkdownNoteStore:
         raws: dict[str, bytes] = {}
         for item in files:
             try:
-                raws[item.name] = item.path.read_bytes()
+                with open(item.path, "rb") as handle:
+                    raws[item.name] = handle.read()
             except OSError as exc:
                 broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
         with self._lock:
@@ -236,7 +249,10 @@ class MarkdownNoteStore:
             self._write_cache(used)
         broken.sort(key=lambda b: b.file_name)
         return KnowledgeBaseSnapshot(
-            location=str(self._folder), notes=tuple(ordered(entries)), broken=tuple(broken)
+            location=str(self._folder),
+            notes=tuple(ordered(entries)),
+            broken=tuple(broken),
+            attachments=self._attachments,
         )
 
     def _read_cache(self) -> dict[str, Any]:
@@ -275,11 +291,11 @@ class MarkdownNoteStore:
             parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem, yaml_cache=cache)
         return _Loaded(file_name=name, parsed=parsed, digest=_digest(raw))
 
-    def save(self, note: Note) -> NoteEntry:
+    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
         with self._lock:
             previous = self._by_id.get(note.id)
             if previous is None:
-                return self._create(note)
+                return self._create(note, folder)
             path = self._folder / previous.file_name
             if previous.parsed.note == note:
                 return NoteEntry(note=note, file_name=previous.file_name)
@@ -294,12 +310,19 @@ class MarkdownNoteStore:
             self._by_id[note.id] = _Loaded(previous.file_name, parsed, _digest(raw))
             return NoteEntry(note=parsed.note, file_name=previous.file_name)
 
-    def _create(self, note: Note) -> NoteEntry:
-        taken = [p.stem for p in self._folder.glob("*.md")] if self._folder.is_dir() else []
-        name = f"{slug(note.title, taken=taken)}.md"
-        path = self._folder / name
+    def _create(self, note: Note, folder: str) -> NoteEntry:
+        """A new file named after the title in `folder` (inside the knowledge base)."""
+        parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
+        if ".." in parts or any(p.startswith(".") for p in parts):
+            parts = []  # never outside the vault, nor into a hidden folder
+        where = self._folder.joinpath(*parts)
+        taken = (
+            [p.stem for p in where.iterdir() if p.suffix.lower() == ".md"] if where.is_dir() else []
+        )
+        stem = note_file_stem(note.title, taken=taken)
+        name = "/".join([*parts, f"{stem}.md"])
         raw = front_matter.render(note)
-        self._write(path, raw)
+        self._write(where / f"{stem}.md", raw)
         parsed = front_matter.parse(raw)
         self._by_id[note.id] = _Loaded(name, parsed, _digest(raw))
         return NoteEntry(note=parsed.note, file_name=name)
@@ -330,25 +353,62 @@ class MarkdownNoteStore:
             ) from None
 
     def delete(self, note_id: str) -> str:
+        """Move the note's file where the learner can get it back, and say where: the
+        vault's own `.trash` folder when it has one (Obsidian's setting), else the system
+        trash (`send2trash`), else Coach's trash folder beside the vault."""
         with self._lock:
             previous = self._by_id.get(note_id)
             if previous is None:
                 raise NoteNotFound(f"No note with id {note_id}; reload the notes (F5).")
             source = self._folder / previous.file_name
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-            target = self._trash / previous.file_name
-            if target.exists():
-                target = target.with_name(f"{target.stem}.{stamp}{target.suffix}")
+            vault_trash = self._folder / ".trash"
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.move(source, target)
+                if vault_trash.is_dir():
+                    where = self._move_into(source, vault_trash, source.name)
+                else:
+                    where = self._to_system_trash(source) or self._move_into(
+                        source, self._trash, previous.file_name
+                    )
             except OSError as exc:
                 raise NoteError(
                     f"Could not move {previous.file_name} to the trash ({exc.strerror}); "
                     "nothing was deleted."
                 ) from None
             del self._by_id[note_id]
-            return str(target)
+            self._ids.forget(previous.file_name)
+            self._ids.flush()
+            return where
+
+    @property
+    def trash_location(self) -> str:
+        """Where a deleted note goes, in the learner's words."""
+        if (self._folder / ".trash").is_dir():
+            return f"the vault's .trash folder ({self._folder / '.trash'})"
+        return "the system trash"
+
+    @staticmethod
+    def _to_system_trash(source: Path) -> str | None:
+        try:
+            send2trash(str(source))
+        except (OSError, TrashPermissionError) as exc:  # no trash here: Coach's own, below
+            log.info("system trash refused %s: %s", source.name, exc)
+            return None
+        return "the system trash"
+
+    @staticmethod
+    def _move_into(source: Path, folder: Path, name: str) -> str:
+        target = folder / name
+        if target.exists():
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            target = target.with_name(f"{target.stem} {stamp}{target.suffix}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(source, target)
+        return str(target)
+
+
+def _skipped(folder_name: str) -> bool:
+    """Hidden folders (.obsidian, .trash, .git, ...) and node_modules hold no notes."""
+    return folder_name in _SKIP_DIRS or folder_name.startswith(".")
 
 
 def _stem(name: str) -> str:

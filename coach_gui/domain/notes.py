@@ -134,6 +134,7 @@ class KnowledgeBaseSnapshot(Record):
     location: str
     notes: tuple[NoteEntry, ...] = ()
     broken: tuple[BrokenNote, ...] = ()
+    attachments: tuple[str, ...] = ()  # other files (pictures, PDFs), relative, '/'-separated
 
     def find(self, key: str) -> NoteEntry | None:
         """The note whose id, file name (with or without ``.md``, with or without its
@@ -197,6 +198,9 @@ def slug(title: str, *, taken: Sequence[str] = ()) -> str:
     return candidate
 
 
+NO_ASSERTIONS = "no:assertions"  # the search word that keeps notes without assertions
+
+
 def _tag_query(word: str) -> str | None:
     """The tag prefix a query word asks for (`#evo`, `tag:evo`, `tag:#evo`), or None."""
     if word.startswith("tag:"):
@@ -206,12 +210,40 @@ def _tag_query(word: str) -> str | None:
     return word.lstrip("#")
 
 
+# Characters no file name may hold on Windows, macOS or Linux (and '#^[]|' that break an
+# Obsidian link to the note), and names Windows keeps for devices.
+_UNSAFE_IN_NAMES = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|#^\[\]]')
+_RESERVED_NAMES = {"con", "prn", "aux", "nul", *(f"com{n}" for n in range(1, 10))} | {
+    f"lpt{n}" for n in range(1, 10)
+}
+_MAX_NAME_BYTES = 200  # well under the 255 bytes file systems allow, with " 12.md" to spare
+
+
+def note_file_stem(title: str, *, taken: Iterable[str] = ()) -> str:
+    """The file name (without `.md`) of a new note: its title as the learner wrote it,
+    Unicode kept, only what a file system or an Obsidian link cannot hold replaced; unique
+    among `taken` (compared case-insensitively, as macOS and Windows do)."""
+    base = " ".join(_UNSAFE_IN_NAMES.sub(" ", unicodedata.normalize("NFC", title)).split())
+    base = base.strip(". ")
+    while len(base.encode("utf-8")) > _MAX_NAME_BYTES:
+        base = base[:-1].rstrip(". ")
+    if not base:
+        base = "Untitled"
+    if base.split(".")[0].casefold() in _RESERVED_NAMES:
+        base = f"{base} (note)"
+    folded = {t.casefold() for t in taken}
+    candidate, n = base, 2
+    while candidate.casefold() in folded:
+        candidate, n = f"{base} {n}", n + 1
+    return candidate
+
+
 class NoteSearchIndex:
     """Search as you type: every word of the query must appear in the title, an alias,
     the tags (front matter and inline), source, assertions or body; `#x` or `tag:x` keeps
     the notes with a tag starting with x (`#area` finds `area/sub`, as Obsidian's tag
-    search does). Title and alias hits rank first, then tag hits, then the rest, each
-    group in list order.
+    search does); `no:assertions` keeps the notes without core assertions. Title and
+    alias hits rank first, then tag hits, then the rest, each group in list order.
 
     The folded text of all notes is kept in one string, so the first word of a query is
     found by C-speed `str.find` jumps rather than a Python loop over every note; and a
@@ -224,8 +256,9 @@ class NoteSearchIndex:
     def __init__(self, entries: Sequence[NoteEntry]) -> None:
         self._entries = ordered(entries)
         self._titles = [fold(" ".join((e.note.title, *e.note.aliases))) for e in self._entries]
+        self._position = {id(e): i for i, e in enumerate(self._entries)}
         all_tags = [tuple(fold(t) for t in e.note.all_tags) for e in self._entries]
-        self._tag_lists = all_tags
+        self._tag_pairs = sorted((tag, i) for i, tags in enumerate(all_tags) for tag in tags)
         self._tags = [" ".join(tags) for tags in all_tags]
         # Each note's distinct whitespace-separated tokens: a query word never spans
         # whitespace, so this finds the same notes as the full text in about half the bytes.
@@ -294,18 +327,31 @@ class NoteSearchIndex:
         return hits
 
     def _with_tags(self, prefixes: list[str], among: list[NoteEntry] | None) -> list[NoteEntry]:
-        index = {id(e): i for i, e in enumerate(self._entries)}
+        prefixes = [p for p in prefixes if p]  # a bare '#' (typing on) asks nothing yet
         pool = self._entries if among is None else among
-        return [
-            e
-            for e in pool
-            if all(
-                any(tag.startswith(p) for tag in self._tag_lists[index[id(e)]]) for p in prefixes
-            )
-        ]
+        if not prefixes:
+            return list(pool)
+        wanted: set[int] | None = None
+        for prefix in prefixes:  # each prefix: a bisect into the sorted (tag, note) pairs
+            tagged = self._tag_pairs
+            found: set[int] = set()
+            at = bisect.bisect_left(tagged, (prefix, -1))
+            while at < len(tagged) and tagged[at][0].startswith(prefix):
+                found.add(tagged[at][1])
+                at += 1
+            wanted = found if wanted is None else wanted & found
+        assert wanted is not None
+        if among is None:
+            return [self._entries[i] for i in sorted(wanted)]
+        position = self._position
+        return [e for e in among if position[id(e)] in wanted]
 
     def search(self, query: str) -> list[NoteEntry]:
         words = fold(query).split()
+        if NO_ASSERTIONS in words:  # the notes still to distil: a filter, then the rest
+            rest = " ".join(w for w in words if w != NO_ASSERTIONS)
+            pool = self.search(rest) if rest else list(self._entries)
+            return [e for e in pool if not e.note.core_assertions]
         prefixes = [_tag_query(w) for w in words if _tag_query(w) is not None]
         if prefixes:
             rest = " ".join(w for w in words if _tag_query(w) is None)
@@ -339,3 +385,36 @@ class NoteSearchIndex:
             else:
                 other_hits.append(entries[i])
         return title_hits + tag_hits + other_hits
+
+
+class LinkTargets:
+    """What a `[[link]]` or `![[embed]]` in a note names, resolved as Obsidian does: a path
+    in the vault (with or without `.md`), else a file name anywhere in it, else a title or
+    an alias; case-insensitive. Built from one snapshot; every lookup is a dict access."""
+
+    def __init__(self, snapshot: KnowledgeBaseSnapshot) -> None:
+        self._notes: dict[str, NoteEntry] = {}
+        for entry in snapshot.notes:  # a path wins over a file name, which wins over a title
+            self._notes.setdefault(fold(entry.file_name[:-3]), entry)
+        for entry in snapshot.notes:
+            self._notes.setdefault(fold(entry.stem), entry)
+        for entry in snapshot.notes:
+            self._notes.setdefault(fold(entry.note.title), entry)
+        for entry in snapshot.notes:
+            for alias in entry.note.aliases:
+                self._notes.setdefault(fold(alias), entry)
+        self._files: dict[str, str] = {}
+        for path in snapshot.attachments:
+            self._files.setdefault(fold(path), path)
+        for path in snapshot.attachments:
+            self._files.setdefault(fold(path.rsplit("/", 1)[-1]), path)
+
+    def note(self, name: str) -> NoteEntry | None:
+        key = fold(name.strip())
+        if key.endswith(".md"):
+            key = key[:-3]
+        return self._notes.get(key)
+
+    def file(self, name: str) -> str | None:
+        """The vault-relative path of an attachment `name` names, or None."""
+        return self._files.get(fold(name.strip().lstrip("/")))

@@ -31,14 +31,15 @@ class NoteStore(Protocol):
         """Read every note; files that do not parse are listed in `broken`."""
         ...
 
-    def save(self, note: Note) -> NoteEntry:
-        """Create or update `note` atomically. Saving an unchanged note leaves its file
-        byte-identical. Raises NoteError when the file cannot be written, or when the
-        note's file is broken on disk (it is never overwritten)."""
+    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
+        """Create or update `note` atomically. A new note is named after its title, in
+        `folder` (relative to the knowledge base; "" is its top). Saving an unchanged note
+        leaves its file byte-identical. Raises NoteError when the file cannot be written,
+        or when the note's file is broken on disk (it is never overwritten)."""
         ...
 
     def delete(self, note_id: str) -> str:
-        """Move the note's file to the trash folder; returns where it went."""
+        """Move the note's file to the trash (restorable); returns where it went."""
         ...
 
 

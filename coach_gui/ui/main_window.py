@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
 
 from coach_gui.domain.notes import (
     KnowledgeBaseSnapshot,
+    LinkTargets,
     Note,
     NoteEntry,
     NoteSearchIndex,
@@ -55,6 +56,7 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.context = context
         self._entries: dict[str, NoteEntry] = {}
+        self._links: LinkTargets | None = None
         self._index_task: Task[NoteSearchIndex] | None = None
         self._may_close = False
         self._broken_count = 0
@@ -91,6 +93,7 @@ class MainWindow(QMainWindow):
         self.menu_actions = build_main_actions(self)
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
+        self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
         self.editor.dirty_changed.connect(self._on_dirty_changed)
         self.editor.title_changed.connect(self._update_title)
         self.editor.saved.connect(self._on_note_saved)
@@ -169,6 +172,7 @@ class MainWindow(QMainWindow):
         elif self.editor.file_name() is not None:  # a reload: show the note as it is on disk
             self.editor.show_note(self._entries.get(self.editor.current_note_id() or ""))
         self._first_load = False
+        self._link_preview(snapshot)
         self.note_list.select_note(self.editor.current_note_id() or "")
         self.note_list.set_notes(snapshot.notes)
         self.note_list.set_broken(snapshot.broken)
@@ -233,6 +237,36 @@ class MainWindow(QMainWindow):
 
     def entry_for(self, note_id: str | None) -> NoteEntry | None:
         return self._entries.get(note_id or "")
+
+    def _link_preview(self, snapshot: KnowledgeBaseSnapshot) -> None:
+        """Let the preview resolve `[[links]]` and `![[embeds]]` against this snapshot
+        (dict look-ups: the preview renders on this thread)."""
+        links = self._links = LinkTargets(snapshot)
+        root = Path(snapshot.location)
+
+        def note_id(name: str) -> str | None:
+            entry = links.note(name)
+            return entry.note.id if entry is not None else None
+
+        def attachment(name: str) -> Path | None:
+            found = links.file(name)
+            return root / found if found is not None else None
+
+        def embedded(name: str) -> str | None:
+            entry = links.note(name)
+            return entry.note.body if entry is not None else None
+
+        self.editor.body_tabs.set_vault(note_id, attachment, embedded, root=root)
+
+    def _on_note_link(self, name: str) -> None:
+        """A `[[link]]` clicked in the preview: open that note (unsaved edits guarded)."""
+        entry = self._links.note(name) if self._links is not None else None
+        if entry is None:
+            self.statusBar().showMessage(
+                f"No note is called “{name}” yet; create it with Ctrl+N.", 6000
+            )
+            return
+        self._on_note_picked(entry.note.id)
 
     def _on_note_picked(self, note_id: str) -> None:
         current = self.editor.current_note_id() or ""

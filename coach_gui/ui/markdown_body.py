@@ -1,35 +1,195 @@
-"""A note's Markdown body: write it, or read it formatted (rendered only when shown)."""
+"""A note's Markdown body: write it, or read it formatted (rendered only when shown).
+
+The preview renders Obsidian's Markdown (markdown_render, ADR 0017) and never navigates:
+a note link asks the editor to open that note, a web link opens in the browser, and
+everything else keeps the note on screen."""
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QWidget
+
+from coach_gui.ui.markdown_render import render_note_html
+from coach_gui.ui.preview_links import FOLD_SCHEME, NOTE_SCHEME, note_link_target
+
+PARAGRAPH_SEPARATOR = "\u2029"  # how QTextDocument's raw text ends a block
+_AT_NX = re.compile(r"@\d+(?:\.\d+)?x(?=\.[^.]*$)")
+
+
+def _no_note(_name: str) -> str | None:
+    return None
+
+
+def _no_file(_name: str) -> Path | None:
+    return None
+
+
+def refused_picture() -> QImage:
+    """One transparent pixel: given a null image, None or bytes, Qt's image handler reads
+    a local or relative file name straight from disk, past loadResource."""
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    image.fill(0)
+    return image
+
+
+class VaultPreview(QTextBrowser):
+    """Loads only pictures the preview placed, and only from inside the vault (when the
+    vault's folder is known). Nothing is fetched from the network, ever."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)  # links are followed by MarkdownBody, never by navigating
+        self.vault_root: Path | None = None
+        self.placed: frozenset[Path] = frozenset()
+
+    def show_html(self, html: str, placed: frozenset[Path]) -> None:
+        scrolled = self.verticalScrollBar().value()
+        self.placed = placed
+        self.setHtml(html)
+        self.verticalScrollBar().setValue(scrolled)  # a fold toggle keeps the reader's place
+
+    def servable(self, url: QUrl) -> Path | None:
+        if not url.isLocalFile():
+            return None
+        path = Path(url.toLocalFile()).resolve()
+        # On a HiDPI screen Qt asks for `name@2x.png` when it sits beside `name.png`.
+        plain = path.with_name(_AT_NX.sub("", path.name))
+        if not self.placed & {path, plain} or not path.is_file():
+            return None
+        if self.vault_root is not None and not path.is_relative_to(self.vault_root):
+            return None
+        return path
+
+    def loadResource(self, kind: int, url: QUrl | str) -> object:
+        if kind != QTextDocument.ResourceType.ImageResource:
+            return b""  # not None: with None, QTextDocument reads the file itself
+        url = QUrl(url)
+        path = self.servable(url)
+        image = QImage(str(path)) if path else QImage()
+        if image.isNull():
+            # Given no image, Qt's image handler reads a local or relative name itself.
+            return refused_picture() if url.isLocalFile() or url.isRelative() else b""
+        room = max(self.viewport().width() - 48, 160)
+        if image.width() > room:  # a photo as wide as the pane, not wider
+            image = image.scaledToWidth(room)
+        return image
 
 
 class MarkdownBody(QTabWidget):
+    note_link_activated = Signal(str)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._loaded = ""  # the text as set_text gave it
         self.edit = QPlainTextEdit(self)
         self.edit.setPlaceholderText("Write the note in Markdown…")
         self.edit.setAccessibleName("Note text (Markdown)")
         self.edit.setAccessibleDescription("The body of the note, written in Markdown")
         self.edit.setTabChangesFocus(True)  # Tab moves on; the body is prose, not code
-        self.preview = QTextBrowser(self)
-        self.preview.setOpenExternalLinks(True)
+        self.preview = VaultPreview(self)
         self.preview.setAccessibleName("Preview")
         self.preview.setAccessibleDescription("The note text as it reads once formatted")
+        self.preview.anchorClicked.connect(self._follow)
         self.addTab(self.edit, "&Write")
         self.addTab(self.preview, "&Preview")
         self.setAccessibleName("Note text")
+        self._resolve_note: Callable[[str], str | None] = _no_note
+        self._resolve_file: Callable[[str], Path | None] = _no_file
+        self._embed_note: Callable[[str], str | None] | None = None
+        self._toggled: set[int] = set()
         self.currentChanged.connect(self.render_if_shown)
 
+    def set_vault(
+        self,
+        resolve_note: Callable[[str], str | None],
+        resolve_file: Callable[[str], Path | None],
+        embed_note: Callable[[str], str | None] | None = None,
+        *,
+        root: Path | None = None,
+    ) -> None:
+        """How the preview finds what a note links to: see render_note_html. With `root`,
+        pictures load only from inside that folder."""
+        self._resolve_note, self._resolve_file, self._embed_note = (
+            resolve_note,
+            resolve_file,
+            embed_note,
+        )
+        self.preview.vault_root = root.resolve() if root is not None else None
+        self.render_if_shown()
+
     def text(self) -> str:
-        return self.edit.toPlainText()
+        """Exactly what was typed: toPlainText() would turn U+00A0 into a space and U+2028
+        into a newline, so one edit would rewrite every one in the file."""
+        typed = self.edit.document().toRawText().replace(PARAGRAPH_SEPARATOR, "\n")
+        loaded = self._loaded
+        if PARAGRAPH_SEPARATOR not in loaded:
+            return typed
+        # The note held U+2029 itself, which Qt cannot tell from a line break: keep it
+        # wherever that stretch of the text is unchanged (the two have the same length).
+        folded = loaded.replace(PARAGRAPH_SEPARATOR, "\n")
+        if typed == folded:
+            return loaded
+        matcher = difflib.SequenceMatcher(None, folded, typed, autojunk=False)
+        return "".join(
+            loaded[i1:i2] if tag == "equal" else typed[j1:j2]
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        )
 
     def set_text(self, text: str) -> None:
+        self._loaded = text
         self.edit.setPlainText(text)
+        self._toggled.clear()
         self.preview.clear()
         self.render_if_shown()
 
     def render_if_shown(self, *_args: object) -> None:
         if self.currentWidget() is self.preview:
-            self.preview.setMarkdown(self.edit.toPlainText())
+            self._render()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.render_if_shown()  # light and dark tints differ
+
+    def _render(self) -> None:
+        placed: set[Path] = set()
+
+        def resolve_file(name: str) -> Path | None:
+            path = self._resolve_file(name)
+            if path is not None and path.is_absolute():
+                placed.add(path.resolve())
+            return path
+
+        # Our palette, not the preview's: PaletteChange reaches us before our children.
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        html = render_note_html(
+            self.text(),
+            resolve_note=self._resolve_note,
+            resolve_file=resolve_file,
+            embed_note=self._embed_note,
+            dark=dark,
+            toggled_callouts=frozenset(self._toggled),
+        )
+        self.preview.show_html(html, frozenset(placed))
+
+    def _follow(self, url: QUrl) -> None:
+        scheme = url.scheme().lower()
+        href = url.toString(QUrl.ComponentFormattingOption.FullyEncoded)
+        if scheme == NOTE_SCHEME:
+            target = note_link_target(href)
+            if target:
+                self.note_link_activated.emit(target)
+        elif scheme == FOLD_SCHEME and url.path().isdigit():
+            self._toggled ^= {int(url.path())}
+            self._render()
+        elif scheme in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
+        elif not scheme and not url.path() and url.fragment():
+            self.preview.scrollToAnchor(url.fragment())
+        # Anything else (a relative path, file:, obsidian:...) keeps the note on screen.

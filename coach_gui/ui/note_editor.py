@@ -59,6 +59,7 @@ class NoteEditor(QWidget):
         self._note: Note | None = None  # as last loaded or saved; None for a new note
         self._note_id: str | None = None
         self._file_name: str | None = None  # None for a note not saved yet
+        self._new_folder = ""  # where a new note is created (the open note's folder)
         self._baseline: _FormState | None = None
         self._dirty = False
         self._saving = False
@@ -191,7 +192,10 @@ class NoteEditor(QWidget):
         self._fill(entry.note, entry.file_name)
 
     def new_note(self) -> None:
-        """Open a blank note; it gets its file when first saved."""
+        """Open a blank note; it gets its file, named after its title, when first saved,
+        in the folder of the note that was open (the vault's top when none was)."""
+        opened = self._file_name or ""
+        self._new_folder = opened.rsplit("/", 1)[0] if "/" in opened else ""
         self._fill(None, None)
         self.title_edit.setFocus()
 
@@ -223,7 +227,7 @@ class NoteEditor(QWidget):
             source=self.source_edit.text(),
             tags=self.tags_edit.text(),
             assertions=self.assertions.assertions(),
-            body=self.body_edit.toPlainText(),
+            body=self.body_tabs.text(),  # exactly as typed (no Qt plain-text folding)
         )
 
     def _on_edited(self) -> None:
@@ -290,9 +294,10 @@ class NoteEditor(QWidget):
         self._saving = True
         at_save = self._form_state()
         store = self._store
+        folder = self._new_folder if self._note is None else ""
         Task(
             self,
-            op=lambda _progress: store.save(note),
+            op=lambda _progress: store.save(note, folder=folder),
             success=lambda entry: self._on_saved(entry, at_save, then),
             failure=self._on_save_failed,
             lane=Lane.WRITER,

@@ -1,0 +1,172 @@
+"""Screenshots of the note preview on a note that uses every Obsidian feature it renders,
+light and dark, at 1.0x and 1.5x: `python bench/shots_preview.py [folder]`
+(default /tmp/preview-shots). Runs offscreen; each scale is its own process, since
+QT_SCALE_FACTOR is read when Qt starts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+NOTE = """---
+title: Natural selection
+tags: [biology]
+---
+# Natural selection
+
+Darwin's idea, linked to [[Evolution]] and [[Genetics|genes]], with a heading link
+[[Evolution#Variation]], a [[Missing note]] and a [Markdown link](Genetics.md).
+This is ==highlighted text==, ~~struck~~, *emphasis* and **strong**.
+Hidden: %% a private comment %%(an inline comment was here).
+
+%%
+A block comment that never shows.
+%%
+
+> [!note] Key idea
+> Variation + inheritance + selection = **adaptation**.
+
+> [!warning]- Folded by default
+> You only see this once unfolded.
+
+> [!tip]+ Open, can fold
+> Tip body with `inline code` and a [[Genetics]] link.
+> > [!example] Nested
+> > An example inside.
+
+> [!question]
+> A callout with no title takes its type's name.
+
+> A plain quote, as Obsidian draws one.
+
+- [ ] an open task
+- [x] a done task
+- a plain item
+
+1. first
+2. second
+
+Inline math $E = mc^2$ and a block:
+
+$$
+\\frac{dp}{dt} = s\\,p(1-p)
+$$
+
+A footnote[^1] and an inline one^[inline footnote text].
+
+| Term | Meaning |
+| --- | --- |
+| Fitness | Reproductive success |
+| [[Genetics\\|Genes]] | Units of heredity |
+
+```python
+def fitness(x):
+    return x * 2
+```
+
+![[finch.png|240]]
+
+![[Evolution#Variation]]
+
+Remote: ![logo](https://example.com/logo.png), <script>alert(1)</script> and
+[a web link](https://example.com); missing picture: ![[nowhere.png]].
+
+[^1]: The footnote text.
+"""
+
+NOTES = {
+    "Evolution": "# Evolution\n\n## Variation\nIndividuals differ, and ![[Evolution]] "
+    "stays a link here.\n\n## Other\nNot shown.",
+    "Genetics": "Genes.",
+}
+
+
+def shoot(folder: Path, scale: str) -> None:
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ["QT_SCALE_FACTOR"] = scale
+    from PySide6.QtCore import QPointF, Qt, QUrl
+    from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from coach_gui.ui.markdown_body import MarkdownBody
+
+    app = QApplication([])
+    app.setStyle("Fusion")
+    vault = Path(tempfile.mkdtemp(prefix="vault-"))
+    picture = QImage(480, 300, QImage.Format.Format_RGB32)
+    painter = QPainter(picture)
+    gradient = QLinearGradient(QPointF(0, 0), QPointF(480, 300))
+    gradient.setColorAt(0, QColor("#2e7d32"))
+    gradient.setColorAt(1, QColor("#f9a825"))
+    painter.fillRect(picture.rect(), gradient)
+    painter.setPen(QColor("white"))
+    painter.drawText(picture.rect(), Qt.AlignmentFlag.AlignCenter, "finch.png")
+    painter.end()
+    picture.save(str(vault / "finch.png"))
+
+    def resolve_file(name: str) -> Path | None:
+        path = vault / name
+        return path if path.is_file() else None
+
+    for theme in ("light", "dark"):
+        app.setPalette(_palette(theme == "dark", QPalette, QColor))
+        for state in ("", "-unfolded"):
+            body = MarkdownBody()
+            body.set_vault(
+                lambda n: n if n.removesuffix(".md") in NOTES else None,
+                resolve_file,
+                NOTES.get,
+                root=vault,
+            )
+            body.set_text(NOTE)
+            body.resize(720, 900)
+            body.setCurrentWidget(body.preview)
+            body.show()
+            if state:  # as if the reader clicked "show" on the folded callout
+                line = next(i for i, t in enumerate(NOTE.split("\n")) if "[!warning]-" in t)
+                body.preview.anchorClicked.emit(QUrl(f"coach-fold:{line}"))
+            app.processEvents()
+            height = int(body.preview.document().size().height()) + 60
+            body.resize(720, height)
+            app.processEvents()
+            out = folder / f"preview-{theme}-{scale}x{state}.png"
+            body.grab().save(str(out))
+            print(out)
+            body.close()
+
+
+def _palette(dark: bool, QPalette: type, QColor: type) -> object:
+    palette = QPalette()
+    if dark:
+        roles = QPalette.ColorRole
+        for role, colour in (
+            (roles.Window, "#202020"),
+            (roles.Base, "#262626"),
+            (roles.AlternateBase, "#2c2c2c"),
+            (roles.Text, "#dcdcdc"),
+            (roles.WindowText, "#dcdcdc"),
+            (roles.Button, "#303030"),
+            (roles.ButtonText, "#dcdcdc"),
+            (roles.Link, "#7ab4ff"),
+            (roles.Highlight, "#2f65ca"),
+            (roles.HighlightedText, "#ffffff"),
+        ):
+            palette.setColor(role, QColor(colour))
+    return palette
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--scale":
+        shoot(Path(sys.argv[3]), sys.argv[2])
+        return
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/preview-shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    for scale in ("1.0", "1.5"):
+        subprocess.run([sys.executable, __file__, "--scale", scale, str(folder)], check=True)
+
+
+if __name__ == "__main__":
+    main()
