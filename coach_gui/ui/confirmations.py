@@ -50,8 +50,8 @@ def confirm_delete(parent: QWidget, title: str, file_name: str, trash: str) -> b
         parent,
         "Delete note",
         f"Delete “{title}”?",
-        f"The file {file_name} will be moved to the trash folder:\n{trash}\n\n"
-        "Nothing is erased: move the file back into the notes folder to restore it.",
+        f"The file {file_name} will be moved to {trash}.\n\n"
+        "Nothing is erased: restore it from there to get the note back.",
         "Move to trash",
     )
 

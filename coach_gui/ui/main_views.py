@@ -74,6 +74,7 @@ class MainViews:
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
         self.practice.set_settings_opener(window.open_settings)
+        self.practice.add_assertions_requested.connect(self._add_assertions)
 
     @property
     def today(self) -> TodayView:
@@ -178,6 +179,20 @@ class MainViews:
         untouched = self.stack.currentWidget() is self.notes and not self.window.editor.is_dirty()
         if has_history and untouched:
             self.show_today()
+
+    def _add_assertions(self, note_id: str) -> None:
+        """From practice on a note without assertions: that note, in the editor, with a
+        new assertion to write (unsaved edits of another note are guarded)."""
+        window = self.window
+
+        def edit() -> None:
+            if window.editor.current_note_id() != note_id:
+                window.open_note(note_id)
+            self.show_notes()
+            if window.editor.current_note_id() == note_id:
+                window.editor.assertions.add_assertion()
+
+        window.guard_unsaved(edit)
 
     def show_notes(self) -> None:
         self.stack.setCurrentWidget(self.notes)

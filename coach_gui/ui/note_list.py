@@ -147,7 +147,8 @@ class NoteListPane(QWidget):
         self.search_box.setAccessibleName("Search notes")
         self.search_box.setAccessibleDescription(
             "Filters the note list as you type: title, aliases, tags, source, assertions and "
-            "text; #tag or tag:name keeps the notes with that tag"
+            "text; #tag or tag:name keeps the notes with that tag, no:assertions the notes "
+            "without core assertions"
         )
         self.search_box.textChanged.connect(self.apply_filter)
 

@@ -41,6 +41,7 @@ class PracticePane(PracticeSteps):
     session_finished = Signal(object)  # SessionSummary
     next_due_requested = Signal()  # "Practise the next due note" on the summary
     model_downloaded = Signal(str)
+    add_assertions_requested = Signal(str)  # the note's id: open it to add assertions
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,6 +67,9 @@ class PracticePane(PracticeSteps):
         self.next_due_button.clicked.connect(self.next_due_requested)
         self.resume_button.clicked.connect(self._again)
         self.download_button.clicked.connect(self.download_model)
+        self.add_assertions_button.clicked.connect(
+            lambda: self.add_assertions_requested.emit(self._note.id if self._note else "")
+        )
         self.self_rating.rated.connect(self._record_self_rating)
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
@@ -131,6 +135,7 @@ class PracticePane(PracticeSteps):
         self._is_follow_up, self._challenge = False, None
         self.banner.hide()
         self.judge_notice.hide()
+        self.assertions_notice.setVisible(not note.core_assertions)
         self.resume_button.hide()
         doing = (
             "Practising"

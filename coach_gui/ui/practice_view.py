@@ -80,6 +80,17 @@ class PracticeView(QWidget):
             button(self.judge_notice, "Open &Settings", "Open Settings", "Set up the judge")
         )
         self.settings_button.hide()  # shown when the window can open Settings
+        self.assertions_notice = Notice("Assertions notice", self, dismiss="&Hide")
+        self.assertions_notice.label.setAccessibleName("Why grading is coarser for this note")
+        self.assertions_notice.label.setText(
+            "<b>This note has no core assertions.</b> The judge can only grade your answers "
+            "against the challenge, not against the points you decided matter. Add three to "
+            "five in the note (in your own words) for sharper grading and named gaps."
+        )
+        self.add_assertions_button = self.assertions_notice.add_button(button(
+            self.assertions_notice, "Add &assertions", "Add assertions",
+            "Open this note in the editor to add core assertions",
+        ))  # fmt: skip
 
         self.challenge_caption = QLabel("Challen&ge", self)
         self.writing_label = QLabel(self)
@@ -197,9 +208,11 @@ class PracticeView(QWidget):
         layout.addLayout(header)
         layout.addWidget(self.banner)
         layout.addWidget(self.judge_notice)
+        layout.addWidget(self.assertions_notice)
         layout.addWidget(self.pages, 1)
         order = [self.download_button, self.banner.dismiss_button, self.settings_button,
-                 self.judge_notice.dismiss_button, self.challenge_view, self.answer_box,
+                 self.judge_notice.dismiss_button, self.add_assertions_button,
+                 self.assertions_notice.dismiss_button, self.challenge_view, self.answer_box,
                  self.verdict_view.details, self.submit_button, self.skip_button,
                  self.cancel_button, self.retry_button, self.builtin_button, self.next_button,
                  self.finish_button]  # fmt: skip
@@ -234,6 +247,7 @@ class PracticeView(QWidget):
         if phase is Phase.FINISHED:
             self.banner.hide()  # they were about the session that has ended
             self.judge_notice.hide()
+            self.assertions_notice.hide()
         elif session and self._total:
             where = f"Challenge {self._number} of {self._total}"
             self.progress_label.setText(where + (" · follow-up" if self._is_follow_up else ""))

@@ -182,3 +182,27 @@ def test_closing_mid_session_ends_it_keeps_every_answer_and_reopens_on_practice(
     third = open_window(qtbot, answer_dialog)
     assert not third.views.on_practice  # the last session was finished: open on the notes
     assert QApplication.activeModalWidget() is None
+
+
+def test_a_note_without_assertions_says_so_and_offers_to_add_them(
+    qtbot: QtBot, servers: tuple[FakeOllama, FakeGemini], answer_dialog: Answer
+) -> None:
+    """Issue 14: most vault notes have no core assertions; practice says what that means
+    for grading and takes the learner to add some."""
+    window = open_window(qtbot, answer_dialog)
+    kb = Path(window.context.notes.location)
+    (kb / "Bare idea.md").write_text("An idea written in Obsidian.\n", encoding="utf-8")
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.reload_notes()
+    open_note(qtbot, window, "Bare idea")
+    qtbot.keyClick(window.note_list.view, Qt.Key.Key_P, CTRL)
+    notice = window.practice.assertions_notice
+    assert notice.isVisible() and "no core assertions" in notice.label.text()
+    qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    qtbot.mouseClick(window.practice.add_assertions_button, Qt.MouseButton.LeftButton)
+    assert not window.views.on_practice
+    assert window.editor.title_edit.text() == "Bare idea"
+    qtbot.waitUntil(lambda: window.editor.assertions.list.count() == 1, timeout=WAIT_MS)
+    open_note(qtbot, window, "Natural selection")  # a note with assertions: no notice
+    qtbot.keyClick(window.note_list.view, Qt.Key.Key_P, CTRL)
+    assert not notice.isVisible()

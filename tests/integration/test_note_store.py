@@ -102,13 +102,28 @@ def test_a_copy_with_the_same_id_is_a_note_of_its_own(kb: Path) -> None:
     assert ids["copy.md"] == "n1" and ids["struggle.md"] != "n1"  # the first by name keeps it
 
 
-def test_new_notes_get_a_file_named_after_the_title(kb: Path) -> None:
+def test_new_notes_are_named_after_their_title_in_the_folder_asked_for(kb: Path) -> None:
+    """Issue 14: new notes got ASCII slugs at the vault's top (a Japanese title → note.md)."""
     store = _store(kb)
     store.load()
-    first = store.save(Note(id=new_note_id(), title="Struggle!"))
+    first = store.save(Note(id=new_note_id(), title="Struggle"))
     second = store.save(Note(id=new_note_id(), title="Struggle?"))
-    assert (first.file_name, second.file_name) == ("struggle-2.md", "struggle-3.md")
-    assert len(_store(kb).load().notes) == 3
+    japanese = store.save(Note(id=new_note_id(), title="光合成: 明反応"), folder="生物/植物")
+    escape = store.save(Note(id=new_note_id(), title="Out"), folder="../elsewhere")
+    assert (first.file_name, second.file_name) == ("Struggle 2.md", "Struggle 3.md")
+    assert japanese.file_name == "生物/植物/光合成 明反応.md"
+    assert escape.file_name == "Out.md" and not (kb.parent / "elsewhere").exists()
+    assert len(_store(kb).load().notes) == 5
+
+
+def test_file_stems_keep_unicode_and_replace_only_what_cannot_be_a_name() -> None:
+    from coach_gui.domain.notes import note_file_stem
+
+    assert note_file_stem("Why? Because: it's (so)!") == "Why Because it's (so)!"
+    assert note_file_stem("C# [[basics]] | 2") == "C basics 2"
+    assert note_file_stem("...") == "Untitled" and note_file_stem("CON") == "CON (note)"
+    assert note_file_stem("Café", taken=["café"]) == "Café 2"
+    assert len(note_file_stem("é" * 300).encode()) <= 200
 
 
 def test_outside_edit_is_not_overwritten(kb: Path) -> None:
@@ -120,18 +135,46 @@ def test_outside_edit_is_not_overwritten(kb: Path) -> None:
     assert b"Edited elsewhere" in (kb / "struggle.md").read_bytes()
 
 
-def test_delete_moves_the_file_to_the_trash(kb: Path) -> None:
+def test_delete_moves_the_file_to_the_system_trash_restorably(kb: Path) -> None:
+    store = _store(kb)
+    store.load()
+    assert store.trash_location == "the system trash"
+    assert store.delete("n1") == "the system trash"
+    assert not (kb / "struggle.md").exists()
+    trash = Path(os.environ["XDG_DATA_HOME"]) / "Trash"
+    (kept,) = (trash / "files").iterdir()  # the freedesktop trash, with its restore info
+    assert kept.read_bytes() == GOOD
+    info = (trash / "info" / f"{kept.name}.trashinfo").read_text(encoding="utf-8")
+    assert str(kb / "struggle.md") in info
+    assert _store(kb).load().notes == ()
+
+
+def test_delete_uses_the_vaults_own_trash_folder_when_it_has_one(kb: Path) -> None:
+    (kb / ".trash").mkdir()
+    store = _store(kb)
+    store.load()
+    assert ".trash" in store.trash_location
+    where = store.delete("n1")
+    assert Path(where) == kb / ".trash" / "struggle.md" and Path(where).read_bytes() == GOOD
+    (kb / "struggle.md").write_bytes(GOOD)  # a second delete of the same name keeps both
+    store.load()
+    assert Path(store.delete("n1")).name != "struggle.md"
+    assert len(list((kb / ".trash").iterdir())) == 2
+
+
+def test_delete_falls_back_to_coachs_trash_folder_when_the_system_has_none(
+    kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from send2trash.exceptions import TrashPermissionError
+
+    def refused(path: str) -> None:
+        raise TrashPermissionError(path)
+
+    monkeypatch.setattr("coach_gui.adapters.notes_fs.send2trash", refused)
     store = _store(kb)
     store.load()
     where = store.delete("n1")
-    assert not (kb / "struggle.md").exists()
-    assert Path(where).read_bytes() == GOOD
-    assert Path(where).parent == kb.parent / "kb-trash"
-    (kb / "struggle.md").write_bytes(GOOD)  # a second delete of the same name keeps both
-    store.load()
-    assert Path(store.delete("n1")).name != Path(where).name
-    assert len(list((kb.parent / "kb-trash").iterdir())) == 2
-    assert _store(kb).load().notes == ()
+    assert Path(where).parent == kb.parent / "kb-trash" and Path(where).read_bytes() == GOOD
 
 
 def test_subfolders_are_read_and_hidden_ones_skipped(kb: Path) -> None:

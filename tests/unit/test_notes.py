@@ -131,6 +131,10 @@ def test_search_finds_aliases_and_tags_in_every_form() -> None:
     assert [e.file_name for e in index.search("#evolution/chance alone")] == ["area/drift.md"]
     assert [e.file_name for e in index.search("tag:biology")] == ["selection.md"]
     assert index.search("#code") == []
+    assert [e.file_name for e in index.search("no:assertions")] == [
+        e.file_name for e in index.entries
+    ]  # none of these has an assertion
+    assert index.search("no:assertions fittest")[0].file_name == "selection.md"
 
 
 def test_a_name_two_notes_share_is_an_error_listing_both() -> None:
