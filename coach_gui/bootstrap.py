@@ -213,6 +213,16 @@ def setup_logging(log_file: Path, *, debug: bool | None = None) -> None:
     root.addHandler(handler)
 
 
+def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
+    """The store over the notes folder `kb`; Coach's own state for it lives in `data`."""
+    return MarkdownNoteStore(
+        kb,
+        paths.trash_dir(kb),
+        cache_file=data / "cache" / "front-matter.json",
+        ids_file=data / "note-ids" / f"{vault_key(kb)}.json",  # never inside the vault
+    )
+
+
 def build_context(*, seed: bool = True) -> AppContext:
     """Load the config (ConfigError if it is bad), find the data folders, seed the sample
     knowledge base on first run, and build the note store. The journal opens lazily."""
@@ -224,12 +234,7 @@ def build_context(*, seed: bool = True) -> AppContext:
     kb = paths.kb_dir(config.kb.path)
     if seed and not config.kb.path:
         seed_sample_notes(kb)
-    store = MarkdownNoteStore(
-        kb,
-        paths.trash_dir(kb),
-        cache_file=data / "cache" / "front-matter.json",
-        ids_file=data / "note-ids" / f"{vault_key(kb)}.json",  # never inside the vault
-    )
+    store = note_store(kb, data)
     return AppContext(
         config=config,
         config_path=cfg_path,

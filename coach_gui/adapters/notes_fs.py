@@ -19,7 +19,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
@@ -32,12 +32,14 @@ from send2trash.exceptions import TrashPermissionError
 from coach_gui.adapters import front_matter
 from coach_gui.adapters.files import atomic_write, is_own_temp_file
 from coach_gui.adapters.note_ids import NoteIdentities, vault_key
+from coach_gui.domain.errors import NoteConflict as NoteConflict
 from coach_gui.domain.errors import NoteError, NoteNotFound
 from coach_gui.domain.notes import (
     BrokenNote,
     KnowledgeBaseSnapshot,
     Note,
     NoteEntry,
+    new_note_id,
     note_file_stem,
     ordered,
 )
@@ -46,10 +48,6 @@ log = logging.getLogger(__name__)
 
 _SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
 _MIN_RENAME_BYTES = 32  # a rename is recognised by the bytes; an empty file says nothing
-
-
-class NoteConflict(NoteError):
-    """The file changed on disk after Coach read it; saving would overwrite that change."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +124,7 @@ class MarkdownNoteStore:
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
         self._attachments: tuple[str, ...] = ()
+        self._deleted_by_us: set[str] = set()  # so the watcher's report of it is no news
 
     @property
     def location(self) -> str:
@@ -310,7 +309,39 @@ class MarkdownNoteStore:
             self._by_id[note.id] = _Loaded(previous.file_name, parsed, _digest(raw))
             return NoteEntry(note=parsed.note, file_name=previous.file_name)
 
-    def _create(self, note: Note, folder: str) -> NoteEntry:
+    def changed_elsewhere(self, paths: Iterable[str]) -> bool:
+        """Whether any of these paths (relative, '/'-separated) changed in a way Coach did
+        not make itself: the watcher asks, so Coach's own saves and deletes are no news."""
+        with self._lock:
+            by_name = {loaded.file_name: loaded for loaded in self._by_id.values()}
+            gone = self._deleted_by_us
+            for path in paths:
+                if path in gone:
+                    continue
+                loaded = by_name.get(path)
+                if loaded is None:
+                    return True  # a file Coach does not know, or an attachment
+                try:
+                    with open(self._folder / path, "rb") as handle:
+                        if _digest(handle.read()) != loaded.digest:
+                            return True
+                except OSError:
+                    return True  # gone: moved or deleted by someone else
+            return False
+
+    def save_copy(self, note: Note) -> NoteEntry:
+        with self._lock:
+            previous = self._by_id.get(note.id)
+            folder = (
+                previous.file_name.rsplit("/", 1)[0]
+                if previous and "/" in previous.file_name
+                else ""
+            )
+            stamp = datetime.now().strftime("%Y-%m-%d %H.%M")
+            copy = note.model_copy(update={"id": new_note_id()})
+            return self._create(copy, folder, stem=f"{note.title} (my edit {stamp})")
+
+    def _create(self, note: Note, folder: str, *, stem: str | None = None) -> NoteEntry:
         """A new file named after the title in `folder` (inside the knowledge base)."""
         parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
         if ".." in parts or any(p.startswith(".") for p in parts):
@@ -319,7 +350,7 @@ class MarkdownNoteStore:
         taken = (
             [p.stem for p in where.iterdir() if p.suffix.lower() == ".md"] if where.is_dir() else []
         )
-        stem = note_file_stem(note.title, taken=taken)
+        stem = note_file_stem(stem or note.title, taken=taken)
         name = "/".join([*parts, f"{stem}.md"])
         raw = front_matter.render(note)
         self._write(where / f"{stem}.md", raw)
@@ -375,6 +406,7 @@ class MarkdownNoteStore:
                     "nothing was deleted."
                 ) from None
             del self._by_id[note_id]
+            self._deleted_by_us.add(previous.file_name)
             self._ids.forget(previous.file_name)
             self._ids.flush()
             return where

@@ -34,5 +34,9 @@ class NoteNotFound(NoteError):
     """No note has the id or file name asked for."""
 
 
+class NoteConflict(NoteError):
+    """The file changed on disk after Coach read it; saving would overwrite that change."""
+
+
 class JournalError(CoachError):
     """The journal database cannot be opened, migrated or written."""

@@ -3,7 +3,7 @@ in-memory fake (tests/fakes), and the type checker holds both to this shape."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from coach_gui.domain.challenges import Challenge
@@ -36,6 +36,15 @@ class NoteStore(Protocol):
         `folder` (relative to the knowledge base; "" is its top). Saving an unchanged note
         leaves its file byte-identical. Raises NoteError when the file cannot be written,
         or when the note's file is broken on disk (it is never overwritten)."""
+        ...
+
+    def changed_elsewhere(self, paths: Iterable[str]) -> bool:
+        """Whether any of these paths changed other than by this store's own writes."""
+        ...
+
+    def save_copy(self, note: Note) -> NoteEntry:
+        """Save `note` as a new note beside its file, leaving the file as another program
+        left it: what keeps both versions when both changed (it gets an id of its own)."""
         ...
 
     def delete(self, note_id: str) -> str:

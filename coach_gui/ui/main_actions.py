@@ -30,6 +30,7 @@ class MainActions:
     show_evals: QAction
     judge_pending: QAction
     reload: QAction
+    open_folder: QAction
     settings: QAction
     quit: QAction
     find: QAction
@@ -89,6 +90,9 @@ def build_main_actions(window: MainWindow) -> MainActions:
         show_evals=_action(window, "Show judge &consistency", window.views.show_evals, "Ctrl+5"),
         judge_pending=window.views.judge_pending.action,
         reload=_action(window, "&Reload notes", window.reload_notes, "F5", pix.SP_BrowserReload),
+        open_folder=_action(
+            window, "&Open notes folder…", window.open_notes_folder, "Ctrl+O", pix.SP_DirOpenIcon
+        ),
         settings=_action(window, "Se&ttings…", window.open_settings, "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
         find=_action(window, "&Find note", window.focus_search, "Ctrl+F"),
@@ -139,7 +143,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
     file_menu.addActions([actions.practise, *views_shown])
     file_menu.addAction(actions.judge_pending)
     file_menu.addSeparator()
-    file_menu.addAction(actions.reload)
+    file_menu.addActions([actions.reload, actions.open_folder])
     file_menu.addSeparator()
     file_menu.addAction(actions.settings)
     file_menu.addSeparator()

@@ -35,6 +35,7 @@ from coach_gui.ui.privacy_controls import PrivacyControls
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
 
 if TYPE_CHECKING:
+    from coach_gui.adapters.vault_watch import VaultWatcher
     from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
 
@@ -51,12 +52,16 @@ WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a d
 class MainWindow(QMainWindow):
     notes_listed = Signal()  # each time a load of the knowledge base is on screen
     search_ready = Signal()  # each time the search index has caught up with the notes
+    vault_changed = Signal(object)  # paths another program changed (from the watcher)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
         self._entries: dict[str, NoteEntry] = {}
         self._links: LinkTargets | None = None
+        self._watcher: VaultWatcher | None = None  # from the first listing on
+        self._loading = False  # a load of the notes is under way
+        self._load_again = False  # and another program changed files meanwhile
         self._index_task: Task[NoteSearchIndex] | None = None
         self._may_close = False
         self._broken_count = 0
@@ -93,6 +98,7 @@ class MainWindow(QMainWindow):
         self.menu_actions = build_main_actions(self)
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
+        self.vault_changed.connect(self._on_vault_changed)  # queued: from the watcher thread
         self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
         self.editor.dirty_changed.connect(self._on_dirty_changed)
         self.editor.title_changed.connect(self._update_title)
@@ -147,13 +153,20 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     # --- loading -------------------------------------------------------------------
-    def load_notes(self) -> None:
-        self.note_list.show_loading()
+    def load_notes(self, *, quietly: bool = False) -> None:
+        """(Re)read the knowledge base. `quietly`: another program changed it; the list
+        stays on screen meanwhile and the open note's unsaved edits are never touched."""
+        if self._loading:
+            self._load_again = True
+            return
+        self._loading = True
+        if not quietly:
+            self.note_list.show_loading()
         store = self.context.notes
         Task(
             self,
             op=lambda _p: store.load(),
-            success=self._on_loaded,
+            success=lambda snapshot: self._on_loaded(snapshot, quietly=quietly),
             failure=self._on_load_failed,
             name="load notes",
         ).run()
@@ -161,7 +174,71 @@ class MainWindow(QMainWindow):
     def reload_notes(self) -> None:
         self.guard_unsaved(self.load_notes)
 
-    def _on_loaded(self, snapshot: KnowledgeBaseSnapshot) -> None:
+    def _on_vault_changed(self, _paths: object) -> None:
+        self.load_notes(quietly=True)
+
+    def _watch_vault(self, location: str) -> None:
+        """Follow changes other programs make to the notes folder (from the first load)."""
+        if self._watcher is not None or not Path(location).is_dir():
+            return
+        from coach_gui.adapters.vault_watch import VaultWatcher  # after the first listing
+
+        store = self.context.notes
+
+        def report(paths: frozenset[str]) -> None:  # on the watcher's thread
+            if store.changed_elsewhere(paths):  # Coach's own saves are no news
+                self.vault_changed.emit(paths)
+
+        self._watcher = VaultWatcher(Path(location), report)
+        self._watcher.start()
+
+    def open_notes_folder(self) -> None:
+        """File › Open notes folder…: the learner's own vault instead of this one."""
+        from coach_gui.ui.notes_folder import NotesFolderChooser
+
+        self.guard_unsaved(
+            NotesFolderChooser(self, self.context, self._notes_folder_changed).choose
+        )
+
+    def _notes_folder_changed(self) -> None:
+        self.stop_watching()
+        self.editor.show_note(None)
+        self._entries, self._first_load = {}, False
+        self.note_list.set_notes(())
+        self.load_notes()
+        self._watch_vault(self.context.notes.location)
+        self.statusBar().showMessage(f"Notes from {short_path(self.context.notes.location)}", 6000)
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def _show_open_note_as_on_disk(self, quietly: bool) -> None:
+        note_id = self.editor.current_note_id() or ""
+        entry = self._entries.get(note_id)
+        if not quietly:  # F5, after the unsaved-edits guard: the file as it is now
+            self.editor.show_note(entry)
+            return
+        if entry is not None and entry.note == self.editor.loaded_note():
+            return  # another file changed, or this one only in what Coach does not show
+        if self.editor.is_dirty():
+            self.editor.mark_changed_elsewhere(gone=entry is None)
+        elif entry is None:
+            title = self.editor.display_title()
+            self.editor.show_note(None)
+            self.statusBar().showMessage(
+                f"“{title}” was moved or deleted by another program.", 8000
+            )
+        else:
+            self.editor.show_note(entry)
+            self.statusBar().showMessage(
+                f"“{entry.note.title}” was changed by another program; showing it as it is now.",
+                6000,
+            )
+
+    def _on_loaded(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool = False) -> None:
+        self._loading = False
         self._entries = {entry.note.id: entry for entry in snapshot.notes}
         if self._first_load:
             if not self.editor.has_note():  # reopen the note open when Coach last closed
@@ -169,8 +246,9 @@ class MainWindow(QMainWindow):
                 if last in self._entries:
                     self.editor.show_note(self._entries[last])
             self.views.restore()
-        elif self.editor.file_name() is not None:  # a reload: show the note as it is on disk
-            self.editor.show_note(self._entries.get(self.editor.current_note_id() or ""))
+            self._watch_vault(snapshot.location)
+        elif self.editor.file_name() is not None:  # a reload: the open note as on disk
+            self._show_open_note_as_on_disk(quietly)
         self._first_load = False
         self._link_preview(snapshot)
         self.note_list.select_note(self.editor.current_note_id() or "")
@@ -181,8 +259,12 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.notes_listed.emit()
         self._rebuild_index()  # folding 10,000 notes takes a while: list them first
+        if self._load_again:  # more changed while this load ran
+            self._load_again = False
+            self.load_notes(quietly=True)
 
     def _on_load_failed(self, error: Exception) -> None:
+        self._loading = self._load_again = False
         self.note_list.show_loading(
             "The notes could not be loaded.\nSee the message, then press F5."
         )
@@ -350,6 +432,17 @@ class MainWindow(QMainWindow):
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True),
         )
+
+        def another_folder() -> None:
+            from coach_gui.ui.notes_folder import NotesFolderChooser
+
+            def switched() -> None:
+                self._notes_folder_changed()
+                dialog.use_notes_folder(self.context.config)
+
+            self.guard_unsaved(NotesFolderChooser(dialog, context, switched).choose)
+
+        dialog.folder_button.clicked.connect(another_folder)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
             self.context.config = dialog.config
             self.privacy.set_config(dialog.config)
@@ -401,5 +494,6 @@ class MainWindow(QMainWindow):
         )
         self.views.remember()
         self.views.close()
+        self.stop_watching()
         wait_for_writes(WRITES_WAIT_MS)  # a save still being written finishes before we go
         event.accept()

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument
+from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QWidget
 
-from coach_gui.ui.markdown_render import render_note_html
-from coach_gui.ui.preview_links import FOLD_SCHEME, NOTE_SCHEME, note_link_target
+from coach_gui.ui.preview_schemes import FOLD_SCHEME, NOTE_SCHEME, note_link_target
 
 PARAGRAPH_SEPARATOR = "\u2029"  # how QTextDocument's raw text ends a block
+_DARK_LINK = "#7ab4ff"  # a link colour that reads on a dark page
+_MIN_LINK_LIGHTNESS = 140
 _AT_NX = re.compile(r"@\d+(?:\.\d+)?x(?=\.[^.]*$)")
 
 
@@ -167,7 +168,11 @@ class MarkdownBody(QTabWidget):
             return path
 
         # Our palette, not the preview's: PaletteChange reaches us before our children.
-        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        palette = self.palette()
+        dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
+        self._readable_links(palette, dark)
+        from coach_gui.ui.markdown_render import render_note_html  # ~75 ms: not at start-up
+
         html = render_note_html(
             self.text(),
             resolve_note=self._resolve_note,
@@ -177,6 +182,17 @@ class MarkdownBody(QTabWidget):
             toggled_callouts=frozenset(self._toggled),
         )
         self.preview.show_html(html, frozenset(placed))
+
+    def _readable_links(self, palette: QPalette, dark: bool) -> None:
+        """A dark theme that keeps Qt's default link blue would draw links nearly black on
+        black: the preview then takes a light blue of its own."""
+        ours = self.preview.palette()
+        link = palette.color(QPalette.ColorRole.Link)
+        wanted = QColor(_DARK_LINK) if dark and link.lightness() < _MIN_LINK_LIGHTNESS else link
+        if ours.color(QPalette.ColorRole.Link) != wanted:
+            ours.setColor(QPalette.ColorRole.Link, wanted)
+            ours.setColor(QPalette.ColorRole.LinkVisited, wanted)
+            self.preview.setPalette(ours)
 
     def _follow(self, url: QUrl) -> None:
         scheme = url.scheme().lower()

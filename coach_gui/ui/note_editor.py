@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.domain.errors import NoteError
+from coach_gui.domain.errors import NoteConflict, NoteError
 from coach_gui.domain.notes import Note, NoteEntry, new_note_id
 from coach_gui.ui.assertion_list import AssertionListEditor
 from coach_gui.ui.markdown_body import MarkdownBody
@@ -60,6 +60,7 @@ class NoteEditor(QWidget):
         self._note_id: str | None = None
         self._file_name: str | None = None  # None for a note not saved yet
         self._new_folder = ""  # where a new note is created (the open note's folder)
+        self._changed_elsewhere = False  # its file changed on disk under unsaved edits
         self._baseline: _FormState | None = None
         self._dirty = False
         self._saving = False
@@ -201,6 +202,7 @@ class NoteEditor(QWidget):
 
     def _fill(self, note: Note | None, file_name: str | None) -> None:
         self._loading = True
+        self._changed_elsewhere = False
         try:
             self._note, self._file_name = note, file_name
             self._note_id = note.id if note else new_note_id()
@@ -295,20 +297,59 @@ class NoteEditor(QWidget):
         at_save = self._form_state()
         store = self._store
         folder = self._new_folder if self._note is None else ""
+        elsewhere = self._changed_elsewhere
+
+        def write(_progress: object) -> tuple[NoteEntry, bool]:
+            """Save; when another program changed the file too, keep both (ADR 0016):
+            theirs stays in the file, the learner's edit becomes a note beside it."""
+            if not elsewhere:
+                try:
+                    return store.save(note, folder=folder), False
+                except NoteConflict:
+                    pass
+            return store.save_copy(note), True
+
         Task(
             self,
-            op=lambda _progress: store.save(note, folder=folder),
-            success=lambda entry: self._on_saved(entry, at_save, then),
+            op=write,
+            success=lambda saved: self._on_saved(saved[0], at_save, then, kept_both=saved[1]),
             failure=self._on_save_failed,
             lane=Lane.WRITER,
             name="save note",
         ).run()
         return True
 
+    def loaded_note(self) -> Note | None:
+        """The note as last loaded or saved (not the form's edits)."""
+        return self._note
+
+    def mark_changed_elsewhere(self, gone: bool = False) -> None:
+        """Another program changed (or, `gone`, moved or deleted) the open note's file
+        while it has unsaved edits here: say so; saving will keep both versions."""
+        self._changed_elsewhere = True
+        what = "moved or deleted" if gone else "changed"
+        self.show_problem(
+            f"Another program {what} “{self.display_title()}” while you were editing it. "
+            "Your edits are still here; saving (Ctrl+S) keeps both: the file stays as the "
+            "other program left it, and yours is saved beside it as a note of its own."
+        )
+
     def _on_saved(
-        self, entry: NoteEntry, at_save: _FormState, then: Callable[[], None] | None
+        self,
+        entry: NoteEntry,
+        at_save: _FormState,
+        then: Callable[[], None] | None,
+        *,
+        kept_both: bool = False,
     ) -> None:
         self._saving = False
+        self._changed_elsewhere = False
+        if kept_both:
+            other = self._file_name or "the file"
+            self.show_problem(
+                f"Both versions are kept: {other} as the other program left it, and your "
+                f"edit as {entry.file_name} (open now)."
+            )
         self._note, self._file_name, self._note_id = entry.note, entry.file_name, entry.note.id
         self._baseline = at_save  # typing that happened during the save stays unsaved
         self.file_label.setText(entry.file_name)

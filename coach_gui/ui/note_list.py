@@ -39,6 +39,8 @@ def _detail(entry: NoteEntry) -> str:
     parts = [f"{count} assertion{'s' if count != 1 else ''}"]
     if entry.note.tags:
         parts.append(", ".join(entry.note.tags))
+    if "/" in entry.file_name:  # in a vault, where it sits tells two "Index" notes apart
+        parts.append(entry.file_name.rsplit("/", 1)[0] + "/")
     return "  ·  ".join(parts)
 
 

@@ -12,10 +12,11 @@ from urllib.parse import quote, unquote, urlsplit
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.anchors.index import slugify
 
+from coach_gui.ui.preview_schemes import FOLD_SCHEME as FOLD_SCHEME
+from coach_gui.ui.preview_schemes import NOTE_SCHEME as NOTE_SCHEME
+from coach_gui.ui.preview_schemes import note_link_target as note_link_target
 from coach_gui.ui.preview_style import PreviewColours
 
-NOTE_SCHEME = "coach-note"
-FOLD_SCHEME = "coach-fold"
 WEB_SCHEMES = frozenset({"http", "https", "mailto"})
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".svg", ".webp"})
 _SIZE = re.compile(r"(\d{1,5})(?:x(\d{1,5}))?")  # Obsidian's `|240` or `|240x100`
@@ -23,13 +24,6 @@ _SIZE = re.compile(r"(\d{1,5})(?:x(\d{1,5}))?")  # Obsidian's `|240` or `|240x10
 
 def is_picture(name: str) -> bool:
     return Path(name).suffix.lower() in IMAGE_SUFFIXES
-
-
-def note_link_target(href: str) -> str | None:
-    """The note a `coach-note:` link names (its heading dropped), or None for other links."""
-    if not href.startswith(NOTE_SCHEME + ":"):
-        return None
-    return unquote(href[len(NOTE_SCHEME) + 1 :].split("#", 1)[0])
 
 
 def note_link(

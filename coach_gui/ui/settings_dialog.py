@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSizePolicy,
     QSpinBox,
     QVBoxLayout,
@@ -35,6 +36,12 @@ if TYPE_CHECKING:
     from coach_gui.adapters.secrets import KeyStore
 
 _Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox
+
+
+def _folder_text(config: Config) -> str:
+    if config.kb.path:
+        return f"Your notes are read from {config.kb.path}."
+    return "Coach's sample notes, in its own folder. Open your vault to use your own notes."
 
 
 class SettingsDialog(QDialog):
@@ -59,6 +66,23 @@ class SettingsDialog(QDialog):
         self._fields: dict[str, tuple[QLabel | None, _Field, str]] = {}
         self._pending: Config | None = config
         self._boxes: list[QGroupBox] = []
+
+        notes = self._group("Notes")
+        self.notes_folder = QLabel(_folder_text(config), self)
+        self.notes_folder.setWordWrap(True)
+        self.notes_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes_folder.setAccessibleName("Notes folder")
+        self.folder_button = QPushButton("&Open another folder…", self)
+        self.folder_button.setAccessibleName("Open another notes folder")
+        self.folder_button.setAccessibleDescription(
+            "Use your own vault or folder of Markdown notes; it is read first, then you decide"
+        )
+        self.folder_button.setAutoDefault(False)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_button)
+        folder_row.addStretch(1)
+        notes.addRow(self.notes_folder)  # a whole row: a long path wraps, never clips
+        notes.addRow(folder_row)
 
         tier1 = self._group("Local model (Tier 1, Ollama on this computer)")
         self.ollama_url = self._text(
@@ -185,9 +209,9 @@ class SettingsDialog(QDialog):
 
         # Two columns, local on the left and the judge on the right: one column of five
         # groups is taller than a 768-pixel laptop screen.
-        tier1_box, judge_box, no_quote_box = self._boxes
+        notes_box, tier1_box, judge_box, no_quote_box = self._boxes
         columns = QHBoxLayout()
-        for boxes in ([tier1_box, no_quote_box], [judge_box, self.key_section]):
+        for boxes in ([notes_box, tier1_box, no_quote_box], [judge_box, self.key_section]):
             column = QVBoxLayout()
             for box in filter(None, boxes):
                 box.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)  # for notes
@@ -280,6 +304,12 @@ class SettingsDialog(QDialog):
             field.valueChanged.connect(self._validate)
 
     # --- values --------------------------------------------------------------------
+    def use_notes_folder(self, config: Config) -> None:
+        """The notes folder was changed (and saved) from here: keep it when OK saves."""
+        self.config = config
+        self.notes_folder.setText(_folder_text(config))
+        self._validate()
+
     def _show(self, config: Config) -> None:
         data = config.to_json_dict()
         for key, (_label, field, _name) in self._fields.items():

@@ -39,7 +39,7 @@ INTRO = (
     "<h2>Welcome to Coach</h2>"
     "<p>Coach helps you remember what you read. You keep a note for each idea, with the "
     "few <i>core assertions</i> it makes; Coach asks you questions about it, and checks "
-    "which assertions your answers explain. A sample set of notes is ready to try.</p>"
+    "which assertions your answers explain.</p>"
     "<p>Nothing below is required: skip it now (Esc) and open it again from the Help "
     "menu (Welcome…).</p>"
 )
@@ -152,9 +152,29 @@ class WelcomeDialog(QDialog):
         judge_layout.addWidget(self.assertions_box)
         judge_layout.addWidget(self.key_section)
 
+        # Your notes: the sample set, or the learner's own vault (issue 14).
+        notes = QGroupBox("Your notes", self)
+        notes.setAccessibleName("Your notes")
+        self.notes_label = QLabel(notes)
+        self.notes_label.setWordWrap(True)
+        self.notes_label.setAccessibleName("Notes folder")
+        self.folder_button = QPushButton("&Open a folder…", notes)
+        self.folder_button.setAccessibleName("Open a notes folder")
+        self.folder_button.setAccessibleDescription(
+            "Use your own Obsidian vault or folder of Markdown notes"
+        )
+        self.folder_button.setAutoDefault(False)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_button)
+        folder_row.addStretch(1)
+        notes_layout = QVBoxLayout(notes)
+        notes_layout.addWidget(self.notes_label)
+        notes_layout.addLayout(folder_row)
+        self.show_notes_folder()
+
         body = QWidget(self)
         body_layout = QVBoxLayout(body)
-        for widget in (intro, self.privacy_label, tier1, judge):
+        for widget in (intro, notes, self.privacy_label, tier1, judge):
             body_layout.addWidget(widget)
         body_layout.addStretch(1)
         scroll = QScrollArea(self)
@@ -178,6 +198,20 @@ class WelcomeDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(660, 720)
         self.tier1_indicator.refresh()
+
+    def show_notes_folder(self) -> None:
+        own = self.context.config.kb.path
+        where = self.context.notes.location
+        if own:
+            text = f"Coach reads your notes in {where}, and writes only what you change there."
+        else:
+            text = (
+                f"Coach starts with a few sample notes ({where}). Already keep notes in "
+                "Obsidian, Logseq or another folder of Markdown files? Open it: Coach reads it "
+                "as it is, titles notes without a title by their file name, and writes only "
+                "what you change."
+            )
+        self.notes_label.setText(text)
 
     def _show_privacy(self, config: Config) -> None:
         self.privacy_label.setText(privacy_summary_html(config))
@@ -206,5 +240,7 @@ def show_welcome(window: MainWindow) -> WelcomeDialog:
     dialog = WelcomeDialog(window.context, window.privacy, window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.model_downloaded.connect(window.views.tier1_status.refresh)
+    dialog.folder_button.clicked.connect(window.open_notes_folder)
+    window.notes_listed.connect(dialog.show_notes_folder)
     dialog.open()
     return dialog

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from fakes.vaults import mixed_vault
 from pytestqt.qtbot import QtBot
 
@@ -80,4 +83,105 @@ def test_a_one_character_edit_keeps_every_no_break_space_and_line_separator(
     assert after.count("\u2028".encode()) == before.count("\u2028".encode())
     assert len(after) == len(before) + 1
     assert "\u2029".encode() in after  # even Qt's own block separator, typed in the note
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+
+
+def test_changes_made_by_another_program_appear_and_unsaved_edits_keep_both(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """Issue 14: edits made in Obsidian while Coach was open went unnoticed until a save
+    conflicted. Now they appear within a second, and an unsaved edit is never lost."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Open.md").write_text("First words.\n", encoding="utf-8")
+    window = _window(qtbot, vault, tmp_path)
+    entry = next(iter(window._entries.values()))
+    window.open_note(entry.note.id)
+
+    (vault / "Added in Obsidian.md").write_text("New.\n", encoding="utf-8")
+    qtbot.waitUntil(
+        lambda: any(e.stem == "Added in Obsidian" for e in window._entries.values()),
+        timeout=5_000,
+    )
+    (vault / "Open.md").write_text("Changed in Obsidian.\n", encoding="utf-8")
+    qtbot.waitUntil(
+        lambda: window.editor.body_tabs.text() == "Changed in Obsidian.\n", timeout=5_000
+    )
+
+    qtbot.keyClicks(window.editor.body_tabs.edit, "Mine. ")
+    (vault / "Open.md").write_text("Changed again elsewhere.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: window.editor.problem_label.isVisible(), timeout=5_000)
+    assert "Another program changed" in window.editor.problem_label.text()
+    assert window.editor.body_tabs.text().startswith("Mine. ")  # nothing lost
+    with qtbot.waitSignal(window.editor.saved, timeout=10_000):
+        window.editor.save()
+    assert (vault / "Open.md").read_text(encoding="utf-8") == "Changed again elsewhere.\n"
+    (copy,) = [p for p in vault.glob("Open (my edit *).md")]
+    assert "Mine. " in copy.read_text(encoding="utf-8")
+    assert "Both versions are kept" in window.editor.problem_label.text()
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+
+
+def test_open_notes_folder_reads_it_first_says_what_it_found_and_changes_nothing(
+    qtbot: QtBot,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    answer_dialog: Callable[[str], Any],
+) -> None:
+    from fakes.vaults import file_hashes, obsidian_vault
+    from PySide6.QtWidgets import QFileDialog
+
+    window = MainWindow(build_context())  # the sample notes
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=10_000):
+        window.show()
+    vault = obsidian_vault(tmp_path / "My vault", notes=30)
+    before = file_hashes(vault.root)
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *_a: str(vault.root))
+    answer = answer_dialog("Use this folder")
+    with qtbot.waitSignal(window.notes_listed, timeout=10_000):
+        window.menu_actions.open_folder.trigger()
+    assert answer.answered
+    with_assertions = sum(1 for n in vault.notes if n.assertions)
+    assert f"30 notes, {with_assertions} with core assertions" in answer.informative
+    assert f"{len(vault.unreadable)} file" in answer.informative
+    assert {e.file_name for e in window._entries.values()} == {n.rel_path for n in vault.notes}
+    saved = json.loads(Path(os.environ["COACH_CONFIG"]).read_text(encoding="utf-8"))
+    assert saved["kb"]["path"] == str(vault.root)
+    (vault.root / "Written elsewhere.md").write_text("Seen live.\n", encoding="utf-8")
+    qtbot.waitUntil(  # the new folder is watched, the old one no longer
+        lambda: any(e.stem == "Written elsewhere" for e in window._entries.values()),
+        timeout=5_000,
+    )
+    (vault.root / "Written elsewhere.md").unlink()
+    qtbot.waitUntil(
+        lambda: not any(e.stem == "Written elsewhere" for e in window._entries.values()),
+        timeout=5_000,
+    )
+    assert file_hashes(vault.root) == before
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+
+
+def test_settings_changes_the_notes_folder_and_saving_settings_keeps_it(
+    qtbot: QtBot, tmp_path: Path, answer_dialog: Callable[[str], Any]
+) -> None:
+    from coach_gui.config import load_config
+    from coach_gui.ui.notes_folder import NotesFolderChooser
+    from coach_gui.ui.settings_dialog import SettingsDialog
+
+    context = build_context()
+    vault = mixed_vault(tmp_path / "vault")
+    dialog = SettingsDialog(context.config, context.config_path)
+    qtbot.addWidget(dialog)
+    assert "sample notes" in dialog.notes_folder.text()
+    answer_dialog("Use this folder")
+    chooser = NotesFolderChooser(dialog, context, lambda: dialog.use_notes_folder(context.config))
+    chooser.look_at(vault.root)
+    qtbot.waitUntil(lambda: str(vault.root) in dialog.notes_folder.text(), timeout=10_000)
+    assert context.notes.location == str(vault.root)
+    dialog.judge_model.setText("gemini-2.5-pro")  # another setting, saved with OK
+    with qtbot.waitSignal(dialog.accepted, timeout=10_000):
+        dialog.ok_button.click()
+    saved = load_config(context.config_path)
+    assert (saved.kb.path, saved.judge.model) == (str(vault.root), "gemini-2.5-pro")
     qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -58,6 +59,25 @@ def test_nothing_connects_or_builds_adapters_at_import() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"  # the CLI does not load Qt until the GUI opens
+
+
+def test_the_window_loads_the_preview_renderer_and_the_watcher_only_when_needed() -> None:
+    """markdown-it (~75 ms) and watchfiles (~35 ms) load when a preview is first shown and
+    after the first listing, not before the window's first paint (issue 14)."""
+    code = (
+        "import sys\n"
+        "import coach_gui.ui.main_window\n"
+        "print(sorted(m for m in ('markdown_it', 'watchfiles', 'anyio') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
 
 
 def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:

@@ -1,0 +1,102 @@
+"""Choosing the notes folder (issue 14): the learner's own vault, picked from File › Open
+notes folder…, Settings or the Welcome. The folder is read first (in the background, writing
+nothing), and the learner sees what Coach found in it before anything changes: how many
+notes, how many with core assertions, how many files it cannot read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from coach_gui.bootstrap import note_store
+from coach_gui.config import save_config
+from coach_gui.domain.notes import KnowledgeBaseSnapshot
+from coach_gui.ui.failures import show_failure
+from coach_gui.ui.tasks import Lane, Task
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+
+
+def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
+    """The folder's contents in one sentence, for the learner."""
+    notes = len(snapshot.notes)
+    with_assertions = sum(1 for e in snapshot.notes if e.note.core_assertions)
+    unreadable = len(snapshot.broken)
+    text = f"{notes} note{'s' if notes != 1 else ''}, {with_assertions} with core assertions"
+    if unreadable:
+        text += f", {unreadable} file{'s' if unreadable != 1 else ''} Coach cannot read"
+    return text
+
+
+class NotesFolderChooser:
+    """Asks for a folder, reads it, confirms, saves `kb.path` and calls `switched`."""
+
+    def __init__(
+        self,
+        parent: QWidget,
+        context: AppContext,
+        switched: Callable[[], None],
+    ) -> None:
+        self._parent, self._context, self._switched = parent, context, switched
+
+    def _failed(self, error: Exception) -> None:
+        show_failure(self._parent, error)
+
+    def choose(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self._parent, "Open a notes folder — Coach", self._context.notes.location
+        )
+        if folder:
+            self.look_at(Path(folder))
+
+    def look_at(self, folder: Path) -> None:
+        data = self._context.data_dir
+        Task(
+            self._parent,
+            op=lambda _p: note_store(folder, data).load(),  # reads, writes nothing there
+            success=lambda snapshot: self._confirm(folder, snapshot),
+            failure=self._failed,
+            name="read notes folder",
+        ).run()
+
+    def _confirm(self, folder: Path, snapshot: KnowledgeBaseSnapshot) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Open notes folder",
+            f"Use {folder} for your notes?",
+            parent=self._parent,
+        )
+        box.setInformativeText(
+            f"Coach found {what_is_there(snapshot)}. It reads the folder as it is and "
+            "writes only what you change there: your edits, new notes, and deleted notes "
+            "moved to the trash. Other programs may keep using it; Coach follows their "
+            "changes."
+        )
+        use = box.addButton("Use this folder", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(use)
+        box.setAccessibleName("Open notes folder")
+        box.exec()
+        if box.clickedButton() is not use:
+            return
+        context = self._context
+        config = context.config.with_changes({"kb.path": str(folder)})
+        path = context.config_path
+
+        def saved(_written: object) -> None:
+            context.config = config
+            context.notes = note_store(folder, context.data_dir)
+            self._switched()
+
+        Task(
+            self._parent,
+            op=lambda _p: save_config(config, path),
+            success=saved,
+            failure=self._failed,
+            lane=Lane.WRITER,
+            name="save settings",
+        ).run()
