@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -126,10 +127,18 @@ def child(mode: str) -> None:
                 mark("first_paint")
                 if "listed" in marks:
                     mark("listed_painted")
+                    rows = [w.note_list.model.rowCount() for w in opened]
+                    if rows:
+                        mark(f"rows_{rows[0]}")
+                    # Printed now: quitting with the search index still being built may
+                    # end the process at once (ADR 0012), before anything after exec().
+                    if mode != "bare":
+                        print(json.dumps(marks), flush=True)
                     QTimer.singleShot(0, QApplication.quit)
             return False
 
     watches: list[Watch] = []
+    opened: list[Any] = []  # the main window, once open
 
     def watch(window: QWidget) -> None:
         watches.append(Watch(window))
@@ -147,6 +156,7 @@ def child(mode: str) -> None:
         marks["listed"] = 0.0
         window.show()
         app.exec()
+        print(json.dumps(marks))
     else:
         # "cli": exactly what the `coach` command runs; "gui": only its GUI branch (what
         # start-up would cost if the CLI imported its sub-commands lazily).
@@ -156,7 +166,6 @@ def child(mode: str) -> None:
             import coach_gui.cli
 
         real_open = gui.open_main_window
-        opened = []
 
         def open_and_watch(**options):  # type: ignore[no-untyped-def]
             main = real_open(**options)
@@ -176,8 +185,6 @@ def child(mode: str) -> None:
             coach_gui.cli.main([])
         else:
             gui.run_gui([])
-        mark("rows_" + str(opened[0].note_list.model.rowCount()))
-    print(json.dumps(marks))
 
 
 def measure(env: dict[str, str], runs: int, mode: str = "cli") -> list[dict[str, float]]:
