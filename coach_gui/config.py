@@ -90,6 +90,14 @@ class KnowledgeBaseConfig(_Section):
         default=None,
         description="Folder of Markdown notes; null means <data>/kb.",
     )
+    new_notes_folder: str | None = Field(
+        default=None,
+        alias="newNotesFolder",
+        description=(
+            "Where new notes go, relative to the notes folder (as Obsidian's 'Default "
+            "location for new notes'); null means the folder of the note open."
+        ),
+    )
 
 
 class Tier1Config(_Section):

@@ -72,6 +72,7 @@ class MainWindow(QMainWindow):
 
         self.note_list = NoteListPane(self)
         self.editor = NoteEditor(context.notes, self)
+        self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.note_list)
         self.splitter.addWidget(self.editor)
@@ -202,7 +203,11 @@ class MainWindow(QMainWindow):
 
     def _notes_folder_changed(self) -> None:
         self.stop_watching()
+        self.editor.set_store(self.context.notes)
         self.editor.show_note(None)
+        location = self.context.notes.location
+        self.where_label.setText(f"Notes in {short_path(location)}")
+        self.where_label.setToolTip(location)
         self._entries, self._first_load = {}, False
         self.note_list.set_notes(())
         self.load_notes()

@@ -61,6 +61,7 @@ class NoteEditor(QWidget):
         self._file_name: str | None = None  # None for a note not saved yet
         self._new_folder = ""  # where a new note is created (the open note's folder)
         self._changed_elsewhere = False  # its file changed on disk under unsaved edits
+        self._new_notes_folder: Callable[[], str | None] = lambda: None  # kb.newNotesFolder
         self._baseline: _FormState | None = None
         self._dirty = False
         self._saving = False
@@ -192,11 +193,23 @@ class NoteEditor(QWidget):
             return
         self._fill(entry.note, entry.file_name)
 
+    def set_store(self, store: NoteStore) -> None:
+        """Save into this store from now on (another notes folder was opened)."""
+        self._store = store
+
+    def set_new_notes_folder(self, folder: Callable[[], str | None]) -> None:
+        """Where new notes go (read when one is started), instead of the open note's folder."""
+        self._new_notes_folder = folder
+
     def new_note(self) -> None:
         """Open a blank note; it gets its file, named after its title, when first saved,
         in the folder of the note that was open (the vault's top when none was)."""
         opened = self._file_name or ""
-        self._new_folder = opened.rsplit("/", 1)[0] if "/" in opened else ""
+        configured = self._new_notes_folder()
+        if configured is not None:  # kb.newNotesFolder: one place for every new note
+            self._new_folder = configured
+        else:
+            self._new_folder = opened.rsplit("/", 1)[0] if "/" in opened else ""
         self._fill(None, None)
         self.title_edit.setFocus()
 

@@ -159,6 +159,32 @@ def test_open_notes_folder_reads_it_first_says_what_it_found_and_changes_nothing
         timeout=5_000,
     )
     assert file_hashes(vault.root) == before
+    assert str(vault.root) in window.where_label.toolTip()
+    # The editor now saves into the new folder (it kept the old store before review).
+    window.new_note()
+    qtbot.keyClicks(window.editor.title_edit, "Made after switching")
+    with qtbot.waitSignal(window.editor.saved, timeout=10_000):
+        window.editor.save()
+    assert (vault.root / "Made after switching.md").is_file()
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+
+
+def test_new_notes_go_to_the_configured_folder(qtbot: QtBot, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "Deep" / "er").mkdir(parents=True)
+    (vault / "Deep" / "er" / "Open.md").write_text("Open note.\n", encoding="utf-8")
+    config = Path(os.environ["COACH_CONFIG"])
+    config.parent.mkdir(parents=True, exist_ok=True)
+    window = _window(qtbot, vault, tmp_path)
+    opened = next(iter(window._entries.values()))
+    for folder, expected in [(None, "Deep/er/A.md"), ("Inbox", "Inbox/B.md")]:
+        window.context.config = window.context.config.with_changes({"kb.newNotesFolder": folder})
+        window.open_note(opened.note.id)
+        window.new_note()
+        qtbot.keyClicks(window.editor.title_edit, expected.rsplit("/", 1)[1][:-3])
+        with qtbot.waitSignal(window.editor.saved, timeout=10_000):
+            window.editor.save()
+        assert (vault / expected).is_file(), expected
     qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
 
 
