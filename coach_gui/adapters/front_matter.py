@@ -60,6 +60,7 @@ class ParsedFile:
     body_text: str = ""  # the body exactly as in the file (line endings included)
     has_id: bool = True  # the id is the front matter's own
     titled: bool = True  # the title is the front matter's own (not the file name)
+    delimiters: tuple[str, str] = ("---\n", "---\n")  # the opening and closing lines as written
 
 
 def decode(raw: bytes) -> str:
@@ -83,13 +84,20 @@ def decode(raw: bytes) -> str:
 def split(text: str) -> tuple[str | None, str]:
     """(front matter text or None when there is none, body) of a note's text, the BOM
     already removed."""
+    front, body, _ = _split(text)
+    return front, body
+
+
+def _split(text: str) -> tuple[str | None, str, tuple[str, str]]:
+    """`split`, and the delimiter lines exactly as written (kept on a rewrite)."""
     opening = _OPEN.match(text)
     if not opening:
-        return None, text
+        return None, text, ("", "")
     closing = _CLOSE.search(text, opening.end())
     if not closing:
         raise NoteFormatError("the front matter is not closed: add a '---' line after it")
-    return text[opening.end() : closing.start()], text[closing.end() :]
+    delimiters = (opening.group(0), closing.group(0))
+    return text[opening.end() : closing.start()], text[closing.end() :], delimiters
 
 
 def _one_line(value: str) -> str:
@@ -123,7 +131,8 @@ def _assertions(value: Any) -> tuple[str, ...]:
         text = _item_text(item)
         if text is None:
             raise NoteFormatError(f"'core_assertions' item {i + 1} must be text")
-        items.append(text)
+        if text.strip():  # an empty `-` (started in another editor) is no assertion yet
+            items.append(text)
     return tuple(items)
 
 
@@ -221,7 +230,7 @@ def parse(
     bom = text.startswith(_BOM)
     if bom:
         text = text[1:]
-    front, body = split(text)
+    front, body, delimiters = _split(text)
     newline = _newline_of(text)
     data: Any = {}
     if front is not None:
@@ -265,7 +274,8 @@ def parse(
         )
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise NoteFormatError(f"{_field_label(tuple(first['loc']))}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")  # pydantic's wording
+        raise NoteFormatError(f"{_field_label(tuple(first['loc']))}: {message}") from None
     extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
     return ParsedFile(
         note=note,
@@ -276,6 +286,7 @@ def parse(
         body_text=body,
         has_id=has_id,
         titled=titled,
+        delimiters=delimiters,
     )
 
 
@@ -322,26 +333,25 @@ class _Span:
     flow: bool  # a flow list `[a, b]` (or a string of tags), not a block list
     indent: int  # the column of a block list's dashes
     items: tuple[tuple[str, str], ...] = ()  # a block list's (value, its lines as written)
+    head: str = ""  # a block list's key line and any comment lines before its first item
 
 
 def _spans(front: str) -> dict[str, _Span]:
-    """The span of each top-level key, found through the YAML node marks (pure-Python
-    loader: its marks are character offsets)."""
+    """The span of each top-level key, found through the YAML node marks (character
+    offsets, from the same loader that read the note). A key written twice: its last
+    occurrence, the one that was read."""
     try:
-        node = yaml.compose(front, Loader=yaml.BaseLoader)
+        node = yaml.compose(front, Loader=_Loader)
     except yaml.YAMLError as exc:
         raise _yaml_problem(front, exc) from None
     if not isinstance(node, yaml.MappingNode):
         return {}
     spans: dict[str, _Span] = {}
     for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.value in spans:
+        if not isinstance(key_node, yaml.ScalarNode):
             continue
         start = front.rfind("\n", 0, key_node.start_mark.index) + 1
-        end = value_node.end_mark.index
-        if end > 0 and front[end - 1] != "\n":  # to the end of the value's last line
-            line_end = front.find("\n", end)
-            end = len(front) if line_end == -1 else line_end + 1
+        end = _line_end(front, value_node.end_mark.index)
         lines = front[start:end].splitlines(keepends=True)
         while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
             lines.pop()  # comments and blank lines before the next key stay where they are
@@ -349,31 +359,46 @@ def _spans(front: str) -> dict[str, _Span]:
         flow = not isinstance(value_node, yaml.SequenceNode) or bool(value_node.flow_style)
         indent = 0
         items: list[tuple[str, str]] = []
+        head = ""
         if isinstance(value_node, yaml.SequenceNode) and value_node.value and not flow:
-            indent = value_node.value[0].start_mark.column - 2
-            items = _written_items(front, value_node)
-        spans[str(key_node.value)] = _Span(start, end, flow, max(indent, 0), tuple(items))
+            indent = value_node.start_mark.column  # where the dashes are
+            items = _written_items(front, value_node, end)
+            head = front[start : front.rfind("\n", 0, value_node.value[0].start_mark.index) + 1]
+        spans[str(key_node.value)] = _Span(start, end, flow, indent, tuple(items), head)
     return spans
 
 
 def _line_end(text: str, index: int) -> int:
-    if index > 0 and text[index - 1] == "\n":
+    if index == 0 or text[index - 1] == "\n":
         return index
     found = text.find("\n", index)
     return len(text) if found == -1 else found + 1
 
 
-def _written_items(front: str, node: yaml.SequenceNode) -> list[tuple[str, str]]:
-    """Each plain item of a block list with its lines exactly as written (from its dash
-    to the end of its last line), so an item the learner kept is written back as it was."""
+def _written_items(front: str, node: yaml.SequenceNode, end: int) -> list[tuple[str, str]]:
+    """Each item of a block list with its lines exactly as written — from the end of the
+    item before (so a comment above an item stays with it) to the end of its last line —
+    so an item the learner kept is written back as it was."""
     found: list[tuple[str, str]] = []
+    start = front.rfind("\n", 0, node.value[0].start_mark.index) + 1
     for item in node.value:
-        if not isinstance(item, yaml.ScalarNode):
+        value = _item_text(_node_value(item))
+        if value is None:
             return []  # a nested value: rewrite the list rather than guess
-        start = front.rfind("\n", 0, item.start_mark.index) + 1
-        end = _line_end(front, item.end_mark.index)
-        found.append((str(item.value), front[start:end]))
+        stop = min(_line_end(front, item.end_mark.index), end)
+        found.append((value, front[start:stop]))
+        start = stop
     return found
+
+
+def _node_value(node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode) and len(node.value) == 1:
+        ((key, value),) = node.value
+        if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode):
+            return {key.value: value.value}
+    return None
 
 
 def _render_key(key: str, note: Note, span: _Span | None) -> str:
@@ -388,9 +413,11 @@ def _render_key(key: str, note: Note, span: _Span | None) -> str:
         return f"{key}: " + _dump(list(items), flow=True)  # "[a, b]\n"
     pad = " " * (span.indent if span is not None else 2)
     kept = list(span.items) if span is not None else []
-    lines = [f"{key}:\n"]
+    head = span.head.replace("\r\n", "\n") if span is not None and span.head else ""
+    lines = [head if head.lstrip().startswith(f"{key}:") else f"{key}:\n"]
+    same = clean_tag if key == "tags" else (lambda text: text)  # "#a" is the tag a
     for item in items:
-        written = next((i for i, (value, _) in enumerate(kept) if value == item), None)
+        written = next((i for i, (value, _) in enumerate(kept) if same(value) == item), None)
         if written is not None:  # an item kept as it was: its own lines, quoting and all
             lines.append(kept.pop(written)[1].replace("\r\n", "\n"))
             continue
@@ -422,6 +449,21 @@ def _edited_front(front: str, note: Note, keys: Sequence[str], newline: str) -> 
     return text
 
 
+def without_id(raw: bytes) -> bytes:
+    """A note file's bytes with its `id:` line taken out, all else as it was (for a copy
+    that must not claim the original's identity)."""
+    text = raw.decode("utf-8")
+    bom = _BOM if text.startswith(_BOM) else ""
+    front, body, (opening, closing) = _split(text[len(bom) :])
+    if front is None:
+        return raw
+    span = _spans(front).get("id")
+    if span is None:
+        return raw
+    front = front[: span.start] + front[span.end :]
+    return (bom + opening + front + closing + body).encode("utf-8")
+
+
 def _changed_keys(note: Note, previous: ParsedFile) -> list[str]:
     keys = [k for k in EDITABLE_KEYS if getattr(note, k) != getattr(previous.note, k)]
     return keys
@@ -442,7 +484,15 @@ def render(note: Note, previous: ParsedFile | None = None) -> bytes:
         body = previous.body_text
     else:
         body = note.body.replace("\n", newline) if newline != "\n" else note.body
-    text = body if front is None else f"---{newline}{front}---{newline}{body}"
+    if front is None:
+        text = body
+    elif previous.front_matter_text is None:  # the note gains front matter now
+        text = f"---{newline}{front}---{newline}{body}"
+    else:  # the delimiter lines as written ('...' closes it too, trailing spaces kept)
+        opening, closing = previous.delimiters
+        if not closing.endswith("\n") and body:
+            closing += newline
+        text = f"{opening}{front}{closing}{body}"
     if previous.bom:
         text = _BOM + text
     return text.encode("utf-8")

@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from coach_gui.adapters.files import atomic_write
 
@@ -40,10 +41,11 @@ class NoteIdentities:
     def __init__(self, file: Path | None, key: str) -> None:
         self._file = file
         self._key = key
-        self._entries: dict[str, dict[str, str]] = self._read()
+        self._claims: dict[str, str] = {}  # a front-matter id -> the path that holds it
+        self._entries: dict[str, dict[str, Any]] = self._read()
         self._dirty = False
 
-    def _read(self) -> dict[str, dict[str, str]]:
+    def _read(self) -> dict[str, dict[str, Any]]:
         if self._file is None:
             return {}
         try:
@@ -58,6 +60,9 @@ class NoteIdentities:
         notes = data.get("notes") if isinstance(data, dict) else None
         if not isinstance(notes, dict):
             return {}
+        claims = data.get("claims")
+        if isinstance(claims, dict):
+            self._claims = {k: v for k, v in claims.items() if isinstance(v, str)}
         return {
             path: entry
             for path, entry in notes.items()
@@ -78,30 +83,48 @@ class NoteIdentities:
                 new.append(path)
                 continue
             found[path] = entry["id"]
-            if entry["digest"] != digest:
+            if entry["digest"] != digest or entry.get("gone"):
                 entry["digest"] = digest
+                entry.pop("gone", None)
                 self._dirty = True
+        # What vanished since the last load (not long ago: a note deleted last month is no
+        # rename), by its bytes; and the new paths by theirs.
         gone: dict[str, list[str]] = {}
-        for path in sorted(self._entries):
-            if path not in present:
-                gone.setdefault(self._entries[path]["digest"], []).append(path)
+        for path, entry in self._entries.items():
+            if path not in present and not entry.get("gone"):
+                entry["gone"] = True
+                self._dirty = True
+                if entry["digest"]:
+                    gone.setdefault(entry["digest"], []).append(path)
+        arrived: dict[str, list[str]] = {}
+        for path in new:
+            arrived.setdefault(present[path], []).append(path)
         for path in sorted(new):
             digest = present[path]
-            candidates = gone.get(digest) if digest else None  # "": too short to tell
-            if candidates:  # renamed or moved outside Coach: the same bytes elsewhere
-                old = candidates.pop(0)
-                note_id = self._entries.pop(old)["id"]
-                log.info("note moved: %s -> %s", old, path)
-            else:
+            was = gone.get(digest, []) if digest else []
+            if len(was) == 1 and len(arrived[digest]) == 1:  # one file, renamed or moved
+                note_id = self._entries.pop(was[0])["id"]
+                log.info("note moved: %s -> %s", was[0], path)
+            else:  # new, or ambiguous (copies): no history is given to a guess
                 note_id = derived_id(self._key, path)
             self._entries[path] = {"id": note_id, "digest": digest}
             found[path] = note_id
             self._dirty = True
         return found
 
+    def claimed(self, own_id: str) -> str | None:
+        """The path that held this front-matter id when last listed."""
+        return self._claims.get(own_id)
+
+    def claim(self, own_id: str, path: str) -> None:
+        if self._claims.get(own_id) != path:
+            self._claims[own_id] = path
+            self._dirty = True
+
     def remember(self, path: str, note_id: str, digest: str) -> None:
         """After Coach wrote the note at `path`: its bytes are these now."""
-        if self._entries.get(path) != {"id": note_id, "digest": digest}:
+        entry = self._entries.get(path)
+        if entry is None or (entry["id"], entry["digest"]) != (note_id, digest):
             self._entries[path] = {"id": note_id, "digest": digest}
             self._dirty = True
 
@@ -114,7 +137,11 @@ class NoteIdentities:
         if not self._dirty or self._file is None:
             return
         text = json.dumps(
-            {"vault": self._key, "notes": dict(sorted(self._entries.items()))},
+            {
+                "vault": self._key,
+                "notes": dict(sorted(self._entries.items())),
+                "claims": dict(sorted(self._claims.items())),
+            },
             ensure_ascii=False,
             separators=(",", ":"),
         )

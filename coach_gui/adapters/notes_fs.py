@@ -31,7 +31,7 @@ from send2trash.exceptions import TrashPermissionError
 
 from coach_gui.adapters import front_matter
 from coach_gui.adapters.files import atomic_write, is_own_temp_file
-from coach_gui.adapters.note_ids import NoteIdentities, vault_key
+from coach_gui.adapters.note_ids import NoteIdentities, derived_id, vault_key
 from coach_gui.domain.errors import NoteConflict as NoteConflict
 from coach_gui.domain.errors import NoteError, NoteNotFound
 from coach_gui.domain.notes import (
@@ -39,7 +39,6 @@ from coach_gui.domain.notes import (
     KnowledgeBaseSnapshot,
     Note,
     NoteEntry,
-    new_note_id,
     note_file_stem,
     ordered,
 )
@@ -125,6 +124,8 @@ class MarkdownNoteStore:
         self._by_id: dict[str, _Loaded] = {}
         self._attachments: tuple[str, ...] = ()
         self._deleted_by_us: set[str] = set()  # so the watcher's report of it is no news
+        self._write_seq = 0  # Coach's own writes, in order, for a load running meanwhile
+        self._recent: dict[str, tuple[int, _Loaded | None]] = {}
 
     @property
     def location(self) -> str:
@@ -162,6 +163,8 @@ class MarkdownNoteStore:
                 except OSError:
                     continue
                 if not is_dir:
+                    if item.is_symlink() and not os.path.exists(item.path):
+                        continue  # a link to nothing: Obsidian does not show it either
                     files.append(item)
                 elif _skipped(item.name):
                     continue
@@ -215,6 +218,8 @@ class MarkdownNoteStore:
         by_id: dict[str, _Loaded] = {}
         cached = self._read_cache()
         used: dict[str, Any] = {}
+        with self._lock:
+            started = self._write_seq  # Coach's writes from here on win over what is read
         files, _ = self._files()
         raws: dict[str, bytes] = {}
         for item in files:
@@ -225,25 +230,19 @@ class MarkdownNoteStore:
                 broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
         with self._lock:
             ids = self._ids.resolve({name: _rename_digest(raw) for name, raw in raws.items()})
+        parsed: list[_Loaded] = []
         for name, raw in raws.items():
             try:
-                loaded = self._parse(raw, name, ids[name], _CacheView(cached, used))
+                parsed.append(self._parse(raw, name, ids[name], _CacheView(cached, used)))
             except NoteError as exc:
                 broken.append(BrokenNote(file_name=name, error=str(exc)))
-                continue
-            note_id = loaded.parsed.note.id
-            if note_id in by_id:  # a copy kept its id: it is a note of its own all the same
-                log.info("%s has the id of %s; using its own", name, by_id[note_id].file_name)
-                loaded = self._parse(raw, name, ids[name], None, ignore_id=True)
-                note_id = loaded.parsed.note.id
-                if note_id in by_id:
-                    broken.append(BrokenNote(file_name=name, error="it is listed twice"))
-                    continue
-            by_id[note_id] = loaded
-            entries.append(NoteEntry(note=loaded.parsed.note, file_name=name))
+        for loaded in self._one_file_per_id(parsed, raws, ids):
+            by_id[loaded.parsed.note.id] = loaded
         with self._lock:
+            self._merge_writes_since(started, by_id)  # a save while this load ran wins
             self._by_id = by_id
             self._ids.flush()
+        entries = [NoteEntry(note=v.parsed.note, file_name=v.file_name) for v in by_id.values()]
         if used.keys() != cached.keys():
             self._write_cache(used)
         broken.sort(key=lambda b: b.file_name)
@@ -253,6 +252,59 @@ class MarkdownNoteStore:
             broken=tuple(broken),
             attachments=self._attachments,
         )
+
+    def _one_file_per_id(
+        self, parsed: list[_Loaded], raws: dict[str, bytes], ids: dict[str, str]
+    ) -> list[_Loaded]:
+        """Files whose front matter holds the same `id:` (a copy, a sync conflict): the one
+        that held it before keeps it — else the oldest file, then the first by name — and
+        each other is a note of its own, with the id Coach keeps for its path."""
+        by_own: dict[str, list[_Loaded]] = {}
+        for loaded in parsed:
+            by_own.setdefault(loaded.parsed.note.id, []).append(loaded)
+        kept: list[_Loaded] = []
+        for note_id, same in by_own.items():
+            if len(same) == 1:
+                kept.append(same[0])
+                if same[0].parsed.has_id:
+                    self._ids.claim(note_id, same[0].file_name)
+                continue
+            holder = self._ids.claimed(note_id)
+            same.sort(key=lambda f: (f.file_name != holder, self._mtime(f.file_name), f.file_name))
+            kept.append(same[0])
+            self._ids.claim(note_id, same[0].file_name)
+            for other in same[1:]:
+                log.info("%s has the id of %s; using its own", other.file_name, same[0].file_name)
+                kept.append(
+                    self._parse(raws[other.file_name], other.file_name, ids[other.file_name],
+                                None, ignore_id=True)
+                )  # fmt: skip
+        return kept
+
+    def _mtime(self, name: str) -> float:
+        try:
+            return (self._folder / name).stat().st_mtime
+        except OSError:
+            return float("inf")
+
+    def _merge_writes_since(self, started: int, by_id: dict[str, _Loaded]) -> None:
+        """Saves, new notes and deletes made while a load was reading the files: the load
+        may have read a file before Coach wrote it, so Coach's own record wins."""
+        for note_id, (seq, loaded) in list(self._recent.items()):
+            if seq <= started:
+                del self._recent[note_id]  # older than this load: it read them from disk
+                continue
+            for other, was in list(by_id.items()):
+                if loaded is not None and was.file_name == loaded.file_name and other != note_id:
+                    del by_id[other]  # the same file, read under another id
+            if loaded is None:
+                by_id.pop(note_id, None)
+            else:
+                by_id[note_id] = loaded
+
+    def _record_write(self, note_id: str, loaded: _Loaded | None) -> None:
+        self._write_seq += 1
+        self._recent[note_id] = (self._write_seq, loaded)
 
     def _read_cache(self) -> dict[str, Any]:
         if self._cache_file is None:
@@ -307,6 +359,7 @@ class MarkdownNoteStore:
                 self._ids.remember(previous.file_name, note.id, _rename_digest(raw))
                 self._ids.flush()
             self._by_id[note.id] = _Loaded(previous.file_name, parsed, _digest(raw))
+            self._record_write(note.id, self._by_id[note.id])
             return NoteEntry(note=parsed.note, file_name=previous.file_name)
 
     def changed_elsewhere(self, paths: Iterable[str]) -> bool:
@@ -330,16 +383,30 @@ class MarkdownNoteStore:
             return False
 
     def save_copy(self, note: Note) -> NoteEntry:
+        """The learner's version as a file beside theirs: the same front matter (every
+        key the learner keeps) with this edit, no `id:` line (it is a note of its own, with
+        the id Coach keeps for its path), named "<title> (my edit <when>)"."""
         with self._lock:
             previous = self._by_id.get(note.id)
-            folder = (
-                previous.file_name.rsplit("/", 1)[0]
-                if previous and "/" in previous.file_name
-                else ""
-            )
+            name = previous.file_name if previous is not None else ""
+            folder = name.rsplit("/", 1)[0] if "/" in name else ""
             stamp = datetime.now().strftime("%Y-%m-%d %H.%M")
-            copy = note.model_copy(update={"id": new_note_id()})
-            return self._create(copy, folder, stem=f"{note.title} (my edit {stamp})")
+            where = self._folder / folder if folder else self._folder
+            taken = [p.stem for p in where.glob("*") if p.suffix.lower() == ".md"]
+            stem = note_file_stem(f"{note.title} (my edit {stamp})", taken=taken)
+            rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
+            copy_id = derived_id(vault_key(self._folder), rel)
+            if previous is None:
+                return self._create(note.model_copy(update={"id": copy_id}), folder, stem=stem)
+            raw = front_matter.without_id(front_matter.render(note, previous.parsed))
+            self._write(where / f"{stem}.md", raw)
+            parsed = front_matter.parse(raw, fallback_id=copy_id, file_stem=stem)
+            loaded = _Loaded(rel, parsed, _digest(raw))
+            self._by_id[copy_id] = loaded
+            self._record_write(copy_id, loaded)
+            self._ids.remember(rel, copy_id, _rename_digest(raw))
+            self._ids.flush()
+            return NoteEntry(note=parsed.note, file_name=rel)
 
     def _create(self, note: Note, folder: str, *, stem: str | None = None) -> NoteEntry:
         """A new file named after the title in `folder` (inside the knowledge base)."""
@@ -356,6 +423,7 @@ class MarkdownNoteStore:
         self._write(where / f"{stem}.md", raw)
         parsed = front_matter.parse(raw)
         self._by_id[note.id] = _Loaded(name, parsed, _digest(raw))
+        self._record_write(note.id, self._by_id[note.id])
         return NoteEntry(note=parsed.note, file_name=name)
 
     def _check_unchanged_on_disk(self, path: Path, previous: _Loaded) -> None:
@@ -406,6 +474,7 @@ class MarkdownNoteStore:
                     "nothing was deleted."
                 ) from None
             del self._by_id[note_id]
+            self._record_write(note_id, None)
             self._deleted_by_us.add(previous.file_name)
             self._ids.forget(previous.file_name)
             self._ids.flush()

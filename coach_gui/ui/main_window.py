@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self._links: LinkTargets | None = None
         self._watcher: VaultWatcher | None = None  # from the first listing on
         self._loading = False  # a load of the notes is under way
-        self._load_again = False  # and another program changed files meanwhile
+        self._load_again: str | None = None  # "quiet" or "loud": load again after this one
         self._index_task: Task[NoteSearchIndex] | None = None
         self._may_close = False
         self._broken_count = 0
@@ -157,8 +157,8 @@ class MainWindow(QMainWindow):
     def load_notes(self, *, quietly: bool = False) -> None:
         """(Re)read the knowledge base. `quietly`: another program changed it; the list
         stays on screen meanwhile and the open note's unsaved edits are never touched."""
-        if self._loading:
-            self._load_again = True
+        if self._loading:  # once this load is on screen; F5 (not quiet) wins over quiet
+            self._load_again = "loud" if not quietly or self._load_again == "loud" else "quiet"
             return
         self._loading = True
         if not quietly:
@@ -264,12 +264,12 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.notes_listed.emit()
         self._rebuild_index()  # folding 10,000 notes takes a while: list them first
-        if self._load_again:  # more changed while this load ran
-            self._load_again = False
-            self.load_notes(quietly=True)
+        if self._load_again is not None:  # more changed while this load ran, or F5
+            again, self._load_again = self._load_again, None
+            self.load_notes(quietly=again == "quiet")
 
     def _on_load_failed(self, error: Exception) -> None:
-        self._loading = self._load_again = False
+        self._loading, self._load_again = False, None
         self.note_list.show_loading(
             "The notes could not be loaded.\nSee the message, then press F5."
         )

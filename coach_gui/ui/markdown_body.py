@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QWidget
 from coach_gui.ui.preview_schemes import FOLD_SCHEME, NOTE_SCHEME, note_link_target
 
 PARAGRAPH_SEPARATOR = "\u2029"  # how QTextDocument's raw text ends a block
+_LINE_BREAKS = re.compile("(\r\n|\r|\n|\u2029)")  # every line break a note may hold
 _DARK_LINK = "#7ab4ff"  # a link colour that reads on a dark page
 _MIN_LINK_LIGHTNESS = 140
 _AT_NX = re.compile(r"@\d+(?:\.\d+)?x(?=\.[^.]*$)")
@@ -129,17 +130,30 @@ class MarkdownBody(QTabWidget):
         into a newline, so one edit would rewrite every one in the file."""
         typed = self.edit.document().toRawText().replace(PARAGRAPH_SEPARATOR, "\n")
         loaded = self._loaded
-        if PARAGRAPH_SEPARATOR not in loaded:
+        if "\r" not in loaded and PARAGRAPH_SEPARATOR not in loaded:
             return typed
-        # The note held U+2029 itself, which Qt cannot tell from a line break: keep it
-        # wherever that stretch of the text is unchanged (the two have the same length).
-        folded = loaded.replace(PARAGRAPH_SEPARATOR, "\n")
-        if typed == folded:
+        # The note broke some lines with what Qt cannot keep (U+2029, \r\n or \r among \n
+        # lines): every line the learner left alone keeps its own break.
+        pieces = _LINE_BREAKS.split(loaded)  # line, break, line, break, ..., line
+        lines, breaks = pieces[0::2], pieces[1::2]
+        if typed == "\n".join(lines):
             return loaded
-        matcher = difflib.SequenceMatcher(None, folded, typed, autojunk=False)
+        typed_lines = typed.split("\n")
+        pairs: list[tuple[str, str | None]] = []
+        matcher = difflib.SequenceMatcher(None, lines, typed_lines, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                pairs += [(lines[i], breaks[i] if i < len(breaks) else None) for i in range(i1, i2)]
+            elif tag == "replace" and i2 - i1 == j2 - j1:  # lines edited in place: their breaks
+                pairs += [
+                    (typed_lines[j1 + k], breaks[i1 + k] if i1 + k < len(breaks) else None)
+                    for k in range(i2 - i1)
+                ]
+            else:  # lines typed anew: \n
+                pairs += [(line, None) for line in typed_lines[j1:j2]]
+        last = len(pairs) - 1
         return "".join(
-            loaded[i1:i2] if tag == "equal" else typed[j1:j2]
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            line + ("" if n == last else brk or "\n") for n, (line, brk) in enumerate(pairs)
         )
 
     def set_text(self, text: str) -> None:

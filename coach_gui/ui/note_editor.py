@@ -281,15 +281,15 @@ class NoteEditor(QWidget):
                 title=old.title if state.title == base.title else state.title.strip(),
                 source=old.source if state.source == base.source else state.source.strip(),
                 tags=old.tags if state.tags == base.tags else parse_tags(state.tags),
+                aliases=old.aliases,  # not in the form: kept as the file has them
                 core_assertions=state.assertions,
                 body=old.body if state.body == base.body else state.body,
             )
         except ValidationError as exc:
             first = exc.errors()[0]
             field = str(first["loc"][0]) if first["loc"] else "note"
-            raise NoteError(
-                f"The {field.replace('_', ' ')} is not valid: {first['msg']}."
-            ) from None
+            message = str(first["msg"]).removeprefix("Value error, ")  # pydantic's wording
+            raise NoteError(f"The {field.replace('_', ' ')} is not valid: {message}.") from None
 
     def show_problem(self, text: str) -> None:
         self.problem_label.setText(text)

@@ -75,8 +75,16 @@ def test_one_edit_changes_one_character(body: MarkdownBody, qtbot: QtBot) -> Non
 def test_no_carriage_returns_are_introduced(body: MarkdownBody) -> None:
     body.set_text("one\ntwo\n\nthree\n")
     assert "\r" not in body.text()
-    body.set_text("windows\r\nline ends\r\n")  # Qt splits blocks on CRLF: they come back LF
-    assert body.text() == "windows\nline ends\n"
+    mixed = "windows\r\nline ends\r\nand one unix\nline\rold mac\u2029para\n"
+    body.set_text(mixed)  # Qt splits blocks on all of these: untouched, each comes back
+    assert body.text() == mixed
+    cursor = body.edit.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    cursor.insertText("typed")
+    assert body.text() == mixed + "typed"
+    cursor.movePosition(cursor.MoveOperation.Start)
+    cursor.insertText("New first ")  # an edited line takes a plain \n; the rest keep theirs
+    assert body.text() == "New first " + mixed + "typed"
 
 
 # --- links -----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from coach_gui.adapters import files
 from coach_gui.adapters.notes_fs import MarkdownNoteStore, NoteConflict, seed_sample_notes
 from coach_gui.domain.errors import NoteError
-from coach_gui.domain.notes import Note, new_note_id
+from coach_gui.domain.notes import Note, NoteEntry, new_note_id
 
 GOOD = (
     b"---\nid: n1\ntitle: Struggle\ncore_assertions:\n  - More are born than survive.\n---\nBody\n"
@@ -96,10 +96,20 @@ def test_a_note_without_id_keeps_one_coach_holds_and_its_file_is_never_written(
 
 def test_a_copy_with_the_same_id_is_a_note_of_its_own(kb: Path) -> None:
     (kb / "copy.md").write_bytes(GOOD)
-    snapshot = _store(kb).load()
+    ids_file = kb.parent / "ids.json"
+
+    def store() -> MarkdownNoteStore:
+        return MarkdownNoteStore(kb, kb.parent / "kb-trash", ids_file=ids_file)
+
+    snapshot = store().load()
     ids = {e.file_name: e.note.id for e in snapshot.notes}
     assert set(ids) == {"copy.md", "struggle.md"} and snapshot.broken == ()
-    assert ids["copy.md"] == "n1" and ids["struggle.md"] != "n1"  # the first by name keeps it
+    # The original (older, and the one that held it) keeps the id, though "copy.md" sorts
+    # first; Obsidian's "Struggle 1.md" copies sort before their original too (review).
+    assert ids["struggle.md"] == "n1" and ids["copy.md"] != "n1"
+    os.utime(kb / "copy.md", (1, 1))  # even when the copy looks older, the holder keeps it
+    again = {e.file_name: e.note.id for e in store().load().notes}
+    assert again["struggle.md"] == "n1"
 
 
 def test_new_notes_are_named_after_their_title_in_the_folder_asked_for(kb: Path) -> None:
@@ -266,3 +276,83 @@ def test_a_temp_file_left_by_a_killed_save_is_removed_once_it_is_stale(kb: Path)
     assert [e.file_name for e in snapshot.notes] == ["struggle.md"] and snapshot.broken == ()
     assert not stale.exists()
     assert fresh.exists() and other.exists() and syncthing.exists()
+
+
+# --- found in review (issue 14) -------------------------------------------------------------
+
+
+def test_a_save_made_while_a_load_reads_the_files_is_not_undone(
+    kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load that read the files before a save and finished after it replaced the save's
+    record: the next save of that note conflicted, a new note was created twice."""
+    store = _store(kb)
+    note = store.load().notes[0].note
+    real_files = store._files
+    saved: list[NoteEntry] = []
+
+    def files_then_save() -> object:
+        found = real_files()
+        saved.append(store.save(note.model_copy(update={"body": "Saved meanwhile.\n"})))
+        saved.append(store.save(Note(id=new_note_id(), title="Brand new")))
+        return found
+
+    monkeypatch.setattr(store, "_files", files_then_save)
+    snapshot = store.load()  # read struggle.md before the save, finished after it
+    monkeypatch.undo()
+    listed = {e.note.id: e for e in snapshot.notes}
+    assert listed["n1"].note.body == "Saved meanwhile.\n"
+    assert saved[1].note.id in listed
+    store.save(listed["n1"].note.model_copy(update={"body": "And again.\n"}))  # no conflict
+    store.save(saved[1].note.model_copy(update={"body": "Edited.\n"}))
+    assert sorted(p.name for p in kb.glob("*.md")) == ["Brand new.md", "struggle.md"]
+
+
+def test_a_rename_with_a_copy_beside_it_gives_the_history_to_neither(kb: Path) -> None:
+    ids_file = kb.parent / "ids.json"
+    body = b"A note long enough to be recognised by its bytes alone.\n"
+    (kb / "a.md").write_bytes(body)
+
+    def ids() -> dict[str, str]:
+        loaded = MarkdownNoteStore(kb, kb.parent / "t", ids_file=ids_file).load()
+        return {e.file_name: e.note.id for e in loaded.notes}
+
+    first = ids()["a.md"]
+    os.replace(kb / "a.md", kb / "z.md")
+    (kb / "b.md").write_bytes(body)  # which one is the renamed note? Nobody can tell
+    after = ids()
+    assert first not in (after["z.md"], after["b.md"])
+
+
+def test_a_note_deleted_long_ago_lends_its_id_to_no_later_identical_file(kb: Path) -> None:
+    ids_file = kb.parent / "ids.json"
+    daily = b"## Daily note\n\n- [ ] the day's plan, from the template\n"
+
+    def ids() -> dict[str, str]:
+        loaded = MarkdownNoteStore(kb, kb.parent / "t", ids_file=ids_file).load()
+        return {e.file_name: e.note.id for e in loaded.notes}
+
+    (kb / "2024-03-01.md").write_bytes(daily)
+    old = ids()["2024-03-01.md"]
+    (kb / "2024-03-01.md").unlink()
+    ids()  # Coach saw it gone
+    (kb / "2024-03-09.md").write_bytes(daily)  # a new note from the same template
+    assert ids()["2024-03-09.md"] != old
+
+
+def test_a_link_to_nothing_is_not_listed_and_a_kept_both_copy_keeps_the_other_keys(
+    kb: Path,
+) -> None:
+    (kb / "dangling.md").symlink_to(kb / "nowhere.md")
+    raw = b"---\nid: n7\ntitle: Keys\ncreated: 2021-03-04\npublish: yes\n---\nTheirs.\n"
+    (kb / "keys.md").write_bytes(raw)
+    store = _store(kb)
+    snapshot = store.load()
+    assert "dangling.md" not in {b.file_name for b in snapshot.broken}
+    note = next(e.note for e in snapshot.notes if e.note.id == "n7")
+    copy = store.save_copy(note.model_copy(update={"body": "Mine.\n"}))
+    text = (kb / copy.file_name).read_text(encoding="utf-8")
+    assert "created: 2021-03-04" in text and "publish: yes" in text and "id:" not in text
+    assert (kb / "keys.md").read_bytes() == raw
+    again = {e.file_name: e.note.id for e in _store(kb).load().notes}
+    assert again["keys.md"] == "n7" and again[copy.file_name] != "n7"

@@ -150,3 +150,56 @@ def test_assertions_kept_keep_their_own_quoting_and_the_rest_follow_the_list_sty
     )
     out = front_matter.render(edited, parsed)
     assert _changed_lines(raw, out) == ["-   - plain one\n", "+   - New one\n"]
+
+
+# --- found in review ------------------------------------------------------------------------
+
+
+def _added(raw: bytes, item: str = "third") -> tuple[bytes, front_matter.ParsedFile]:
+    parsed = _parse(raw)
+    edited = parsed.note.model_copy(
+        update={"core_assertions": (*parsed.note.core_assertions, item)}
+    )
+    out = front_matter.render(edited, parsed)
+    return out, _parse(out)
+
+
+@pytest.mark.parametrize("dash", ["-   ", "-  ", "- "])
+def test_an_added_assertion_never_merges_into_the_one_before(dash: str) -> None:
+    raw = f"---\ncore_assertions:\n{dash}first\n{dash}second\n---\n".encode()
+    out, again = _added(raw)
+    assert again.note.core_assertions == ("first", "second", "third")
+    assert out.startswith(raw[: raw.index(b"---\n", 4)])  # every old line kept
+
+
+def test_a_repeated_key_is_edited_where_it_is_read() -> None:
+    raw = (
+        b"---\ntitle: Old\ncore_assertions:\n  - one\ntitle: Read\ncore_assertions:\n  - two\n---\n"
+    )
+    _out, again = _added(raw)
+    assert again.note.core_assertions == ("two", "third")
+
+
+def test_a_tab_after_a_colon_reads_and_edits_alike() -> None:
+    _out, again = _added(b"---\ntitle:\tT\ncore_assertions:\n  - one\n---\n")
+    assert again.note.title == "T" and again.note.core_assertions == ("one", "third")
+
+
+def test_comments_mapping_items_hash_tags_and_delimiters_are_kept() -> None:
+    raw = (
+        b'---  \ntags:\n  - "#a"\n  - b\ncore_assertions:\n  # why this one\n'
+        b"  - Selection: acts on variation\n  - plain\n...\nBody"
+    )
+    out, _again = _added(raw)
+    assert out == raw.replace(b"  - plain\n", b"  - plain\n  - third\n")
+    parsed = _parse(raw)
+    tagged = front_matter.render(parsed.note.model_copy(update={"tags": ("a", "b", "c")}), parsed)
+    assert tagged == raw.replace(b"  - b\n", b"  - b\n  - c\n")
+
+
+def test_an_empty_item_started_in_another_editor_is_no_assertion_and_no_error() -> None:
+    parsed = _parse(b"---\ncore_assertions:\n  -\n  - real\n---\n")
+    assert parsed.note.core_assertions == ("real",)
+    with pytest.raises(front_matter.NoteFormatError) as raised:
+        _parse(b'---\ntitle: "a\\u0000b"\n---\n')
+    assert "Value error" not in str(raised.value)
