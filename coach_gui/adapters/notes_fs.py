@@ -236,8 +236,9 @@ class MarkdownNoteStore:
                 parsed.append(self._parse(raw, name, ids[name], _CacheView(cached, used)))
             except NoteError as exc:
                 broken.append(BrokenNote(file_name=name, error=str(exc)))
-        for loaded in self._one_file_per_id(parsed, raws, ids):
-            by_id[loaded.parsed.note.id] = loaded
+        with self._lock:  # the id map is shared with saves on the writer thread
+            for loaded in self._one_file_per_id(parsed, raws, ids):
+                by_id[loaded.parsed.note.id] = loaded
         with self._lock:
             self._merge_writes_since(started, by_id)  # a save while this load ran wins
             self._by_id = by_id
