@@ -357,12 +357,17 @@ class NoteEditor(QWidget):
     ) -> None:
         self._saving = False
         self._changed_elsewhere = False
-        if kept_both:
+        if kept_both:  # the copy is the note open now: show it as it was saved
             other = self._file_name or "the file"
+            self._fill(entry.note, entry.file_name)
             self.show_problem(
                 f"Both versions are kept: {other} as the other program left it, and your "
                 f"edit as {entry.file_name} (open now)."
             )
+            self.saved.emit(entry)
+            if then is not None:
+                then()
+            return
         self._note, self._file_name, self._note_id = entry.note, entry.file_name, entry.note.id
         self._baseline = at_save  # typing that happened during the save stays unsaved
         self.file_label.setText(entry.file_name)
