@@ -32,6 +32,15 @@ def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
     return text
 
 
+def _shown(folder: Path) -> str:
+    """The folder as people read paths: the home folder written as ~."""
+    home = Path.home()
+    try:
+        return f"~/{folder.relative_to(home)}" if folder != home else "~"
+    except ValueError:
+        return str(folder)
+
+
 class NotesFolderChooser:
     """Asks for a folder, reads it, confirms, saves `kb.path` and calls `switched`."""
 
@@ -67,7 +76,7 @@ class NotesFolderChooser:
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Open notes folder",
-            f"Use {folder} for your notes?",
+            f"Use {_shown(folder)} for your notes?",
             parent=self._parent,
         )
         box.setInformativeText(
