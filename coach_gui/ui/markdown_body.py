@@ -139,11 +139,27 @@ class MarkdownBody(QTabWidget):
         if typed == "\n".join(lines):
             return loaded
         typed_lines = typed.split("\n")
-        pairs: list[tuple[str, str | None]] = []
-        matcher = difflib.SequenceMatcher(None, lines, typed_lines, autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+
+        def kept(i: int) -> tuple[str, str | None]:
+            return lines[i], breaks[i] if i < len(breaks) else None
+
+        # An edit touches a few lines: match the unchanged ends directly (this runs on
+        # every keystroke), and compare only what lies between.
+        shortest = min(len(lines), len(typed_lines))
+        head = 0
+        while head < shortest and lines[head] == typed_lines[head]:
+            head += 1
+        tail = 0
+        while tail < shortest - head and lines[-1 - tail] == typed_lines[-1 - tail]:
+            tail += 1
+        pairs: list[tuple[str, str | None]] = [kept(i) for i in range(head)]
+        old_middle = lines[head : len(lines) - tail]
+        new_middle = typed_lines[head : len(typed_lines) - tail]
+        matcher = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
+        for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+            i1, i2, j1, j2 = a1 + head, a2 + head, b1 + head, b2 + head
             if tag == "equal":
-                pairs += [(lines[i], breaks[i] if i < len(breaks) else None) for i in range(i1, i2)]
+                pairs += [kept(i) for i in range(i1, i2)]
             elif tag == "replace" and i2 - i1 == j2 - j1:  # lines edited in place: their breaks
                 pairs += [
                     (typed_lines[j1 + k], breaks[i1 + k] if i1 + k < len(breaks) else None)
@@ -151,6 +167,7 @@ class MarkdownBody(QTabWidget):
                 ]
             else:  # lines typed anew: \n
                 pairs += [(line, None) for line in typed_lines[j1:j2]]
+        pairs += [kept(i) for i in range(len(lines) - tail, len(lines))]
         last = len(pairs) - 1
         return "".join(
             line + ("" if n == last else brk or "\n") for n, (line, brk) in enumerate(pairs)

@@ -5,10 +5,13 @@ pictures only from inside the vault (ADR 0017)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QObject, QPoint, Qt, QUrl, Slot
 from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextCursor, QTextDocument
 from pytestqt.qtbot import QtBot
@@ -268,3 +271,32 @@ def test_qt_does_not_read_a_refused_file_by_itself(
 
 def test_the_offscreen_platform_is_in_use() -> None:
     assert os.environ.get("QT_QPA_PLATFORM") == "offscreen"
+
+
+_LINES = st.lists(
+    st.tuples(
+        st.text(alphabet="ab \u00a0\u2028é", max_size=6),
+        st.sampled_from(["\n", "\r\n", "\r", "\u2029"]),
+    ),
+    max_size=8,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=_LINES, at=st.integers(min_value=0, max_value=80), typed=st.text("xy\n", max_size=3))
+def test_text_is_what_was_typed_and_untouched_lines_keep_their_breaks(
+    body: MarkdownBody, lines: list[tuple[str, str]], at: int, typed: str
+) -> None:
+    loaded = "".join(line + brk for line, brk in lines)
+    body.set_text(loaded)
+    assert body.text() == loaded  # nothing typed: every byte as loaded
+    cursor = body.edit.textCursor()
+    cursor.setPosition(min(at, len(body.edit.document().toRawText())))
+    cursor.insertText(typed)
+    shown = body.edit.document().toRawText().replace("\u2029", "\n")
+    got = body.text()
+    assert re.sub("\r\n|\r|\u2029", "\n", got) == shown  # exactly what the editor shows
+    assert got.count("\r") <= loaded.count("\r")  # no line break is ever invented
+    assert got.count("\u2029") <= loaded.count("\u2029")
