@@ -8,17 +8,25 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QImage,
+    QImageReader,
+    QPalette,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QWidget
 
 from coach_gui.ui.preview_schemes import FOLD_SCHEME, NOTE_SCHEME, note_link_target
 
 PARAGRAPH_SEPARATOR = "\u2029"  # how QTextDocument's raw text ends a block
 _LINE_BREAKS = re.compile("(\r\n|\r|\n|\u2029)")  # every line break a note may hold
+_MAX_DIFF_CELLS = 40_000  # lines compared × lines typed, past which breaks are not restored
 _DARK_LINK = "#7ab4ff"  # a link colour that reads on a dark page
 _MIN_LINK_LIGHTNESS = 140
 _AT_NX = re.compile(r"@\d+(?:\.\d+)?x(?=\.[^.]*$)")
@@ -73,6 +81,10 @@ class VaultPreview(QTextBrowser):
             return b""  # not None: with None, QTextDocument reads the file itself
         url = QUrl(url)
         path = self.servable(url)
+        if path is not None and _vector_format(path):
+            # An SVG may draw other files (`<image href="../outside.png">`), which Qt's
+            # plugin reads itself: outside the vault's check. Refused, by content, not name.
+            return refused_picture()
         image = QImage(str(path)) if path else QImage()
         if image.isNull():
             # Given no image, Qt's image handler reads a local or relative name itself.
@@ -81,6 +93,12 @@ class VaultPreview(QTextBrowser):
         if image.width() > room:  # a photo as wide as the pane, not wider
             image = image.scaledToWidth(room)
         return image
+
+
+def _vector_format(path: Path) -> bool:
+    """Whether the file holds an SVG (whatever its name says)."""
+    found = bytes(QImageReader(str(path)).format().data()).lower()
+    return found.startswith(b"svg")
 
 
 class MarkdownBody(QTabWidget):
@@ -155,8 +173,14 @@ class MarkdownBody(QTabWidget):
         pairs: list[tuple[str, str | None]] = [kept(i) for i in range(head)]
         old_middle = lines[head : len(lines) - tail]
         new_middle = typed_lines[head : len(typed_lines) - tail]
-        matcher = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
-        for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        if len(old_middle) * len(new_middle) > _MAX_DIFF_CELLS:  # a paste over a long stretch
+            opcodes: Sequence[tuple[str, int, int, int, int]] = [
+                ("insert", 0, 0, 0, len(new_middle))  # its lines take \n: no freeze
+            ]
+        else:
+            matcher = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
+            opcodes = matcher.get_opcodes()
+        for tag, a1, a2, b1, b2 in opcodes:
             i1, i2, j1, j2 = a1 + head, a2 + head, b1 + head, b2 + head
             if tag == "equal":
                 pairs += [kept(i) for i in range(i1, i2)]
@@ -169,9 +193,15 @@ class MarkdownBody(QTabWidget):
                 pairs += [(line, None) for line in typed_lines[j1:j2]]
         pairs += [kept(i) for i in range(len(lines) - tail, len(lines))]
         last = len(pairs) - 1
-        return "".join(
-            line + ("" if n == last else brk or "\n") for n, (line, brk) in enumerate(pairs)
-        )
+        joined: list[str] = []
+        for n, (line, brk) in enumerate(pairs):
+            piece = line + ("" if n == last else brk or "\n")
+            joined.append(piece)
+            k = len(joined) - 1  # a kept lone CR, then an LF, would read as one CRLF:
+            while k > 0 and joined[k].startswith("\n") and joined[k - 1].endswith("\r"):
+                joined[k - 1] = joined[k - 1][:-1] + "\n"  # so that CR becomes an LF too
+                k -= 1
+        return "".join(joined)
 
     def set_text(self, text: str) -> None:
         self._loaded = text

@@ -60,6 +60,10 @@ class _Page:
     depth: int = 0
 
 
+MAX_BLOCKS = 3_000  # heading, quote/callout and table lines a note may hold and be formatted
+_BLOCK_STARTS = re.compile(r"^ {0,3}(?:#|>|\|)", re.MULTILINE)
+
+
 def render_note_html(
     markdown: str,
     *,
@@ -75,6 +79,14 @@ def render_note_html(
     `toggled_callouts` are the first source lines of foldable callouts the reader opened
     or closed (their `coach-fold:<line>` links)."""
     colours = colours_for(dark)
+    if len(_BLOCK_STARTS.findall(markdown)) > MAX_BLOCKS:
+        # Thousands of headings, quotes or table rows cost the parser (its plugins) far
+        # more than their text: such a note is shown as it is written.
+        notice = "This note holds too much markup to show formatted; here it is as written."
+        return (
+            f'<html><body><p style="{colours.muted_css}">{notice}</p>'
+            f"<pre>{escapeHtml(markdown)}</pre></body></html>"
+        )
     page = _Page(resolve_note, resolve_file, embed_note, colours, toggled_callouts, [0, 0, 0])
     body = _render(markdown, page, {})
     if page.spent[2]:

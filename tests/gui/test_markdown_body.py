@@ -300,3 +300,39 @@ def test_text_is_what_was_typed_and_untouched_lines_keep_their_breaks(
     assert re.sub("\r\n|\r|\u2029", "\n", got) == shown  # exactly what the editor shows
     assert got.count("\r") <= loaded.count("\r")  # no line break is ever invented
     assert got.count("\u2029") <= loaded.count("\u2029")
+
+
+def test_an_svg_in_the_vault_is_never_drawn_whatever_its_name(
+    vault_body: tuple[MarkdownBody, Path], tmp_path: Path
+) -> None:
+    """Review of issue 14: Qt's SVG plugin read the files an SVG refers to itself, so an
+    SVG in the vault could show a picture from outside it (even named .png)."""
+    body, vault = vault_body
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+        f' width="40" height="40"><image xlink:href="{tmp_path / "outside.png"}"'
+        ' width="40" height="40"/></svg>'
+    )
+    (vault / "evil.svg").write_text(svg, encoding="utf-8")
+    (vault / "disguised.png").write_text(svg, encoding="utf-8")
+    show_preview(body, "![[evil.svg]] ![[disguised.png]]")
+    for name in ("evil.svg", "disguised.png"):
+        url = QUrl.fromLocalFile(str(vault / name))
+        assert refused(body.preview.loadResource(IMAGE, url)), name
+
+
+def test_a_paste_over_a_long_note_with_odd_breaks_never_freezes_the_editor(
+    body: MarkdownBody,
+) -> None:
+    import time
+
+    lines = [f"paragraph {n}" if n % 2 else "" for n in range(2_000)]
+    body.set_text("\r\n".join(lines[:2]) + "\n" + "\n".join(lines[2:]))
+    cursor = body.edit.textCursor()
+    cursor.movePosition(cursor.MoveOperation.Start)
+    cursor.movePosition(cursor.MoveOperation.End, cursor.MoveMode.KeepAnchor)
+    cursor.insertText("\n".join(f"pasted {n}" if n % 3 else "" for n in range(2_000)))
+    started = time.perf_counter()
+    typed = body.text()
+    assert time.perf_counter() - started < 2.0  # was 57 s before the bound
+    assert typed.replace("\r\n", "\n").startswith("\npasted 1\npasted 2")

@@ -24,6 +24,12 @@ PNG = bytes.fromhex(
 )
 
 
+def _settle(qtbot: QtBot, window: MainWindow) -> None:
+    """No watcher report may start a reload after the test: stop watching, then wait."""
+    window.stop_watching()
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+
+
 def _window(qtbot: QtBot, vault: Path, tmp_path: Path) -> MainWindow:
     config = Path(os.environ["COACH_CONFIG"])
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -59,7 +65,7 @@ def test_links_embeds_and_pictures_resolve_and_a_link_opens_its_note(
     assert window.editor.current_note_id() == next(
         e.note.id for e in window._entries.values() if e.stem == "Other"
     )
-    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+    _settle(qtbot, window)
 
 
 def test_a_one_character_edit_keeps_every_no_break_space_and_line_separator(
@@ -83,7 +89,7 @@ def test_a_one_character_edit_keeps_every_no_break_space_and_line_separator(
     assert after.count("\u2028".encode()) == before.count("\u2028".encode())
     assert len(after) == len(before) + 1
     assert "\u2029".encode() in after  # even Qt's own block separator, typed in the note
-    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+    _settle(qtbot, window)
 
 
 def test_changes_made_by_another_program_appear_and_unsaved_edits_keep_both(
@@ -119,7 +125,7 @@ def test_changes_made_by_another_program_appear_and_unsaved_edits_keep_both(
     (copy,) = [p for p in vault.glob("Open (my edit *).md")]
     assert "Mine. " in copy.read_text(encoding="utf-8")
     assert "Both versions are kept" in window.editor.problem_label.text()
-    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+    _settle(qtbot, window)
 
 
 def test_open_notes_folder_reads_it_first_says_what_it_found_and_changes_nothing(
@@ -166,7 +172,7 @@ def test_open_notes_folder_reads_it_first_says_what_it_found_and_changes_nothing
     with qtbot.waitSignal(window.editor.saved, timeout=10_000):
         window.editor.save()
     assert (vault.root / "Made after switching.md").is_file()
-    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+    _settle(qtbot, window)
 
 
 def test_new_notes_go_to_the_configured_folder(qtbot: QtBot, tmp_path: Path) -> None:
@@ -185,7 +191,7 @@ def test_new_notes_go_to_the_configured_folder(qtbot: QtBot, tmp_path: Path) -> 
         with qtbot.waitSignal(window.editor.saved, timeout=10_000):
             window.editor.save()
         assert (vault / expected).is_file(), expected
-    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
+    _settle(qtbot, window)
 
 
 def test_settings_changes_the_notes_folder_and_saving_settings_keeps_it(

@@ -416,3 +416,20 @@ def test_a_line_too_dense_to_format_is_shown_as_text_with_a_notice() -> None:
     assert "[" * 10_000 in html
     assert "shown as plain text" in html
     assert '<span style="background-color:#fff099;">kept</span>' in html
+
+
+def test_a_note_of_thousands_of_headings_or_callouts_is_shown_as_written_at_once() -> None:
+    """Review of issue 14: 30,000 bare '#' lines took 176 s to render, 20,000 callouts 57 s."""
+    import time
+
+    from coach_gui.ui.markdown_render import MAX_BLOCKS
+
+    for note in ("#\n" * 30_000, "> [!note] x\n> body\n\n" * 20_000, "## Example\n" * 8_000):
+        started = time.perf_counter()
+        html = render_note_html(note, resolve_note=lambda _n: None, resolve_file=lambda _n: None)
+        assert time.perf_counter() - started < 2.0
+        assert "as written" in html and "<pre>" in html
+    small = "## Heading\n" * (MAX_BLOCKS // 2)
+    assert "<pre>" not in render_note_html(
+        small, resolve_note=lambda _n: None, resolve_file=lambda _n: None
+    )
