@@ -228,12 +228,15 @@ class MarkdownNoteStore:
                     raws[item.name] = handle.read()
             except OSError as exc:
                 broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
+        digests = {name: _digest(raw) for name, raw in raws.items()}  # each file hashed once
+        renames = {name: _rename_digest(raw, digests[name]) for name, raw in raws.items()}
         with self._lock:
-            ids = self._ids.resolve({name: _rename_digest(raw) for name, raw in raws.items()})
+            ids = self._ids.resolve(renames)
         parsed: list[_Loaded] = []
         for name, raw in raws.items():
             try:
-                parsed.append(self._parse(raw, name, ids[name], _CacheView(cached, used)))
+                view = _CacheView(cached, used)
+                parsed.append(self._parse(raw, name, ids[name], view, digest=digests[name]))
             except NoteError as exc:
                 broken.append(BrokenNote(file_name=name, error=str(exc)))
         with self._lock:  # the id map is shared with saves on the writer thread
@@ -333,15 +336,15 @@ class MarkdownNoteStore:
         cache: dict[str, Any] | None,
         *,
         ignore_id: bool = False,
+        digest: str | None = None,
     ) -> _Loaded:
-        stem = name.rsplit("/", 1)[-1]
-        stem = stem[:-3] if stem.lower().endswith(".md") else stem
+        stem = _stem(name.rsplit("/", 1)[-1])
         if ignore_id:  # read it as a note whose front matter holds no id
             parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem)
             parsed = _without_own_id(parsed, kept_id)
         else:
             parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem, yaml_cache=cache)
-        return _Loaded(file_name=name, parsed=parsed, digest=_digest(raw))
+        return _Loaded(file_name=name, parsed=parsed, digest=digest or _digest(raw))
 
     def save(self, note: Note, *, folder: str = "") -> NoteEntry:
         with self._lock:
@@ -521,11 +524,12 @@ def _unreadable(exc: OSError) -> str:
     return f"cannot be read ({exc.strerror or exc})"
 
 
-def _rename_digest(raw: bytes) -> str:
-    """What recognises a note moved outside Coach: its exact bytes ("" when too few)."""
+def _rename_digest(raw: bytes, digest: str | None = None) -> str:
+    """What recognises a note moved outside Coach: its exact bytes ("" when too few);
+    `digest` is `_digest(raw)` when it was taken already."""
     if len(raw) < _MIN_RENAME_BYTES:
         return ""
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return digest or _digest(raw)
 
 
 def _without_own_id(parsed: front_matter.ParsedFile, kept_id: str) -> front_matter.ParsedFile:
