@@ -228,10 +228,17 @@ WHEN {new} BEGIN {_SEALED}; END;
 
 _IN_SEALED_SESSION = _session_sealed("OLD.session_id")
 _ON_SEALED_ATTEMPT = _attempt_sealed("OLD.attempt_id")
-_FROM_SEALED_VERDICT = (
-    "EXISTS (SELECT 1 FROM verdicts v WHERE v.outbox_id = OLD.id"
-    f" AND {_attempt_sealed('v.attempt_id')})"
-)
+
+
+def _cited_by_sealed(table: str, alias: str) -> str:
+    """A condition on OLD.* (an outbox row): a row of `table` on a sealed attempt cites it."""
+    return (
+        f"EXISTS (SELECT 1 FROM {table} {alias} WHERE {alias}.outbox_id = OLD.id"
+        f" AND {_attempt_sealed(f'{alias}.attempt_id')})"
+    )
+
+
+_FROM_SEALED_VERDICT = _cited_by_sealed("verdicts", "v")
 
 # v2: the rows of a sealed session are immutable (issue 5). A session row cannot change
 # once it has its trace; its challenges, rejections and answers cannot change, go or be
@@ -326,10 +333,7 @@ INSERT INTO assertion_memory_stale (note_id) SELECT DISTINCT note_id FROM sessio
 {_marks_stale("self_rerated_stale_memory", "UPDATE ON self_ratings", "NEW.note_id")}
 """
 
-_FROM_SEALED_REFUSAL = (
-    "EXISTS (SELECT 1 FROM judge_refusals r WHERE r.outbox_id = OLD.id"
-    f" AND {_attempt_sealed('r.attempt_id')})"
-)
+_FROM_SEALED_REFUSAL = _cited_by_sealed("judge_refusals", "r")
 
 # v4: nothing that left the machine goes unsealed, and no trace goes unnoticed (issue 21,
 # ADR 0015). A refusal names the request that failed (NULL: nothing was sent, or it was
