@@ -15,6 +15,7 @@ from coach_gui.bootstrap import note_store
 from coach_gui.config import save_config
 from coach_gui.domain.notes import KnowledgeBaseSnapshot
 from coach_gui.ui.failures import show_failure
+from coach_gui.ui.main_window import short_path
 from coach_gui.ui.tasks import Lane, Task
 
 if TYPE_CHECKING:
@@ -30,15 +31,6 @@ def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
     if unreadable:
         text += f", {unreadable} file{'s' if unreadable != 1 else ''} Coach cannot read"
     return text
-
-
-def _shown(folder: Path) -> str:
-    """The folder as people read paths: the home folder written as ~."""
-    home = Path.home()
-    try:
-        return f"~/{folder.relative_to(home)}" if folder != home else "~"
-    except ValueError:
-        return str(folder)
 
 
 class NotesFolderChooser:
@@ -76,7 +68,7 @@ class NotesFolderChooser:
         box = QMessageBox(
             QMessageBox.Icon.Question,
             "Open notes folder",
-            f"Use {_shown(folder)} for your notes?",
+            f"Use {short_path(str(folder))} for your notes?",
             parent=self._parent,
         )
         box.setInformativeText(
