@@ -18,6 +18,7 @@ from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from fakes.ollama_server import Fault as OllamaFault
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
+from shots import SHOTS
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
@@ -29,7 +30,6 @@ from coach_gui.ui.verdict_view import VerdictState
 KEY = "test-key"
 WAIT_MS = 10_000
 CTRL = Qt.KeyboardModifier.ControlModifier
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
+from shots import SHOTS
 
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
@@ -26,7 +27,6 @@ from coach_gui.ui.eval_view import EvalView
 
 KEY = "test-key"
 WAIT_MS = 30_000
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture

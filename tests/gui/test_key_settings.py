@@ -17,6 +17,7 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
+from shots import SHOTS
 
 from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.secrets import KeyStore
@@ -26,7 +27,6 @@ from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.settings_dialog import SettingsDialog
 from coach_gui.ui.tasks import pending_tasks
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 GOOD_KEY = "test-key"
 SECRET = "AIzaSy-secret-key-never-shown-0123456789"
 _held: list[QWidget] = []

@@ -16,6 +16,7 @@ from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
+from shots import save_png
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
@@ -25,7 +26,6 @@ from coach_gui.ui.practice_pane import Phase, PracticePane, SessionSummary
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
 from coach_gui.ui.verdict_view import VerdictState
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 HONEST = "Why can a process that only keeps or removes traits still produce new kinds?"
 CONTRAST = "How would the work of a pigeon fancier differ from what happens in the wild?"
 FOLLOW_UP = "You said small changes add up: what stops them from cancelling each other out?"
@@ -110,13 +110,6 @@ def _answer(qtbot: QtBot, pane: PracticePane, text: str) -> None:
     pane.answer_box.setFocus()
     qtbot.keyClicks(pane.answer_box, text)
     qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-
-
-def save_png(widget: QWidget, name: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / name
-    assert widget.grab().save(str(path), "PNG")
-    return path
 
 
 def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(

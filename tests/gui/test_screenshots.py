@@ -7,20 +7,11 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
+from shots import save_png
 
 from coach_gui.bootstrap import build_context
 from coach_gui.ui.main_window import MainWindow
-
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-
-
-def save_png(widget: QWidget, name: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / name
-    assert widget.grab().save(str(path), "PNG")
-    return path
 
 
 def test_screenshot_of_the_main_window_with_a_note_open(

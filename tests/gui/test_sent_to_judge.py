@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QWidget
 from pytestqt.qtbot import QtBot
+from shots import SHOTS
 
 from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.journal_sqlite import Journal
@@ -22,7 +23,6 @@ from coach_gui.domain.judge_errors import JudgeQuotaExceeded
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
 from coach_gui.ui.sent_to_judge import EMPTY_TEXT, SentToJudgeView
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 FINCHES = {
     "challenge": "Why would finches on neighbouring islands end up with different beaks?",
     "answer": "Each island offers different food, and birds whose beaks suit it leave more young.",

@@ -18,8 +18,8 @@ from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
+from shots import save_png
 from test_main_window_practice import open_note
-from test_screenshots import save_png
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context

@@ -17,6 +17,7 @@ from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
+from shots import SHOTS
 
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.cli import main
@@ -28,7 +29,6 @@ from coach_gui.ui.today_view import DuePractice, TodayView
 KEY = "test-key"
 WAIT_MS = 10_000
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def _dead_port() -> int:

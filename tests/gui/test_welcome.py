@@ -15,6 +15,7 @@ from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
+from shots import SHOTS
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
@@ -24,7 +25,6 @@ from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.model_download import ModelDownloadDialog
 from coach_gui.ui.welcome import WelcomeDialog
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WAIT_MS = 10_000
 KEY = "AIzaSy-welcome-test-key-0123456789"
 

@@ -1,0 +1,24 @@
+"""Where GUI tests write the screenshots a person looks at.
+
+By default `build/screenshots/` (untracked), so running the suite never changes a tracked
+file. `scripts/refresh-screenshots` runs the screenshot tests with `COACH_SHOTS_DIR` set to
+`docs/screenshots/` to refresh the pictures the README shows, on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtWidgets import QWidget
+
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = Path(os.environ.get("COACH_SHOTS_DIR") or REPO / "build" / "screenshots")
+
+
+def save_png(widget: QWidget, name: str) -> Path:
+    """Grab `widget` into SHOTS/`name`; returns the file written."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / name
+    assert widget.grab().save(str(path), "PNG")
+    return path
