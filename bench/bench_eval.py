@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fakes.gemini_server import FakeGemini
 from fakes.noisy_judge import NoisyVerdicts
 
-from coach_gui.adapters.eval_journal import SqliteEvalJournal
 from coach_gui.adapters.gemini import GeminiJudge
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.evals import SqliteEvalJournal
+from coach_gui.adapters.journal.outbox import SqliteOutbox
 from coach_gui.bootstrap import SystemClock
 from coach_gui.domain.eval_traces import key_id_for
 from coach_gui.services.evals import EvalItem, run_eval

@@ -28,8 +28,8 @@ from google import genai
 from google.genai import types
 
 from coach_gui.adapters.gemini import GeminiJudge
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.outbox import SqliteOutbox
 from coach_gui.domain.tier2 import (
     VERDICT_SCHEMA,
     OutboxEntry,

@@ -22,9 +22,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.schedule_journal import SqliteMemoryJournal
-from coach_gui.adapters.trace_journal import SqliteTraceJournal
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.memory import SqliteMemoryJournal
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.domain.notes import Note
 from coach_gui.services.scheduler import AssertionScheduler
 

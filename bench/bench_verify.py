@@ -32,7 +32,7 @@ from typing import Any
 # The tests' file keyring (fakes.keyring_backend), so the bench signs as Coach does.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from coach_gui.adapters.trace_log import HeadSigner, append_traces
+from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
 from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenges import Challenge, ChallengeKind
 from coach_gui.domain.practice import (
@@ -213,7 +213,7 @@ _SIGNER: HeadSigner | None = None
 
 
 def generate(path: Path, count: int) -> None:
-    from coach_gui.adapters.journal_sqlite import Journal
+    from coach_gui.adapters.journal.database import Journal
     from coach_gui.adapters.secrets import KeyringSigningKeys
 
     global _SIGNER
@@ -384,8 +384,8 @@ def main() -> None:
 
 
 def measure(path: Path) -> None:
-    from coach_gui.adapters.journal_sqlite import Journal
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.database import Journal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.cli import main as coach
     from coach_gui.services.review import PAGE, list_sessions
 

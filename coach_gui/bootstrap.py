@@ -20,7 +20,7 @@ from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
 if TYPE_CHECKING:
     from coach_gui.adapters.gemini import GeminiJudge
-    from coach_gui.adapters.journal_sqlite import Journal
+    from coach_gui.adapters.journal.database import Journal
     from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.adapters.secrets import KeyStore
     from coach_gui.adapters.tier1_ollama import OllamaTier1
@@ -80,8 +80,8 @@ class AppContext:
         Workers may ask at the same moment; it is opened once."""
         with self._journal_lock:
             if self._journal is None:
-                from coach_gui.adapters.backups import JournalBackups
-                from coach_gui.adapters.journal_sqlite import Journal
+                from coach_gui.adapters.journal.backups import JournalBackups
+                from coach_gui.adapters.journal.database import Journal
 
                 keep = self.config.journal.keep_backups
                 self._journal = Journal.open(self.journal_path, keep_backups=keep)
@@ -91,7 +91,7 @@ class AppContext:
     def recover(self) -> list[str]:
         """Seal the sessions a crash left open (as interrupted, with every answer they
         hold); returns their trace ids. Commands that open the journal call this first."""
-        from coach_gui.adapters.trace_journal import SqliteTraceJournal
+        from coach_gui.adapters.journal.traces import SqliteTraceJournal
         from coach_gui.services.sealing import recover_open_sessions
 
         return recover_open_sessions(SqliteTraceJournal(self.journal), SystemClock())
@@ -130,7 +130,7 @@ class AppContext:
         window's judge, which reads both privacy switches at every request (a command
         keeps the config it started with, and `--judge on` its own word)."""
         from coach_gui.adapters.gemini import GeminiJudge
-        from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+        from coach_gui.adapters.journal.outbox import SqliteOutbox
 
         config = self.config.judge
         if enabled is not None:
@@ -150,8 +150,8 @@ class AppContext:
 
     def scheduler(self) -> AssertionScheduler:
         """What is due, per core assertion (issue 7), over this journal and the system clock."""
-        from coach_gui.adapters.schedule_journal import SqliteMemoryJournal
-        from coach_gui.adapters.trace_journal import SqliteTraceJournal
+        from coach_gui.adapters.journal.memory import SqliteMemoryJournal
+        from coach_gui.adapters.journal.traces import SqliteTraceJournal
         from coach_gui.services.scheduler import AssertionScheduler
 
         return AssertionScheduler(

@@ -16,8 +16,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters import journal_lock
-    from coach_gui.adapters.backups import JournalBackups
+    from coach_gui.adapters.journal import lock as journal_lock
+    from coach_gui.adapters.journal.backups import JournalBackups
     from coach_gui.bootstrap import build_context
     from coach_gui.domain.errors import JournalError
 

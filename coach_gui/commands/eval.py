@@ -82,8 +82,8 @@ def _print(run: EvalRun) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.eval_journal import KeyringSigningKeys, SqliteEvalJournal
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock, build_context
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable

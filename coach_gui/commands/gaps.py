@@ -18,7 +18,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.bootstrap import build_context
     from coach_gui.commands.recovery import recover
     from coach_gui.services.review import gap_report

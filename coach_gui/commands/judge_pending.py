@@ -60,8 +60,8 @@ def _print(report: JudgePendingReport) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock, build_context
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable

@@ -129,7 +129,7 @@ def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.trace_journal import LivePracticeJournal, SqliteTraceJournal
+    from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock, build_context
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.journal_sqlite import Journal
+    from coach_gui.adapters.journal.database import Journal
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,7 +26,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def traces_verify(journal: Journal) -> str | None:
     """Why the journal must not be restored (a sealed trace does not verify), or None."""
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.services.verify import verify
 
     report = verify(SqliteTraceJournal(journal))
@@ -40,8 +40,8 @@ def traces_verify(journal: Journal) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.backups import JournalBackups
-    from coach_gui.adapters.journal_restore import restore_journal
+    from coach_gui.adapters.journal.backups import JournalBackups
+    from coach_gui.adapters.journal.restore import restore_journal
     from coach_gui.bootstrap import build_context
 
     source = args.file.expanduser()

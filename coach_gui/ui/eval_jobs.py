@@ -33,7 +33,7 @@ class PastRun:
 
 def judged_sessions(context: AppContext, limit: int = 200) -> list[JudgedSession]:
     """Sessions with at least one judged answer, newest first."""
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.services.review import list_sessions
 
     reader = SqliteTraceJournal(context.journal)
@@ -53,8 +53,8 @@ def run(
     stop: threading.Event,
 ) -> EvalRun:
     """As `coach eval --session … --repeats R --concurrency C` does it."""
-    from coach_gui.adapters.eval_journal import KeyringSigningKeys, SqliteEvalJournal
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock
     from coach_gui.services.evals import judged_items, run_eval
 
@@ -82,7 +82,7 @@ def run(
 
 def past_runs(context: AppContext, limit: int = 50) -> list[PastRun]:
     """Recorded reports, newest first, each with its verify status."""
-    from coach_gui.adapters.eval_journal import KeyringSigningKeys, SqliteEvalJournal
+    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
 
     journal = SqliteEvalJournal(context.journal)
     keys = KeyringSigningKeys()

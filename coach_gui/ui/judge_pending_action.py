@@ -91,8 +91,8 @@ def report_text(report: JudgePendingReport) -> str:
 
 def _run(context: AppContext, progress: TaskProgress, stop: threading.Event) -> JudgePendingReport:
     """On a worker, as `coach judge-pending` does it."""
-    from coach_gui.adapters.practice_journal import SqlitePracticeJournal
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock
     from coach_gui.services.sealing import judge_pending
 

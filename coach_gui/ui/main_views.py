@@ -21,8 +21,8 @@ from coach_gui.ui.sessions_view import SessionsView
 from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.outbox_sqlite import OutboxRow
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.outbox import OutboxRow
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.domain.notes import Note
     from coach_gui.services.review import OpenGap
     from coach_gui.services.scheduler import Today
@@ -104,13 +104,13 @@ class MainViews:
 
     def _outbox_entries(self) -> list[OutboxRow]:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
-        from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+        from coach_gui.adapters.journal.outbox import SqliteOutbox
 
         return SqliteOutbox(self.window.context.journal).entries(limit=1000)
 
     def _trace_journal(self) -> SqliteTraceJournal:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
-        from coach_gui.adapters.trace_journal import SqliteTraceJournal
+        from coach_gui.adapters.journal.traces import SqliteTraceJournal
 
         return SqliteTraceJournal(self.window.context.journal)
 

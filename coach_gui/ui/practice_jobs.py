@@ -15,8 +15,8 @@ from coach_gui.ui.payload_review import ReviewedJudge
 from coach_gui.ui.tier1_status import Tier1State, probe_tier1
 
 if TYPE_CHECKING:
+    from coach_gui.adapters.journal.traces import LivePracticeJournal
     from coach_gui.adapters.tier1_ollama import OllamaTier1
-    from coach_gui.adapters.trace_journal import LivePracticeJournal
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.challenges import Challenge
     from coach_gui.domain.notes import Note
@@ -77,7 +77,7 @@ def open_run(
     """Start a session the way `coach practice` does: Tier 1 (or built-in challenges), and
     the judge when it is switched on (or the reason answers stay unjudged). `review`, when
     given, is asked before each payload is sent (None: send it; else why it was not)."""
-    from coach_gui.adapters.trace_journal import LivePracticeJournal
+    from coach_gui.adapters.journal.traces import LivePracticeJournal
     from coach_gui.bootstrap import SystemClock
     from coach_gui.services.practice import PracticeRun
 
@@ -137,7 +137,7 @@ def _release(opened: OpenedRun) -> None:
 def close_run(opened: OpenedRun) -> Disposition:
     """End the session, seal it into its trace (DESIGN §6), and let go of its Ollama and
     Gemini clients and of its live mark."""
-    from coach_gui.adapters.trace_journal import SqliteTraceJournal
+    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock
     from coach_gui.services.sealing import seal_session
 

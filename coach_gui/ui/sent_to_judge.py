@@ -45,7 +45,7 @@ from coach_gui.ui.tasks import Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.outbox_sqlite import OutboxRow
+    from coach_gui.adapters.journal.outbox import OutboxRow
 
 EMPTY_TEXT = (
     "Nothing has been sent to the judge yet.\n\n"

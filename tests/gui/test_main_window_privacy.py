@@ -42,7 +42,7 @@ def test_switching_the_judge_off_from_the_toolbar_is_saved_and_followed(qtbot: Q
 
 def test_ctrl_3_shows_every_request_sent_to_the_judge(qtbot: QtBot) -> None:
     context = build_context()
-    from coach_gui.adapters.outbox_sqlite import SqliteOutbox
+    from coach_gui.adapters.journal.outbox import SqliteOutbox
 
     outbox = SqliteOutbox(context.journal)
     payload = tier2_payload([{"challenge": "Why?", "answer": "Because."}], allow_assertions=False)

@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from test_main_window_practice import answer, open_note
 
-from coach_gui.adapters.trace_journal import SqliteTraceJournal
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.bootstrap import build_context
 from coach_gui.services.verify import verify
 from coach_gui.ui.main_window import MainWindow

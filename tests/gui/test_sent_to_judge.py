@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 from shots import SHOTS
 
 from coach_gui.adapters.gemini import GeminiJudge
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.outbox_sqlite import OutboxRow, SqliteOutbox
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.outbox import OutboxRow, SqliteOutbox
 from coach_gui.domain.errors import JournalError
 from coach_gui.domain.judge_errors import JudgeQuotaExceeded
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload

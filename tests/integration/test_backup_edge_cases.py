@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from coach_gui.adapters.backups import JournalBackups
-from coach_gui.adapters.journal_restore import RestoreRefused, restore_journal
-from coach_gui.adapters.journal_schema import MIGRATIONS
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.backups import JournalBackups
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.restore import RestoreRefused, restore_journal
+from coach_gui.adapters.journal.schema import MIGRATIONS
 from coach_gui.bootstrap import build_context
 from coach_gui.commands.restore import traces_verify
 

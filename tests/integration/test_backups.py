@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from coach_gui.adapters.backups import JournalBackups, backups_dir
-from coach_gui.adapters.journal_schema import LATEST_VERSION, MIGRATIONS
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.backups import JournalBackups, backups_dir
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.schema import LATEST_VERSION, MIGRATIONS
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
 
@@ -281,7 +281,7 @@ def test_a_coach_that_was_killed_no_longer_blocks_a_restore(
 _HOLD_OPEN = """
 import sys, time
 from pathlib import Path
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
 journal = Journal.open(Path(sys.argv[1]))
 print("open", flush=True)
 time.sleep(60)

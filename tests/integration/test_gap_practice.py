@@ -12,8 +12,8 @@ from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
 from fakes.memory import TickingClock
 from test_cli_sessions import KEY, _coach, _configure, _practise_offline, _set_key
 
-from coach_gui.adapters.practice_journal import SqlitePracticeJournal
-from coach_gui.adapters.trace_journal import SqliteTraceJournal
+from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.bootstrap import build_context
 from coach_gui.domain.practice import plan_gap_practice
 from coach_gui.services.practice import PracticeRun

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coach_gui.adapters.gemini import GeminiJudge
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.outbox_sqlite import OutboxRow, SqliteOutbox
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.outbox import OutboxRow, SqliteOutbox
 from coach_gui.config import JudgeConfig
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.judge_errors import (

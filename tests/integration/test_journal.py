@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coach_gui.adapters.journal_schema import LATEST_VERSION, MIGRATIONS, Migration
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.schema import LATEST_VERSION, MIGRATIONS, Migration
 from coach_gui.domain.errors import JournalError
 
 NOW = "2025-01-01T12:00:00Z"

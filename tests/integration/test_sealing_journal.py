@@ -18,10 +18,10 @@ from fakes.memory import TickingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.outbox_sqlite import SqliteOutbox
-from coach_gui.adapters.practice_journal import SqlitePracticeJournal
-from coach_gui.adapters.trace_journal import (
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.outbox import SqliteOutbox
+from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+from coach_gui.adapters.journal.traces import (
     UNMARKED_GRACE,
     LivePracticeJournal,
     SqliteTraceJournal,
@@ -479,7 +479,7 @@ def test_an_open_session_no_process_marked_live_is_sealed_only_once_idle(
 def test_an_older_journal_gains_the_v2_triggers_and_its_ended_sessions_get_sealed(
     tmp_path: Path,
 ) -> None:
-    from coach_gui.adapters.journal_schema import LATEST_VERSION, MIGRATIONS
+    from coach_gui.adapters.journal.schema import LATEST_VERSION, MIGRATIONS
 
     path = tmp_path / "journal.sqlite3"
     with Journal.open(path, migrations=MIGRATIONS[:1]) as v1:
@@ -611,7 +611,7 @@ def rich_journal(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[s
 
 
 def _every_field() -> list[tuple[str, str, str]]:
-    from coach_gui.adapters.journal_schema import MIGRATIONS
+    from coach_gui.adapters.journal.schema import MIGRATIONS
 
     conn = sqlite3.connect(":memory:")
     for migration in MIGRATIONS:

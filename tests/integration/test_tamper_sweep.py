@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from stress import tamper_sweep as sweep
 
-from coach_gui.adapters.journal_schema import LATEST_VERSION
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.schema import LATEST_VERSION
+from coach_gui.adapters.journal.trace_log import append_traces
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.adapters.secrets import KeyringSigningKeys
-from coach_gui.adapters.trace_journal import SqliteTraceJournal
-from coach_gui.adapters.trace_log import append_traces
 from coach_gui.cli import main
 from coach_gui.services.verify import verify
 
@@ -183,7 +183,7 @@ def test_a_locked_keyring_is_reported_not_taken_for_no_keyring(
 
 def test_the_same_reseal_with_the_key_passes_so_only_the_key_is_missing(copy: Path) -> None:
     """The control for the test above: the forgery is perfect but for the signature."""
-    from coach_gui.adapters.trace_log import _write_head
+    from coach_gui.adapters.journal.trace_log import _write_head
     from coach_gui.domain.trace_log import LogEntry, signed_head
 
     path = _journal(copy)

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from coach_gui.adapters import front_matter
-from coach_gui.adapters.backups import JournalBackups
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.trace_journal import SqliteTraceJournal
+from coach_gui.adapters.journal.backups import JournalBackups
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.bootstrap import SystemClock
 from coach_gui.domain.errors import CoachError
 from coach_gui.services.sealing import recover_open_sessions

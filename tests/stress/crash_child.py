@@ -45,7 +45,7 @@ def _ack(**fields: Any) -> None:
 
 
 def child_main(seed: int) -> None:
-    from coach_gui.adapters.trace_journal import LivePracticeJournal, SqliteTraceJournal
+    from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock, build_context
     from coach_gui.domain.notes import Note, new_note_id
     from coach_gui.services.practice import PracticeRun

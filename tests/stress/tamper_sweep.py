@@ -24,11 +24,11 @@ from typing import Any
 
 import yaml
 
-from coach_gui.adapters.eval_journal import SqliteEvalJournal
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.evals import SqliteEvalJournal
+from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.adapters.secrets import KeyringSigningKeys
-from coach_gui.adapters.trace_journal import SqliteTraceJournal
-from coach_gui.adapters.trace_log import HeadSigner, append_traces
 from coach_gui.domain.practice import Disposition
 from coach_gui.domain.sealing import TraceRefusal, build_session_trace_input, seal
 from coach_gui.services.verify import VerifyReport, verify

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from coach_gui.adapters import journal_lock
-from coach_gui.adapters.backups import JournalBackups
 from coach_gui.adapters.files import fsync_dir, fsync_file
-from coach_gui.adapters.journal_schema import LATEST_VERSION
-from coach_gui.adapters.journal_sqlite import Journal, integrity_problems
+from coach_gui.adapters.journal import lock as journal_lock
+from coach_gui.adapters.journal.backups import JournalBackups
+from coach_gui.adapters.journal.database import Journal, integrity_problems
+from coach_gui.adapters.journal.schema import LATEST_VERSION
 from coach_gui.domain.errors import JournalError
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
 from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.practice import (
     Attempt,

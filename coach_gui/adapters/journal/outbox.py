@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
 from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome
 

@@ -18,10 +18,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Literal
 
-from coach_gui.adapters.journal_sqlite import Journal
-from coach_gui.adapters.practice_journal import SqlitePracticeJournal
-from coach_gui.adapters.session_rows import lenient, read_records, trace_row
-from coach_gui.adapters.trace_log import append_traces, read_log
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+from coach_gui.adapters.journal.records import lenient, read_records, trace_row
+from coach_gui.adapters.journal.trace_log import append_traces, read_log
 from coach_gui.domain.practice import PracticeSession
 from coach_gui.domain.session_records import AttemptBinding, SessionRecords, StoredTrace
 from coach_gui.domain.trace_log import StoredLog

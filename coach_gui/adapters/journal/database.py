@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from coach_gui.adapters import journal_lock
-from coach_gui.adapters.backups import DEFAULT_KEEP, JournalBackups
-from coach_gui.adapters.journal_schema import MIGRATIONS, Migration
-from coach_gui.adapters.trace_log import HeadKey, HeadSigner, sign_adopted
+from coach_gui.adapters.journal import lock as journal_lock
+from coach_gui.adapters.journal.backups import DEFAULT_KEEP, JournalBackups
+from coach_gui.adapters.journal.schema import MIGRATIONS, Migration
+from coach_gui.adapters.journal.trace_log import HeadKey, HeadSigner, sign_adopted
 from coach_gui.domain.errors import CoachError, JournalError
 
 log = logging.getLogger(__name__)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.records import lenient, outbox_record, trace_row
+from coach_gui.adapters.journal.trace_log import append_traces
 from coach_gui.adapters.secrets import EVAL_SIGNING_KEY as EVAL_SIGNING_KEY
 from coach_gui.adapters.secrets import KeyringSigningKeys as KeyringSigningKeys
-from coach_gui.adapters.session_rows import lenient, outbox_record, trace_row
-from coach_gui.adapters.trace_log import append_traces
 from coach_gui.domain.eval_traces import (
     EvalChildTrace,
     StoredEvalChild,

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from coach_gui.adapters.journal_sqlite import Journal
+from coach_gui.adapters.journal.database import Journal
 from coach_gui.domain.memory import MemoryState, SelfRating
 from coach_gui.services.schedule_ports import Replay
 

@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
 
-from coach_gui.adapters.trace_log import adopt_sealed_traces
+from coach_gui.adapters.journal.trace_log import adopt_sealed_traces
 
 
 class Migration(NamedTuple):
