@@ -45,7 +45,7 @@ MODEL = "gemini-2.5-flash"
 B = "0123456789ab"
 
 
-class MemoryOutbox:
+class InRamOutbox:
     def __init__(self) -> None:
         self.rows: dict[str, tuple[OutboxEntry, OutboxOutcome | None]] = {}
 
@@ -103,7 +103,7 @@ def main() -> None:
         journal = Journal.open(Path(tmp) / "journal.sqlite3")
         settings = {"model": MODEL, "base_url": server.url, "api_version": "v1beta",
                     "timeout_seconds": 30.0, "temperature": 0.0, "max_retries": 2}  # fmt: skip
-        in_memory = GeminiJudge(KEY, outbox=MemoryOutbox(), **settings)  # type: ignore[arg-type]
+        in_memory = GeminiJudge(KEY, outbox=InRamOutbox(), **settings)  # type: ignore[arg-type]
         on_disk = GeminiJudge(KEY, outbox=SqliteOutbox(journal), **settings)  # type: ignore[arg-type]
 
         def ours(judge: GeminiJudge) -> Callable[[], object]:

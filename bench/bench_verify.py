@@ -33,8 +33,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
-from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenges import Challenge, ChallengeKind
+from coach_gui.domain.digests import digest
 from coach_gui.domain.practice import (
     Attempt,
     Disposition,

@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import httpx
 import httpx2
@@ -55,6 +55,7 @@ from coach_gui.domain.tier2 import (
     revalidated,
 )
 from coach_gui.domain.verdicts import JudgeResponse
+from coach_gui.services.ports.judge import JudgeOutbox
 
 RETRY_STATUS_CODES = (429, 500, 502, 503, 504)
 _BLOCKING_FINISH = {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII"}
@@ -62,16 +63,6 @@ _TIMEOUTS = (httpx2.ConnectTimeout, httpx.ConnectTimeout)  # reachability, not s
 _SLOW = (httpx2.TimeoutException, httpx.TimeoutException)
 _NETWORK = (httpx2.HTTPError, httpx.HTTPError)
 log = logging.getLogger(__name__)
-
-
-class JudgeOutbox(Protocol):
-    """Where every judge request is recorded: first as sent, then how it ended."""
-
-    def record_sent(self, entry: OutboxEntry) -> str:
-        """Record a request about to leave; returns its outbox id."""
-        ...
-
-    def record_outcome(self, outbox_id: str, outcome: OutboxOutcome) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator
 
-from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenges import Challenge
+from coach_gui.domain.digests import content_id, digest
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
 from coach_gui.domain.verdicts import Gap
@@ -76,12 +75,6 @@ class Attempt(Record):
     submitted_at: str
     status: Literal["unjudged", "judged"] = "unjudged"
     unjudged_reason: str | None = None
-
-
-def content_id(kind: str, fields: Mapping[str, object]) -> str:
-    """A content-addressed id (DESIGN §6): SHA-256 of the record's canonical form with its
-    own id blank, so `coach verify` can recompute it from what is stored."""
-    return digest({"record": kind, **fields, "id": ""})
 
 
 def attempt_id(session_id: str, challenge_id: str, answer: str, submitted_at: str) -> str:

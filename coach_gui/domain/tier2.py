@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from coach_gui.domain.canonical import canonical_json
+from coach_gui.domain.digests import canonical_json
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.fencing import FENCE_PREFIX, fence, neutralise
 from coach_gui.domain.records import Record

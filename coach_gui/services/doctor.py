@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from coach_gui.domain.errors import CoachError
-from coach_gui.services.ports import JournalHealth, NoteStore, Tier1Health
+from coach_gui.services.ports.notes import NoteStore
+from coach_gui.services.ports.practice import JournalHealth, Tier1Health
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -23,7 +22,6 @@ from coach_gui.domain.eval_traces import (
     ARMS,
     EvalChildTrace,
     EvalVerifyFailure,
-    StoredEvalChild,
     StoredEvalRun,
     inspect_child,
     signature_matches,
@@ -31,38 +29,7 @@ from coach_gui.domain.eval_traces import (
 from coach_gui.domain.evals import CallResult, EvalReport, arm_figures, report_id
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.traces import VerifyFailure
-
-
-class EvalRunReader(Protocol):
-    def eval_run(self, eval_run_id: str) -> StoredEvalRun | None: ...
-
-    def eval_run_ids(self) -> list[str]:
-        """Every recorded eval run, oldest first."""
-        ...
-
-    def eval_children(self, eval_run_id: str) -> list[StoredEvalChild]: ...
-
-    def trace_row(self, trace_id: str) -> StoredTrace | None: ...
-
-    def outbox_payload(self, outbox_id: str) -> str | None:
-        """The payload JSON the outbox recorded for that request (None if there is none)."""
-        ...
-
-    def outbox_digest(self, outbox_id: str) -> str | None:
-        """The row digest of that outbox row (None if there is none)."""
-        ...
-
-
-class SigningKeyLookup(Protocol):
-    def key_for(self, key_id: str) -> bytes | None: ...
-
-    def has_key(self) -> bool:
-        """The keyring holds a signing key at all."""
-        ...
-
-    def has_keyring(self) -> bool:
-        """This computer has a keyring at all (it may be locked)."""
-        ...
+from coach_gui.services.ports.evals import EvalRunReader, SigningKeyLookup
 
 
 class EvalCheckFailed(Exception):

@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from coach_gui.domain.digests import digest
 from coach_gui.domain.errors import CoachError
@@ -38,8 +37,10 @@ from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.judging import JudgeRequestItem, judge_items
-from coach_gui.services.ports import Clock, Judge
-from coach_gui.services.sealing_ports import SessionReader
+from coach_gui.services.ports.evals import EvalStore, SigningKeys
+from coach_gui.services.ports.judge import Judge
+from coach_gui.services.ports.practice import Clock
+from coach_gui.services.ports.sealing import SessionReader
 
 log = logging.getLogger(__name__)
 
@@ -69,33 +70,6 @@ class NothingToEvaluate(EvalRefused):
             "There are no judged answers to evaluate. Practise with the judge on "
             "(`coach practice NOTE`) or judge the pending answers (`coach judge-pending`) first."
         )
-
-
-class EvalStore(Protocol):
-    def store_run(
-        self,
-        report: EvalReport,
-        signature: str,
-        key_id: str,
-        traces: Sequence[EvalChildTrace],
-    ) -> None:
-        """Store the report, its signature and its child traces in one transaction."""
-        ...
-
-    def outbox_digest(self, outbox_id: str) -> str | None:
-        """The row digest of an outbox row as it stands (None if there is none): a child
-        seals the request it made, reply, status and tokens included (issue 21)."""
-        ...
-
-
-class SigningKeys(Protocol):
-    def signing_key(self) -> tuple[str, bytes]:
-        """(key id, key): the eval signing key, generated and stored on first use."""
-        ...
-
-    def key_for(self, key_id: str) -> bytes | None:
-        """The key with this id, or None when the keyring holds no such key."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from coach_gui.domain.canonical import digest
+from coach_gui.domain.digests import content_id, digest
 from coach_gui.domain.notes import Note
-from coach_gui.domain.practice import JudgeRefusal, VerdictRecord, content_id, note_digest
+from coach_gui.domain.practice import JudgeRefusal, VerdictRecord, note_digest
 from coach_gui.domain.sealing import (
     AttemptBinding,
     TraceRefusal,
@@ -23,8 +23,10 @@ from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import AttemptState, attempt_states
 from coach_gui.domain.verdicts import Gap
 from coach_gui.services.judging import JudgeRequestItem, judge_items
-from coach_gui.services.ports import Clock, Judge, VerdictJournal
-from coach_gui.services.sealing_ports import NoteLookup, TraceJournal
+from coach_gui.services.ports.judge import Judge, VerdictJournal
+from coach_gui.services.ports.notes import NoteLookup
+from coach_gui.services.ports.practice import Clock
+from coach_gui.services.ports.sealing import TraceJournal
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,8 @@ from coach_gui.domain.practice import JudgeRefusal, VerdictRecord
 from coach_gui.domain.session_records import refusal_id, verdict_id
 from coach_gui.domain.tier2 import CORE_ASSERTIONS, PayloadRejected, tier2_payload
 from coach_gui.domain.verdicts import parse_verdicts
-from coach_gui.services.ports import Clock, Judge, VerdictJournal
+from coach_gui.services.ports.judge import Judge, VerdictJournal
+from coach_gui.services.ports.practice import Clock
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,8 @@ from coach_gui.domain.privacy import LivePrivacy
 from coach_gui.domain.session_state import JUDGE_OFF, disposition_for
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error, Tier1Unavailable
 from coach_gui.services.judging import JudgeOutcome, JudgeRequestItem, judge_items, refuse_all
-from coach_gui.services.ports import Clock, Judge, PracticeJournal, Tier1Model, VerdictJournal
+from coach_gui.services.ports.judge import Judge, VerdictJournal
+from coach_gui.services.ports.practice import Clock, PracticeJournal, Tier1Model
 from coach_gui.services.practice_settings import PracticeSettings
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from coach_gui.domain.canonical import digest
+from coach_gui.domain.digests import digest
 from coach_gui.domain.practice import SessionMode
 
 

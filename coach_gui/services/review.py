@@ -17,7 +17,7 @@ from coach_gui.domain.practice import gap_id
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states, review_mode
 from coach_gui.domain.verdicts import Gap
-from coach_gui.services.sealing_ports import SessionReader
+from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.verify import check_session
 
 PAGE = 50

@@ -33,9 +33,10 @@ from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import Attempt, GapPlan
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states
-from coach_gui.services.ports import Clock
-from coach_gui.services.schedule_ports import MemoryJournal
-from coach_gui.services.sealing_ports import NoteLookup, SessionReader
+from coach_gui.services.ports.notes import NoteLookup
+from coach_gui.services.ports.practice import Clock
+from coach_gui.services.ports.schedule import MemoryJournal
+from coach_gui.services.ports.sealing import SessionReader
 
 FORECAST_DAYS = 14
 _RULES = "assertion-memory/1"  # bump when the rating rules change: the cache is rebuilt

@@ -10,8 +10,8 @@ from coach_gui.domain.practice import Disposition
 from coach_gui.domain.sealing import TraceRefusal, build_session_trace_input, seal
 from coach_gui.domain.session_state import attempt_states, derive_disposition
 from coach_gui.services.judge_later import JudgePendingReport, judge_pending
-from coach_gui.services.ports import Clock
-from coach_gui.services.sealing_ports import TraceJournal
+from coach_gui.services.ports.practice import Clock
+from coach_gui.services.ports.sealing import TraceJournal
 
 log = logging.getLogger(__name__)
 

@@ -25,13 +25,9 @@ from coach_gui.domain.session_records import (
 )
 from coach_gui.domain.trace_log import LOG, LogCheck, LogFailure, LogHead, check_log
 from coach_gui.domain.traces import inspect_trace
-from coach_gui.services.eval_verify import (
-    EvalCheckFailed,
-    EvalRunReader,
-    SigningKeyLookup,
-    check_eval_run,
-)
-from coach_gui.services.sealing_ports import SessionReader
+from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
+from coach_gui.services.ports.evals import EvalRunReader, SigningKeyLookup
+from coach_gui.services.ports.sealing import SessionReader
 
 CHUNK = 200  # sessions read at a time
 JOURNAL = "journal"  # the id reported when the file itself is damaged

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.notes import Note
 from coach_gui.services.gap_export import PROBLEM_LABELS
+from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import OpenGap, open_gaps
-from coach_gui.services.sealing_ports import SessionReader
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.progress_chart import ProgressChart, ProgressPoint, note_progress
 from coach_gui.ui.tasks import Task

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 from coach_gui.domain.judge_errors import JudgeError
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.verdicts import JudgeResponse
-from coach_gui.services.ports import Judge
+from coach_gui.services.ports.judge import Judge
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task, TaskProgress
 

@@ -28,7 +28,7 @@ from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.services.ports import NoteStore
+    from coach_gui.services.ports.notes import NoteStore
 
 EMPTY_STATE = "No note open.\n\nSelect a note on the left, or press Ctrl+N to write a new one."
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from coach_gui.domain.tier2 import Tier2Payload
     from coach_gui.domain.verdicts import JudgeResponse
-    from coach_gui.services.ports import Judge
+    from coach_gui.services.ports.judge import Judge
 
     _Review = Callable[[Tier2Payload], str | None]  # None: send it; else why it was not
 

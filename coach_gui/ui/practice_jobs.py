@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import GapPlan
     from coach_gui.domain.tier2 import Tier2Payload
-    from coach_gui.services.ports import Judge
+    from coach_gui.services.ports.judge import Judge
     from coach_gui.services.practice import ChallengeResult, PracticeRun
     from coach_gui.services.practice_settings import PracticeSettings
 

@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from coach_gui.domain.session_state import attempt_states
-from coach_gui.services.sealing_ports import SessionReader
+from coach_gui.services.ports.sealing import SessionReader
 
 _CHUNK = 200
 

@@ -33,8 +33,8 @@ from coach_gui.services.gap_export import (
     mode_label,
     when,
 )
+from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import GapEntry, SessionSummary, session_gaps
-from coach_gui.services.sealing_ports import SessionReader
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.tasks import Lane, Task
 

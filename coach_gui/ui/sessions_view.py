@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.services.gap_export import mode_label, when
+from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import PAGE, SessionSummary, list_sessions
-from coach_gui.services.sealing_ports import SessionReader
 from coach_gui.services.verify import check_session
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.row_table import RowTableModel

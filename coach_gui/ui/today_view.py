@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import GapPlan
+    from coach_gui.services.ports.notes import NoteLookup
     from coach_gui.services.scheduler import DueNote, Today
-    from coach_gui.services.sealing_ports import NoteLookup
 
 EMPTY_TEXT = (
     "Nothing due — practise a note to start a schedule.\n\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
-from fakes.memory import TickingClock
+from fakes.in_ram import TickingClock
 from test_cli_sessions import KEY, _coach, _configure, _practise_offline, _set_key
 
 from coach_gui.adapters.journal.practice import SqlitePracticeJournal

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.memory import TickingClock
+from fakes.in_ram import TickingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from fakes.memory import MemoryPracticeJournal, TickingClock
+from fakes.in_ram import InRamPracticeJournal, TickingClock
 from fakes.ollama_server import FakeOllama
 
 from coach_gui.adapters.ollama import OllamaClient
@@ -56,7 +56,7 @@ def _run(ollama: FakeOllama, **settings: object) -> tuple[PracticeRun, OllamaCli
     run = PracticeRun(
         NOTE,
         PracticeSettings(**settings),
-        MemoryPracticeJournal(),
+        InRamPracticeJournal(),
         tier1,
         TickingClock(),  # type: ignore[arg-type]
     )

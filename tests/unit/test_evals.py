@@ -8,7 +8,7 @@ import threading
 from collections.abc import Sequence
 
 import pytest
-from fakes.memory import TickingClock
+from fakes.in_ram import TickingClock
 
 from coach_gui.domain.eval_traces import (
     EvalChildTrace,

@@ -4,9 +4,9 @@ failure keeps the answer unjudged with its reason."""
 from __future__ import annotations
 
 import pytest
-from fakes.memory import (
-    MemoryPracticeJournal,
-    MemoryVerdictJournal,
+from fakes.in_ram import (
+    InRamPracticeJournal,
+    InRamVerdictJournal,
     ScriptedJudge,
     ScriptedTier1,
     TickingClock,
@@ -37,9 +37,9 @@ ITEM = JudgeRequestItem("a1", "Why is change slow?", "Small steps add up.", NOTE
 
 def _judge(
     script: list[object], *, include: bool = True
-) -> tuple[list[object], ScriptedJudge, MemoryVerdictJournal]:
+) -> tuple[list[object], ScriptedJudge, InRamVerdictJournal]:
     judge = ScriptedJudge(script)  # type: ignore[arg-type]
-    journal = MemoryVerdictJournal()
+    journal = InRamVerdictJournal()
     outcomes = judge_items(
         [ITEM], judge=judge, journal=journal, clock=TickingClock(), include_assertions=include
     )
@@ -108,8 +108,8 @@ def test_ids_are_content_addressed() -> None:
 
 def _run(
     judge_script: list[object], **settings: object
-) -> tuple[PracticeRun, MemoryPracticeJournal, MemoryVerdictJournal, ScriptedJudge]:
-    journal, verdicts = MemoryPracticeJournal(), MemoryVerdictJournal()
+) -> tuple[PracticeRun, InRamPracticeJournal, InRamVerdictJournal, ScriptedJudge]:
+    journal, verdicts = InRamPracticeJournal(), InRamVerdictJournal()
     judge = ScriptedJudge(judge_script)  # type: ignore[arg-type]
     tier1 = ScriptedTier1([reply("Why is change slow in this account?")] * 3)
     run = PracticeRun(
@@ -176,7 +176,7 @@ def test_challenge_and_attempt_ids_are_recomputable() -> None:
 
 def test_adr0021_d2_turning_the_switch_off_mid_session_stops_assertions_at_once() -> None:
     privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
-    journal, verdicts = MemoryPracticeJournal(), MemoryVerdictJournal()
+    journal, verdicts = InRamPracticeJournal(), InRamVerdictJournal()
     judge = ScriptedJudge([verdict_json(("pass", []))] * 2)
     tier1 = ScriptedTier1([reply("Why is change slow in this account?")] * 2)
     run = PracticeRun(
@@ -210,11 +210,11 @@ def test_the_judge_switch_mid_session_applies_to_the_next_answer_both_ways() -> 
         built.append(judge)
         return judge
 
-    verdicts = MemoryVerdictJournal()
+    verdicts = InRamVerdictJournal()
     run = PracticeRun(
         NOTE,
         PracticeSettings(judge_enabled=False, challenges=4),
-        MemoryPracticeJournal(),
+        InRamPracticeJournal(),
         ScriptedTier1([reply("Why is change slow in this account?")] * 4),
         TickingClock(),
         verdicts=verdicts,
@@ -240,11 +240,11 @@ def test_switched_off_between_saving_and_sending_nothing_is_sent() -> None:
     run = PracticeRun(
         NOTE,
         PracticeSettings(),
-        MemoryPracticeJournal(),
+        InRamPracticeJournal(),
         ScriptedTier1([reply("Why is change slow in this account?")]),
         TickingClock(),
         judge=judge,
-        verdicts=MemoryVerdictJournal(),
+        verdicts=InRamVerdictJournal(),
         privacy=privacy,
     )
     run.start()
@@ -261,7 +261,7 @@ def _judge_with_assertions(judge: ScriptedJudge, privacy: LivePrivacy) -> list[J
     return judge_items(
         [JudgeRequestItem("a1", "Why?", "Because.", NOTE.core_assertions)],
         judge=judge,
-        journal=MemoryVerdictJournal(),
+        journal=InRamVerdictJournal(),
         clock=TickingClock(),
         include_assertions=True,
         assertions_now=privacy.include_assertions,
@@ -317,7 +317,7 @@ def test_an_answer_is_committed_before_any_judge_is_built() -> None:
     prompt) before the answer was committed; quitting meanwhile could lose it."""
     privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
     built: list[str] = []
-    journal = MemoryPracticeJournal()
+    journal = InRamPracticeJournal()
 
     def open_judge() -> ScriptedJudge:
         built.append(f"after {len(journal.attempts)} answers stored")
@@ -329,7 +329,7 @@ def test_an_answer_is_committed_before_any_judge_is_built() -> None:
         journal,
         ScriptedTier1([reply("Why is change slow in this account?")]),
         TickingClock(),
-        verdicts=MemoryVerdictJournal(),
+        verdicts=InRamVerdictJournal(),
         privacy=privacy,
         open_judge=open_judge,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fakes.memory import MemoryPracticeJournal, ScriptedTier1, TickingClock, reply
+from fakes.in_ram import InRamPracticeJournal, ScriptedTier1, TickingClock, reply
 from pydantic import ValidationError
 
 from coach_gui.domain.challenge_stream import ChallengeStream, QuoteRejected
@@ -37,8 +37,8 @@ QUOTE = "Individuals of a species differ from one another and many of those diff
 HONEST = "Why can a process that only keeps or removes traits still produce new species?"
 
 
-def _run(script: list[object], **settings: object) -> tuple[PracticeRun, MemoryPracticeJournal]:
-    journal = MemoryPracticeJournal()
+def _run(script: list[object], **settings: object) -> tuple[PracticeRun, InRamPracticeJournal]:
+    journal = InRamPracticeJournal()
     tier1 = ScriptedTier1(script)  # type: ignore[arg-type]
     run = PracticeRun(NOTE, PracticeSettings(**settings), journal, tier1, TickingClock())  # type: ignore[arg-type]
     run.start()
@@ -108,7 +108,7 @@ def test_a_cut_stream_falls_back_for_that_challenge_only() -> None:
 
 
 def test_cancel_raises_and_records_nothing() -> None:
-    journal = MemoryPracticeJournal()
+    journal = InRamPracticeJournal()
     tier1 = ScriptedTier1([reply(HONEST)])
     run = PracticeRun(NOTE, PracticeSettings(), journal, tier1, TickingClock())
     run.start()

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coach_gui.domain.canonical import digest
 from coach_gui.domain.challenges import ChallengeKind
+from coach_gui.domain.digests import digest
 from coach_gui.domain.practice import Attempt, Disposition, SessionMode
 from coach_gui.domain.session_records import (
     _ENUM_FIELDS,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import fsrs
 import pytest
-from fakes.memory_schedule import MemoryMemoryJournal, MemorySessions
+from fakes.in_ram_schedule import InRamMemoryJournal, InRamSessions
 
 from coach_gui.domain.memory import AGAIN, GOOD, HARD, assertion_digest
 from coach_gui.domain.notes import Note
@@ -35,20 +35,20 @@ class FixedClock:
 
 
 @pytest.fixture
-def sessions() -> MemorySessions:
-    return MemorySessions()
+def sessions() -> InRamSessions:
+    return InRamSessions()
 
 
 def _scheduler(
-    sessions: MemorySessions, now: datetime, retention: float = 0.9
+    sessions: InRamSessions, now: datetime, retention: float = 0.9
 ) -> tuple[AssertionScheduler, FixedClock]:
     clock = FixedClock(now)
     return AssertionScheduler(
-        sessions, MemoryMemoryJournal(sessions), clock, desired_retention=retention
+        sessions, InRamMemoryJournal(sessions), clock, desired_retention=retention
     ), clock
 
 
-def _practise(sessions: MemorySessions, when: datetime, gaps: list[tuple[int, str]]) -> None:
+def _practise(sessions: InRamSessions, when: datetime, gaps: list[tuple[int, str]]) -> None:
     session = sessions.start("note1", when.isoformat())
     sessions.answer(session, (when + timedelta(minutes=1)).isoformat(), NOTE.core_assertions, gaps)
 
@@ -73,7 +73,7 @@ def _memory(scheduler: AssertionScheduler, text: str) -> dict[str, object]:
 
 @pytest.mark.parametrize("retention", [0.9, 0.8])
 def test_state_after_a_scripted_history_is_the_fsrs_packages_own(
-    sessions: MemorySessions, retention: float
+    sessions: InRamSessions, retention: float
 ) -> None:
     # B missed twice (once a misconception), then explained; A always explained.
     script = [(0, [(1, "unexplained")]), (1, [(1, "wrong")]), (3, []), (9, []), (30, [])]
@@ -99,7 +99,7 @@ def test_state_after_a_scripted_history_is_the_fsrs_packages_own(
 
 
 def test_missed_assertions_come_first_and_explained_ones_grow_their_interval(
-    sessions: MemorySessions,
+    sessions: InRamSessions,
 ) -> None:
     for n in range(7):  # a week: B always missed, A and C explained
         _practise(sessions, day(n), [(1, "unexplained")])
@@ -118,7 +118,7 @@ def test_missed_assertions_come_first_and_explained_ones_grow_their_interval(
 def test_each_explained_review_lengthens_the_interval() -> None:
     growth = []
     for reviews in range(1, 5):
-        sessions = MemorySessions()
+        sessions = InRamSessions()
         for k in range(reviews):
             _practise(sessions, day(k * 10), [])
         scheduler, _ = _scheduler(sessions, day(1000))
@@ -127,7 +127,7 @@ def test_each_explained_review_lengthens_the_interval() -> None:
 
 
 def test_several_answers_in_a_session_are_one_review_with_the_worst_rating(
-    sessions: MemorySessions,
+    sessions: InRamSessions,
 ) -> None:
     session = sessions.start("note1", day(0).isoformat())
     sessions.answer(session, day(0.01).isoformat(), NOTE.core_assertions, [])
@@ -140,7 +140,7 @@ def test_several_answers_in_a_session_are_one_review_with_the_worst_rating(
     assert _memory(scheduler, B)["last_rating"] == "good"
 
 
-def test_misconceptions_come_before_omissions(sessions: MemorySessions) -> None:
+def test_misconceptions_come_before_omissions(sessions: InRamSessions) -> None:
     _practise(sessions, day(0), [(2, "unexplained"), (0, "wrong")])
     scheduler, _ = _scheduler(sessions, day(5))
     (due,) = scheduler.today({NOTE.id: NOTE}.get).notes
@@ -149,7 +149,7 @@ def test_misconceptions_come_before_omissions(sessions: MemorySessions) -> None:
 
 
 def test_without_assertions_sent_a_pass_is_good_and_a_fail_hard_for_all(
-    sessions: MemorySessions,
+    sessions: InRamSessions,
 ) -> None:
     first = sessions.start("note1", day(0).isoformat())
     sessions.answer(first, day(0).isoformat(), NOTE.core_assertions, [(None, "unexplained")],
@@ -161,7 +161,7 @@ def test_without_assertions_sent_a_pass_is_good_and_a_fail_hard_for_all(
     assert {_memory(scheduler, t)["last_rating"] for t in (A, B, C)} == {"good"}
 
 
-def test_reordering_assertions_or_editing_the_body_keeps_memory(sessions: MemorySessions) -> None:
+def test_reordering_assertions_or_editing_the_body_keeps_memory(sessions: InRamSessions) -> None:
     _practise(sessions, day(0), [(1, "unexplained")])
     scheduler, _ = _scheduler(sessions, day(3))
     before = _memory(scheduler, B)
@@ -173,7 +173,7 @@ def test_reordering_assertions_or_editing_the_body_keeps_memory(sessions: Memory
     assert assertion_digest("Large  change\ttakes a long time.") == assertion_digest(B)
 
 
-def test_a_changed_assertion_starts_fresh(sessions: MemorySessions) -> None:
+def test_a_changed_assertion_starts_fresh(sessions: InRamSessions) -> None:
     _practise(sessions, day(0), [(1, "unexplained")])
     scheduler, _ = _scheduler(sessions, day(3))
     changed = "Large change takes a very long time."
@@ -190,7 +190,7 @@ def test_a_changed_assertion_starts_fresh(sessions: MemorySessions) -> None:
     assert memory[changed].reviews == 1 and memory[A].reviews == 2
 
 
-def test_a_self_rating_counts_until_a_verdict_replaces_it(sessions: MemorySessions) -> None:
+def test_a_self_rating_counts_until_a_verdict_replaces_it(sessions: InRamSessions) -> None:
     session = sessions.start("note1", day(0).isoformat())
     attempt = sessions.answer(session, day(0).isoformat(), NOTE.core_assertions, None)
     scheduler, clock = _scheduler(sessions, day(1))
@@ -206,7 +206,7 @@ def test_a_self_rating_counts_until_a_verdict_replaces_it(sessions: MemorySessio
     assert _memory(scheduler, C)["gap"] == "wrong"
 
 
-def test_the_plan_targets_due_assertions_and_names_its_gaps(sessions: MemorySessions) -> None:
+def test_the_plan_targets_due_assertions_and_names_its_gaps(sessions: InRamSessions) -> None:
     _practise(sessions, day(0), [(2, "wrong")])
     scheduler, clock = _scheduler(sessions, day(2))
     today = scheduler.today({NOTE.id: NOTE}.get)
@@ -220,7 +220,7 @@ def test_the_plan_targets_due_assertions_and_names_its_gaps(sessions: MemorySess
 
 
 def test_the_forecast_counts_each_day_and_today_holds_the_overdue(
-    sessions: MemorySessions,
+    sessions: InRamSessions,
 ) -> None:
     _practise(sessions, day(0), [(0, "unexplained")])
     scheduler, clock = _scheduler(sessions, day(0.5))
@@ -233,13 +233,13 @@ def test_the_forecast_counts_each_day_and_today_holds_the_overdue(
     assert later.notes[0].overdue == 3
 
 
-def test_deleted_notes_are_not_due(sessions: MemorySessions) -> None:
+def test_deleted_notes_are_not_due(sessions: InRamSessions) -> None:
     _practise(sessions, day(0), [(0, "unexplained")])
     scheduler, _ = _scheduler(sessions, day(30))
     assert scheduler.today(lambda _: None).notes == []
 
 
-def test_the_cache_is_rebuilt_when_desired_retention_changes(sessions: MemorySessions) -> None:
+def test_the_cache_is_rebuilt_when_desired_retention_changes(sessions: InRamSessions) -> None:
     _practise(sessions, day(0), [])
     high, _ = _scheduler(sessions, day(400), 0.95)
     low, _ = _scheduler(sessions, day(400), 0.8)

@@ -19,7 +19,7 @@ from coach_gui.domain.judge_errors import EmptyKey, JudgeKeyMalformed, KeyringUn
 SECRET = "AIzaSy-test-secret-0000000000000000000"
 
 
-class MemoryKeyring(keyring.backend.KeyringBackend):
+class InRamKeyring(keyring.backend.KeyringBackend):
     """A real backend that keeps passwords in a dict, recording what was asked of it."""
 
     @properties.classproperty
@@ -42,7 +42,7 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
         del self.passwords[(service, username)]
 
 
-class PlaintextKeyring(MemoryKeyring):
+class PlaintextKeyring(InRamKeyring):
     """Stands in for keyrings.alt's file backend (not installed here), by its real name."""
 
     @properties.classproperty
@@ -53,20 +53,20 @@ class PlaintextKeyring(MemoryKeyring):
 PlaintextKeyring.__module__ = "keyrings.alt.file"
 
 
-class LowPriorityKeyring(MemoryKeyring):
+class LowPriorityKeyring(InRamKeyring):
     @properties.classproperty
     def priority(cls) -> float:
         return 0.2
 
 
-class LockedKeyring(MemoryKeyring):
+class LockedKeyring(InRamKeyring):
     def get_password(self, service: str, username: str) -> str | None:
         raise keyring.errors.KeyringLocked("Failed to unlock the collection!")
 
     set_password = delete_password = get_password  # type: ignore[assignment]
 
 
-class EchoingKeyring(MemoryKeyring):
+class EchoingKeyring(InRamKeyring):
     """A backend whose error repeats what it was given (the key must not reach us)."""
 
     def set_password(self, service: str, username: str, password: str) -> None:
@@ -76,7 +76,7 @@ class EchoingKeyring(MemoryKeyring):
 # Defining a backend class registers it with keyring's own discovery; take ours back out,
 # so no other test can get one of them as "the system keyring".
 for _test_backend in (
-    MemoryKeyring,
+    InRamKeyring,
     PlaintextKeyring,
     LowPriorityKeyring,
     LockedKeyring,
@@ -101,13 +101,13 @@ def use_keyring() -> Iterator[UseKeyring]:
 
 
 @pytest.fixture
-def memory(use_keyring: UseKeyring) -> MemoryKeyring:
-    backend = MemoryKeyring()
+def memory(use_keyring: UseKeyring) -> InRamKeyring:
+    backend = InRamKeyring()
     use_keyring(backend)
     return backend
 
 
-def test_a_key_is_stored_read_and_cleared(memory: MemoryKeyring) -> None:
+def test_a_key_is_stored_read_and_cleared(memory: InRamKeyring) -> None:
     store = KeyStore()
     assert store.get() is None
     store.set(SECRET + "\n")  # pasted with a newline
@@ -118,12 +118,12 @@ def test_a_key_is_stored_read_and_cleared(memory: MemoryKeyring) -> None:
     assert store.clear() is False
 
 
-def test_service_and_username_are_coach_and_gemini_api_key(memory: MemoryKeyring) -> None:
+def test_service_and_username_are_coach_and_gemini_api_key(memory: InRamKeyring) -> None:
     KeyStore().set(SECRET)
     assert list(memory.passwords) == [("coach", "gemini_api_key")]
 
 
-def test_another_username_holds_another_secret(memory: MemoryKeyring) -> None:
+def test_another_username_holds_another_secret(memory: InRamKeyring) -> None:
     KeyStore().set(SECRET)
     signing = KeyStore(username="eval_signing_key")
     assert signing.get() is None
@@ -132,11 +132,11 @@ def test_another_username_holds_another_secret(memory: MemoryKeyring) -> None:
     assert memory.passwords[("coach", "eval_signing_key")] == "hmac-secret"
 
 
-def test_status_says_which_backend_and_whether_a_key_is_set(memory: MemoryKeyring) -> None:
+def test_status_says_which_backend_and_whether_a_key_is_set(memory: InRamKeyring) -> None:
     store = KeyStore()
     before = store.status()
     assert (before.has_key, before.usable) == (False, True)
-    assert before.backend == "test_secrets.MemoryKeyring"
+    assert before.backend == "test_secrets.InRamKeyring"
     assert "coach key set" in before.detail
     store.set(SECRET)
     after = store.status()
@@ -145,7 +145,7 @@ def test_status_says_which_backend_and_whether_a_key_is_set(memory: MemoryKeyrin
 
 
 @pytest.mark.parametrize("blank", ["", "   ", "\n"])
-def test_an_empty_key_is_refused(memory: MemoryKeyring, blank: str) -> None:
+def test_an_empty_key_is_refused(memory: InRamKeyring, blank: str) -> None:
     with pytest.raises(EmptyKey, match="Paste the whole key"):
         KeyStore().set(blank)
     assert memory.passwords == {}
@@ -157,7 +157,7 @@ def test_an_empty_key_is_refused(memory: MemoryKeyring, blank: str) -> None:
      "AIzaSy\u2028x", "AIzaSy\tx"],
 )  # fmt: skip
 def test_a_key_no_api_key_could_be_is_refused_with_the_reason(
-    memory: MemoryKeyring, bad: str
+    memory: InRamKeyring, bad: str
 ) -> None:
     """Issue 21 item 4: an HTTP library's error once carried an escaped copy of such a key
     past the scrubber. Refused before it is stored, and the message holds no part of it."""
@@ -169,7 +169,7 @@ def test_a_key_no_api_key_could_be_is_refused_with_the_reason(
     assert "one" not in message and "two" not in message
 
 
-def test_a_pasted_key_keeps_working_with_its_newline(memory: MemoryKeyring) -> None:
+def test_a_pasted_key_keeps_working_with_its_newline(memory: InRamKeyring) -> None:
     KeyStore().set(SECRET + "\n")
     assert KeyStore().get() == SECRET
 
@@ -207,7 +207,7 @@ def test_a_chain_uses_only_its_best_backend(
     use_keyring: UseKeyring,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    best, plaintext = MemoryKeyring(), PlaintextKeyring()
+    best, plaintext = InRamKeyring(), PlaintextKeyring()
     plaintext.passwords[(SERVICE, GEMINI_API_KEY)] = "stale-plaintext-key"
     monkeypatch.setattr(chainer.ChainerBackend, "backends", [best, plaintext])
     use_keyring(chainer.ChainerBackend())
@@ -215,7 +215,7 @@ def test_a_chain_uses_only_its_best_backend(
     assert store.get() is None  # never falls through to the plain-text file
     store.set(SECRET)
     assert best.passwords == {(SERVICE, GEMINI_API_KEY): SECRET}
-    assert store.status().backend == "test_secrets.MemoryKeyring"
+    assert store.status().backend == "test_secrets.InRamKeyring"
 
 
 def test_an_empty_chain_is_no_keyring(

@@ -15,7 +15,7 @@ from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.domain.memory import MemoryState, SelfRating
-from coach_gui.services.schedule_ports import Replay
+from coach_gui.services.ports.schedule import Replay
 
 BATCH = 200  # notes replayed per write transaction: other writers never wait long
 _PARAMS = 500  # ids per query, under SQLite's limit on bound parameters

@@ -17,12 +17,12 @@ from coach_gui.domain.practice import (
 from coach_gui.domain.session_records import SessionRecord, SessionRecords, StoredTrace
 from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.verdicts import Gap
-from coach_gui.services.schedule_ports import MemoryJournal, Replay
-from coach_gui.services.sealing_ports import SessionReader
+from coach_gui.services.ports.schedule import MemoryJournal, Replay
+from coach_gui.services.ports.sealing import SessionReader
 
 
 @dataclass
-class MemorySessions:
+class InRamSessions:
     """A `SessionReader` over sessions added by the test, one answer at a time."""
 
     sessions: dict[str, SessionRecords] = field(default_factory=dict)
@@ -115,10 +115,10 @@ class MemorySessions:
 
 
 @dataclass
-class MemoryMemoryJournal:
+class InRamMemoryJournal:
     """A `MemoryJournal` in memory; it replays every note on each refresh."""
 
-    sessions: MemorySessions
+    sessions: InRamSessions
     ratings: dict[tuple[str, str], SelfRating] = field(default_factory=dict)
     cache: dict[tuple[str, str], MemoryState] = field(default_factory=dict)
     refreshed: list[str] = field(default_factory=list)  # the fingerprints used
@@ -160,5 +160,5 @@ class MemoryMemoryJournal:
 
 
 def _conforms() -> tuple[SessionReader, MemoryJournal]:
-    sessions = MemorySessions()
-    return sessions, MemoryMemoryJournal(sessions)
+    sessions = InRamSessions()
+    return sessions, InRamMemoryJournal(sessions)

@@ -1,4 +1,5 @@
-"""In-memory implementations of the service ports, recording what happened (no mocks)."""
+"""In-RAM implementations of the service ports, recording what happened (no mocks). ("Memory"
+in this project means an assertion's FSRS memory; these fakes are "in RAM".)"""
 
 from __future__ import annotations
 
@@ -20,13 +21,8 @@ from coach_gui.domain.practice import (
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error
 from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
-from coach_gui.services.ports import (
-    Clock,
-    Judge,
-    PracticeJournal,
-    Tier1Model,
-    VerdictJournal,
-)
+from coach_gui.services.ports.judge import Judge, VerdictJournal
+from coach_gui.services.ports.practice import Clock, PracticeJournal, Tier1Model
 
 
 class TickingClock:
@@ -41,7 +37,7 @@ class TickingClock:
 
 
 @dataclass
-class MemoryPracticeJournal:
+class InRamPracticeJournal:
     sessions: dict[str, PracticeSession] = field(default_factory=dict)
     ended: dict[str, tuple[str, Disposition]] = field(default_factory=dict)
     challenges: list[tuple[str, int, Challenge, str | None]] = field(default_factory=list)
@@ -115,11 +111,11 @@ class ScriptedTier1:
 
 def _conforms() -> tuple[Clock, PracticeJournal, Tier1Model]:
     """Type-checked only: the fakes satisfy the ports they stand in for."""
-    return TickingClock(), MemoryPracticeJournal(), ScriptedTier1([])
+    return TickingClock(), InRamPracticeJournal(), ScriptedTier1([])
 
 
 @dataclass
-class MemoryVerdictJournal:
+class InRamVerdictJournal:
     verdicts: list[VerdictRecord] = field(default_factory=list)
     refusals: list[JudgeRefusal] = field(default_factory=list)
 
@@ -161,4 +157,4 @@ def verdict_json(*items: tuple[str, list[dict[str, object]]], feedback: str = "o
 
 
 def _conforms_judge() -> tuple[Judge, VerdictJournal]:
-    return ScriptedJudge([]), MemoryVerdictJournal()
+    return ScriptedJudge([]), InRamVerdictJournal()

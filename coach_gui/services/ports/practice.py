@@ -1,55 +1,12 @@
-"""The ports services need from the outside world. Each has one real adapter and one
-in-memory fake (tests/fakes), and the type checker holds both to this shape."""
+"""What a practice session needs: its journal, Tier 1 (the local model) and a clock."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from coach_gui.domain.challenges import Challenge
-from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
-from coach_gui.domain.practice import (
-    Attempt,
-    Disposition,
-    JudgeRefusal,
-    PracticeSession,
-    VerdictRecord,
-)
-from coach_gui.domain.tier2 import Tier2Payload
-from coach_gui.domain.verdicts import JudgeResponse
-
-
-class NoteStore(Protocol):
-    """The knowledge base: a folder of Markdown concept notes."""
-
-    @property
-    def location(self) -> str:
-        """Where the notes live, for the learner (a folder path)."""
-        ...
-
-    def load(self) -> KnowledgeBaseSnapshot:
-        """Read every note; files that do not parse are listed in `broken`."""
-        ...
-
-    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
-        """Create or update `note` atomically. A new note is named after its title, in
-        `folder` (relative to the knowledge base; "" is its top). Saving an unchanged note
-        leaves its file byte-identical. Raises NoteError when the file cannot be written,
-        or when the note's file is broken on disk (it is never overwritten)."""
-        ...
-
-    def changed_elsewhere(self, paths: Iterable[str]) -> bool:
-        """Whether any of these paths changed other than by this store's own writes."""
-        ...
-
-    def save_copy(self, note: Note) -> NoteEntry:
-        """Save `note` as a new note beside its file, leaving the file as another program
-        left it: what keeps both versions when both changed (it gets an id of its own)."""
-        ...
-
-    def delete(self, note_id: str) -> str:
-        """Move the note's file to the trash (restorable); returns where it went."""
-        ...
+from coach_gui.domain.practice import Attempt, Disposition, PracticeSession
 
 
 class JournalHealth(Protocol):
@@ -139,19 +96,3 @@ class Tier1Health(Protocol):
     def version(self) -> str: ...
 
     def has_model(self, model: str) -> bool: ...
-
-
-class Judge(Protocol):
-    """The Tier 2 judge (Gemini): one request for a validated payload."""
-
-    def judge(self, payload: Tier2Payload) -> JudgeResponse:
-        """Raises JudgeError subclasses; never returns a partial response."""
-        ...
-
-
-class VerdictJournal(Protocol):
-    """Where verdicts and refusals go; recording one also updates the attempt's status."""
-
-    def record_verdict(self, verdict: VerdictRecord) -> None: ...
-
-    def record_refusal(self, refusal: JudgeRefusal) -> None: ...

@@ -1,20 +1,16 @@
-"""The ports sealing, judging later, verification and review need from the journal.
+"""What sealing, judging later, verification and review need from the journal.
 
-One real adapter (`adapters.trace_journal.SqliteTraceJournal`) implements all of them.
+One real adapter (`adapters.journal.traces.SqliteTraceJournal`) implements them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
-from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import AttemptBinding, SessionRecords, StoredTrace
 from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.traces import SealedPracticeTrace
-
-# The note with this id as it is now, or None when it no longer exists.
-NoteLookup = Callable[[str], Note | None]
 
 
 class SessionReader(Protocol):

@@ -1,7 +1,7 @@
-"""The port the assertion scheduler needs from the journal (ADR 0008).
+"""What the assertion scheduler needs from the journal (ADR 0008).
 
-One real adapter (`adapters.schedule_journal.SqliteMemoryJournal`) and one in-memory fake
-(tests/fakes/memory_schedule.py) implement it.
+One real adapter (`adapters.journal.memory.SqliteMemoryJournal`) and one in-RAM fake
+(tests/fakes/in_ram_schedule.py) implement it.
 """
 
 from __future__ import annotations

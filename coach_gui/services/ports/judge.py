@@ -1,0 +1,35 @@
+"""The judge (Tier 2) and where its verdicts and requests are recorded."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from coach_gui.domain.practice import JudgeRefusal, VerdictRecord
+from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, Tier2Payload
+from coach_gui.domain.verdicts import JudgeResponse
+
+
+class Judge(Protocol):
+    """The Tier 2 judge (Gemini): one request for a validated payload."""
+
+    def judge(self, payload: Tier2Payload) -> JudgeResponse:
+        """Raises JudgeError subclasses; never returns a partial response."""
+        ...
+
+
+class VerdictJournal(Protocol):
+    """Where verdicts and refusals go; recording one also updates the attempt's status."""
+
+    def record_verdict(self, verdict: VerdictRecord) -> None: ...
+
+    def record_refusal(self, refusal: JudgeRefusal) -> None: ...
+
+
+class JudgeOutbox(Protocol):
+    """Where every judge request is recorded: first as sent, then how it ended."""
+
+    def record_sent(self, entry: OutboxEntry) -> str:
+        """Record a request about to leave; returns its outbox id."""
+        ...
+
+    def record_outcome(self, outbox_id: str, outcome: OutboxOutcome) -> None: ...

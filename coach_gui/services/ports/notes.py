@@ -1,0 +1,45 @@
+"""The notes folder, as services see it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
+
+
+class NoteStore(Protocol):
+    """The knowledge base: a folder of Markdown concept notes."""
+
+    @property
+    def location(self) -> str:
+        """Where the notes live, for the learner (a folder path)."""
+        ...
+
+    def load(self) -> KnowledgeBaseSnapshot:
+        """Read every note; files that do not parse are listed in `broken`."""
+        ...
+
+    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
+        """Create or update `note` atomically. A new note is named after its title, in
+        `folder` (relative to the knowledge base; "" is its top). Saving an unchanged note
+        leaves its file byte-identical. Raises NoteError when the file cannot be written,
+        or when the note's file is broken on disk (it is never overwritten)."""
+        ...
+
+    def changed_elsewhere(self, paths: Iterable[str]) -> bool:
+        """Whether any of these paths changed other than by this store's own writes."""
+        ...
+
+    def save_copy(self, note: Note) -> NoteEntry:
+        """Save `note` as a new note beside its file, leaving the file as another program
+        left it: what keeps both versions when both changed (it gets an id of its own)."""
+        ...
+
+    def delete(self, note_id: str) -> str:
+        """Move the note's file to the trash (restorable); returns where it went."""
+        ...
+
+
+# The note with this id as it is now, or None when it no longer exists.
+NoteLookup = Callable[[str], Note | None]
