@@ -109,8 +109,8 @@ def main() -> None:
         pane = PracticePane(context)
         pane.resize(900, 640)
         pane.show()
-        paints = PaintClock(pane.challenge_view)
-        pane.challenge_view.viewport().installEventFilter(paints)
+        paints = PaintClock(pane.view.challenge_view)
+        pane.view.challenge_view.viewport().installEventFilter(paints)
 
         lateness: list[float] = []
         clock = QElapsedTimer()
@@ -127,7 +127,7 @@ def main() -> None:
 
         def drive() -> None:  # the learner: answer each challenge, then go on
             if pane.phase is Phase.ANSWERING:
-                pane.answer_box.setPlainText("Harder seeds favour stronger beaks, passed on.")
+                pane.view.answer_box.setPlainText("Harder seeds favour stronger beaks, passed on.")
                 pane.submit()
             elif pane.phase is Phase.ANSWERED:
                 pane.next()

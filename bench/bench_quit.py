@@ -63,7 +63,7 @@ def child(mode: str) -> None:
 
     def poll() -> None:
         if pane.phase is Phase.ANSWERING and mode == "judge":
-            pane.answer_box.setPlainText("Kept differences add up over many generations.")
+            pane.view.answer_box.setPlainText("Kept differences add up over many generations.")
             pane.submit()
         if pane.phase is wanted:
             QTimer.singleShot(200, close)  # the request is on its way by then

@@ -1,4 +1,7 @@
-"""The one place that builds the real adapters from the config. Nothing connects at import."""
+"""The composition root: the one place that builds adapters (ADR 0018). The window and the
+terminal get an `AppContext` from `build_context`; operations see it as `operations.app.App`
+and ask it for ports (journals, the judge, Tier 1, the keyring, the clock). Nothing
+connects at import, and the journal opens on first use."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import logging
 import logging.handlers
 import os
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,11 +23,20 @@ from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from coach_gui.adapters.gemini import GeminiJudge
+    from coach_gui.adapters.journal.backups import JournalBackups
     from coach_gui.adapters.journal.database import Journal
+    from coach_gui.adapters.journal.evals import SqliteEvalJournal
+    from coach_gui.adapters.journal.outbox import SqliteOutbox
+    from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+    from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
     from coach_gui.adapters.ollama import OllamaClient
-    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.adapters.secrets import KeyringSigningKeys, KeyStore
     from coach_gui.adapters.tier1_ollama import OllamaTier1
+    from coach_gui.adapters.vault_watch import VaultWatcher
+    from coach_gui.domain.backups import Restored
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 
@@ -65,6 +78,7 @@ class AppContext:
     # The privacy switches as they are now, read at each request by the session, the
     # judging service and the Gemini adapter; kept in step with `config` on every change.
     privacy: LivePrivacy = field(init=False, repr=False)
+    clock: SystemClock = field(default_factory=SystemClock, repr=False)
 
     def __post_init__(self) -> None:
         self.privacy = LivePrivacy(_switches(self.config))
@@ -88,13 +102,85 @@ class AppContext:
                 JournalBackups(self.journal_path, keep=keep).take_daily()  # at most once a day
             return self._journal
 
-    def recover(self) -> list[str]:
-        """Seal the sessions a crash left open (as interrupted, with every answer they
-        hold); returns their trace ids. Commands that open the journal call this first."""
+    # --- the journal's ports -----------------------------------------------------------
+    def traces(self) -> SqliteTraceJournal:
+        """Sessions read back as records; sealed traces and bindings written."""
         from coach_gui.adapters.journal.traces import SqliteTraceJournal
-        from coach_gui.services.sealing import recover_open_sessions
 
-        return recover_open_sessions(SqliteTraceJournal(self.journal), SystemClock())
+        return SqliteTraceJournal(self.journal)
+
+    def session_journal(self) -> LivePracticeJournal:
+        """A practice session's journal: marks the session live until it is released."""
+        from coach_gui.adapters.journal.traces import LivePracticeJournal
+
+        return LivePracticeJournal(self.journal)
+
+    def verdict_journal(self) -> SqlitePracticeJournal:
+        """Where verdicts and refusals of answers judged later are written."""
+        from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+
+        return SqlitePracticeJournal(self.journal)
+
+    def eval_journal(self) -> SqliteEvalJournal:
+        from coach_gui.adapters.journal.evals import SqliteEvalJournal
+
+        return SqliteEvalJournal(self.journal)
+
+    def outbox(self) -> SqliteOutbox:
+        """Every judge request as sent, and how it ended."""
+        from coach_gui.adapters.journal.outbox import SqliteOutbox
+
+        return SqliteOutbox(self.journal)
+
+    def signing_keys(self) -> KeyringSigningKeys:
+        """The keyring key that signs eval reports and the trace log's head."""
+        from coach_gui.adapters.secrets import KeyringSigningKeys
+
+        return KeyringSigningKeys()
+
+    def backups(self) -> JournalBackups:
+        from coach_gui.adapters.journal.backups import JournalBackups
+
+        return JournalBackups(self.journal_path, keep=self.config.journal.keep_backups)
+
+    @contextmanager
+    def journal_held(self) -> Iterator[None]:
+        """No restore replaces the journal file meanwhile (waits up to 10 s for one)."""
+        from coach_gui.adapters.journal import lock
+
+        held = lock.hold_shared(self.journal_path, wait_seconds=10.0)
+        try:
+            yield
+        finally:
+            lock.release(held)
+
+    def restore_journal(
+        self, source: Path, refuse: Callable[[SqliteTraceJournal], str | None]
+    ) -> Restored:
+        """Replace the journal with the backup `source` once it checks out; `refuse` says
+        why a copy must not be restored (its traces do not verify), or None."""
+        from coach_gui.adapters.journal.restore import restore_journal
+        from coach_gui.adapters.journal.traces import SqliteTraceJournal
+
+        return restore_journal(
+            source, self.backups(), lambda copy: refuse(SqliteTraceJournal(copy))
+        )
+
+    # --- the notes folder --------------------------------------------------------------
+    def watch_vault(
+        self, folder: Path, on_change: Callable[[frozenset[str]], None]
+    ) -> VaultWatcher:
+        """Watch `folder` for changes made outside Coach; `on_change` runs on the
+        watcher's thread with the relative paths changed."""
+        from coach_gui.adapters.vault_watch import VaultWatcher
+
+        watcher = VaultWatcher(folder, on_change)
+        watcher.start()
+        return watcher
+
+    def open_notes_folder(self, folder: Path) -> None:
+        """Make `folder` the notes folder of this context (the caller saves the config)."""
+        self.notes = note_store(folder, self.data_dir)
 
     def ollama_client(self) -> OllamaClient:
         """A client for the configured Ollama (loopback only; connects on first use)."""
@@ -120,9 +206,7 @@ class AppContext:
         )
 
     def key_store(self) -> KeyStore:
-        from coach_gui.adapters.secrets import KeyStore
-
-        return KeyStore()
+        return key_store()
 
     def judge(self, *, enabled: bool | None = None, live: bool = False) -> GeminiJudge:
         """The Gemini judge with the key from the OS keyring. Raises JudgeDisabled (switched
@@ -130,7 +214,6 @@ class AppContext:
         window's judge, which reads both privacy switches at every request (a command
         keeps the config it started with, and `--judge on` its own word)."""
         from coach_gui.adapters.gemini import GeminiJudge
-        from coach_gui.adapters.journal.outbox import SqliteOutbox
 
         config = self.config.judge
         if enabled is not None:
@@ -142,7 +225,7 @@ class AppContext:
         return GeminiJudge.from_config(
             config,
             self.key_store().get(),
-            SqliteOutbox(self.journal),
+            self.outbox(),
             # The switches as they are at each request, not as when this judge was built.
             assertions_allowed=self.privacy.include_assertions if live else None,
             enabled_now=self.privacy.judge_enabled if live else None,
@@ -151,13 +234,12 @@ class AppContext:
     def scheduler(self) -> AssertionScheduler:
         """What is due, per core assertion (issue 7), over this journal and the system clock."""
         from coach_gui.adapters.journal.memory import SqliteMemoryJournal
-        from coach_gui.adapters.journal.traces import SqliteTraceJournal
         from coach_gui.services.scheduler import AssertionScheduler
 
         return AssertionScheduler(
-            SqliteTraceJournal(self.journal),
+            self.traces(),
             SqliteMemoryJournal(self.journal),
-            SystemClock(),
+            self.clock,
             desired_retention=self.config.schedule.desired_retention,
         )
 
@@ -211,6 +293,14 @@ def setup_logging(log_file: Path, *, debug: bool | None = None) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler._coach = True  # type: ignore[attr-defined]
     root.addHandler(handler)
+
+
+def key_store() -> KeyStore:
+    """The Gemini API key in the OS keyring (needs no config: `coach key` works with a
+    broken one)."""
+    from coach_gui.adapters.secrets import KeyStore
+
+    return KeyStore()
 
 
 def note_store(kb: Path, data: Path) -> MarkdownNoteStore:

@@ -295,7 +295,7 @@ def load_config(path: Path | None = None, *, create: bool = True) -> Config:
 
 def save_config(config: Config, path: Path | None = None) -> Path:
     """Write the config atomically (temp file, fsync, replace)."""
-    from coach_gui.adapters.files import atomic_write
+    from coach_gui.files import atomic_write
 
     path = path or config_path()
     text = json.dumps(config.to_json_dict(), indent=2, ensure_ascii=False) + "\n"

@@ -25,6 +25,7 @@ from google.genai import errors, types
 from pydantic import ValidationError
 
 from coach_gui.config import JudgeConfig
+from coach_gui.domain.connections import ConnectionCheck
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.fencing import new_boundary
 from coach_gui.domain.judge_errors import (
@@ -63,15 +64,6 @@ _TIMEOUTS = (httpx2.ConnectTimeout, httpx.ConnectTimeout)  # reachability, not s
 _SLOW = (httpx2.TimeoutException, httpx.TimeoutException)
 _NETWORK = (httpx2.HTTPError, httpx.HTTPError)
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class ConnectionCheck:
-    """What *Test connection* found: the key works and the model exists."""
-
-    model: str
-    latency_ms: int
-    detail: str
 
 
 @dataclass

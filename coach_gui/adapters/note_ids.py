@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from coach_gui.adapters.files import atomic_write
+from coach_gui.files import atomic_write
 
 log = logging.getLogger(__name__)
 

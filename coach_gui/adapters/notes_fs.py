@@ -30,7 +30,6 @@ from send2trash import send2trash
 from send2trash.exceptions import TrashPermissionError
 
 from coach_gui.adapters import front_matter
-from coach_gui.adapters.files import atomic_write, is_own_temp_file
 from coach_gui.adapters.note_ids import NoteIdentities, derived_id, vault_key
 from coach_gui.domain.errors import NoteConflict as NoteConflict
 from coach_gui.domain.errors import NoteError, NoteNotFound
@@ -42,6 +41,7 @@ from coach_gui.domain.notes import (
     note_file_stem,
     ordered,
 )
+from coach_gui.files import atomic_write, is_own_temp_file
 
 log = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from coach_gui.config import loopback_address
+from coach_gui.domain.connections import PullProgress
 from coach_gui.domain.tier1_errors import (
     GenerationCancelled,
     InvalidOllamaReply,
@@ -45,21 +46,6 @@ class ChatStats:
     load_duration_ns: int | None = None
     prompt_eval_duration_ns: int | None = None
     eval_duration_ns: int | None = None
-
-
-@dataclass(frozen=True)
-class PullProgress:
-    status: str
-    digest: str | None = None
-    total: int | None = None
-    completed: int | None = None
-
-    @property
-    def fraction(self) -> float | None:
-        """Share downloaded of the current layer, when Ollama says."""
-        if self.total and self.completed is not None:
-            return min(1.0, self.completed / self.total)
-        return None
 
 
 def _int(value: Any) -> int | None:

@@ -11,13 +11,13 @@ Coach talks to the best one directly, so a plain-text one further down is never 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 
 import keyring
 import keyring.backend
 import keyring.errors
 from keyring.backends import chainer
 
+from coach_gui.domain.connections import KeyStatus
 from coach_gui.domain.eval_traces import key_id_for
 from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable, checked_key, scrub
 
@@ -35,16 +35,6 @@ _REFUSED_CLASSES = {
     "keyrings.alt.file.EncryptedKeyring",
 }
 _NO_OS_KEYRING = "no OS keyring is available (no Secret Service or KWallet on this session)"
-
-
-@dataclass(frozen=True)
-class KeyStatus:
-    """What `coach key status` and `coach doctor` show; never the key itself."""
-
-    backend: str  # e.g. "SecretService.Keyring"
-    has_key: bool
-    usable: bool
-    detail: str
 
 
 def backend_name(backend: keyring.backend.KeyringBackend) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import watchfiles
 
-from coach_gui.adapters.files import is_own_temp_file
+from coach_gui.files import is_own_temp_file
 
 log = logging.getLogger(__name__)
 

@@ -16,32 +16,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal import lock as journal_lock
-    from coach_gui.adapters.journal.backups import JournalBackups
     from coach_gui.bootstrap import build_context
-    from coach_gui.domain.errors import JournalError
+    from coach_gui.operations.backups import back_up
 
-    context = build_context(seed=False)
-    path = context.journal_path
-    if not path.is_file():
-        raise JournalError(f"There is no journal at {path} yet: nothing to back up.")
-    backups = JournalBackups(path, keep=context.config.journal.keep_backups)
-    in_use = journal_lock.hold_shared(path, wait_seconds=10.0)  # no restore meanwhile
-    try:
-        made = backups.take_of_file("manual")
-    finally:
-        journal_lock.release(in_use)
-    kept = [b.path for b in backups.existing()]
+    made = back_up(build_context(seed=False))
     if args.json:
         emit_json(
             {
-                "path": str(made),
-                "size_bytes": made.stat().st_size,
-                "folder": str(backups.folder),
-                "kept": [str(p) for p in kept],
+                "path": str(made.path),
+                "size_bytes": made.path.stat().st_size,
+                "folder": str(made.folder),
+                "kept": [str(p) for p in made.kept],
             }
         )
     else:
-        print(made)
-        say(f"Backed up the journal ({len(kept)} backups kept in {backups.folder}).")
+        print(made.path)
+        say(f"Backed up the journal ({len(made.kept)} backups kept in {made.folder}).")
     return EXIT_OK

@@ -19,7 +19,6 @@ from coach_gui.commands.output import EXIT_OK, EXIT_USAGE, UsageError, emit_json
 if TYPE_CHECKING:
     from coach_gui.services.evals import EvalRun
 
-MAX_CONCURRENCY = 32
 _BAR = 30
 
 
@@ -82,22 +81,16 @@ def _print(run: EvalRun) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.bootstrap import build_context
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
-    from coach_gui.services.evals import (
-        AssertionsSwitchedOff,
-        EvalRefused,
-        judged_items,
-        run_eval,
-    )
+    from coach_gui.operations import evals
+    from coach_gui.services.evals import AssertionsSwitchedOff, EvalRefused
 
     if args.repeats < 2:
         raise UsageError("--repeats must be at least 2: consistency compares repeats")
-    if args.concurrency > MAX_CONCURRENCY:
-        raise UsageError(f"--concurrency may be at most {MAX_CONCURRENCY}")
+    if args.concurrency > evals.MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency may be at most {evals.MAX_CONCURRENCY}")
     context = build_context(seed=False)
     config = context.config.judge
     where = str(context.config_path)
@@ -111,60 +104,47 @@ def run(args: argparse.Namespace) -> int:
         if not config.include_assertions:
             say(f"coach: {AssertionsSwitchedOff(where)}")
             return EXIT_USAGE
-        try:
-            judge = context.judge()
+        try:  # the judge can be built: a key, a keyring (nothing is sent yet)
+            context.judge().close()
         except (JudgeError, KeyringUnavailable) as exc:
             say(f"coach: {exc}")
             return EXIT_USAGE
         try:
             recover(context)
-            items = judged_items(
-                SqliteTraceJournal(context.journal), session_ids=args.session, last=args.last
-            )
+            items = evals.eval_items(context, session_ids=args.session, last=args.last)
         except EvalRefused as exc:
-            judge.close()
             say(f"coach: {exc}")
             return EXIT_USAGE
-        keys = KeyringSigningKeys()
         stop = threading.Event()
-        try:
-            total = len(items) * args.repeats * 2
-            say(
-                f"Judging {len(items)} answers {args.repeats} times with and without core "
-                f"assertions: {total} calls to {config.model}."
-            )
-            result: dict[str, Any] = {}
+        total = len(items) * args.repeats * 2
+        say(
+            f"Judging {len(items)} answers {args.repeats} times with and without core "
+            f"assertions: {total} calls to {config.model}."
+        )
+        result: dict[str, Any] = {}
 
-            def work() -> None:
-                try:
-                    result["run"] = run_eval(
-                        items,
-                        judge=judge,
-                        clock=SystemClock(),
-                        store=SqliteEvalJournal(context.journal),
-                        keys=keys,
-                        repeats=args.repeats,
-                        concurrency=args.concurrency,
-                        assertions_allowed=config.include_assertions,
-                        judge_model=config.model,
-                        on_progress=_ProgressBar(),
-                        cancelled=stop,
-                        config_file=where,
-                    )
-                except Exception as exc:  # handed to the main thread, raised there
-                    result["error"] = exc
-
-            worker = threading.Thread(target=work, name="coach-eval", daemon=True)
-            worker.start()
+        def work() -> None:
             try:
-                while worker.is_alive():
-                    worker.join(0.2)
-            except KeyboardInterrupt:
-                stop.set()
-                say("\ncoach: stopping; the calls under way finish and are recorded")
-                worker.join()
-        finally:
-            judge.close()
+                result["run"] = evals.run(
+                    context,
+                    items,
+                    repeats=args.repeats,
+                    concurrency=args.concurrency,
+                    on_progress=_ProgressBar(),
+                    cancelled=stop,
+                )
+            except Exception as exc:  # handed to the main thread, raised there
+                result["error"] = exc
+
+        worker = threading.Thread(target=work, name="coach-eval", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.2)
+        except KeyboardInterrupt:
+            stop.set()
+            say("\ncoach: stopping; the calls under way finish and are recorded")
+            worker.join()
     finally:
         context.close()
     error = result.get("error")

@@ -18,26 +18,18 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import build_context
-    from coach_gui.commands.recovery import recover
-    from coach_gui.services.review import gap_report
+    from coach_gui.commands.recovery import opened_journal
+    from coach_gui.operations import review
 
-    context = build_context(seed=False)
-    try:
-        recover(context)
-        journal = SqliteTraceJournal(context.journal)
+    with opened_journal(seed=False) as context:
         session_id = None
         if args.session is not None:
-            found = journal.find(args.session)
-            session_id = found[0] if found is not None else None
+            session_id = review.find_session(context, args.session)
             if session_id is None:
                 raise UsageError(
                     f"no session has the id {args.session}; `coach sessions` lists them"
                 )
-        report = gap_report(journal, session_id)
-    finally:
-        context.close()
+        report = review.gaps(context, session_id)
     if args.json:
         emit_json({"session_id": session_id, **report.to_json()})
         return EXIT_OK

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, emit_json, say
 
 if TYPE_CHECKING:
-    from coach_gui.services.sealing import JudgePendingReport
+    from coach_gui.services.judge_later import JudgePendingReport
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,33 +60,20 @@ def _print(report: JudgePendingReport) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.practice import SqlitePracticeJournal
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.bootstrap import build_context
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
-    from coach_gui.services.sealing import judge_pending
+    from coach_gui.operations.judging import judge_pending_answers
 
     context = build_context()
     try:
-        try:
-            judge = context.judge()
+        try:  # the judge can be built: switched on, a key, a keyring (nothing is sent yet)
+            context.judge().close()
         except (JudgeError, KeyringUnavailable) as exc:
             say(f"coach: {exc}")
             return EXIT_USAGE
-        try:
-            recover(context)
-            notes = {entry.note.id: entry.note for entry in context.notes.load().notes}
-            report = judge_pending(
-                SqliteTraceJournal(context.journal),
-                judge,
-                SqlitePracticeJournal(context.journal),
-                SystemClock(),
-                include_assertions_now=context.config.judge.include_assertions,
-                note_lookup=notes.get,
-            )
-        finally:
-            judge.close()
+        recover(context)
+        report = judge_pending_answers(context)
     finally:
         context.close()
     if args.json:

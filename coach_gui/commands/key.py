@@ -23,9 +23,9 @@ def _read_key() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.bootstrap import key_store
 
-    store = KeyStore()
+    store = key_store()
     if args.action == "set":
         key = _read_key()
         if not key.strip():

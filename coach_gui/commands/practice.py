@@ -129,13 +129,9 @@ def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
-    from coach_gui.bootstrap import SystemClock, build_context
+    from coach_gui.bootstrap import build_context
     from coach_gui.commands.recovery import recover
-    from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
-    from coach_gui.domain.practice import Disposition
-    from coach_gui.services.practice import PracticeRun
-    from coach_gui.services.sealing import seal_session
+    from coach_gui.operations.practice import Sealed, open_practice
 
     answers = _read_answers(args.answers) if args.answers else None
     count = args.count or (len(answers) if answers is not None else None)
@@ -155,27 +151,20 @@ def run(args: argparse.Namespace) -> int:
     if answers is not None:  # scripted: one answer per main challenge, no follow-ups
         settings = replace(settings, follow_ups=False)
     recover(context)
-    tier1 = context.tier1()
     out = sys.stderr if args.json else sys.stdout
-    journal = LivePracticeJournal(context.journal)  # marks the session live until sealed
-    judge, judge_unavailable = None, None
-    if settings.judge_enabled:
-        try:
-            judge = context.judge(enabled=True)
-        except (JudgeError, KeyringUnavailable) as exc:
-            judge_unavailable = str(exc)
-            say(f"coach: answers will be kept unjudged: {exc}")
-    run_ = PracticeRun(
-        entry.note,
-        settings,
-        journal,
-        tier1,
-        SystemClock(),
-        judge=judge,
-        verdicts=journal,
-        judge_unavailable=judge_unavailable,
-    )
-    session = run_.start()
+    try:
+        opened = open_practice(context, entry.note, settings)
+    except BaseException:
+        context.close()
+        raise
+    assert opened is not None  # nothing abandons it
+    if opened.tier1_problem:
+        say(f"coach: {opened.tier1_problem}")
+    if opened.judge_problem:
+        say(f"coach: answers will be kept unjudged: {opened.judge_problem}")
+    run_ = opened.run
+    session = run_.session
+    assert session is not None
     items: list[dict[str, Any]] = []
     notices: list[str] = []
     say(f"Practising “{entry.note.title}” ({settings.challenges} challenges).")
@@ -213,29 +202,17 @@ def run(args: argparse.Namespace) -> int:
                         _report(follow_item, entry.note.core_assertions, out)
         completed = True
     finally:
-        try:
-            disposition = run_.finish()
-            if not completed:  # stopped part-way (Ctrl+C, an error): sealed as such
-                disposition = Disposition.INTERRUPTED
-            trace_id = seal_session(
-                session.id,
-                SqliteTraceJournal(context.journal),
-                SystemClock(),
-                disposition=disposition,
-            )
+        try:  # stopped part-way (Ctrl+C, an error): sealed as interrupted
+            sealed: Sealed = opened.close(interrupted=not completed)
         finally:
-            journal.release(session.id)
-            tier1.close()
-            if judge is not None:
-                judge.close()
             context.close()
     if args.json:
         emit_json(
             {
                 "session_id": session.id,
-                "trace_id": trace_id,
+                "trace_id": sealed.trace_id,
                 "note_id": entry.note.id,
-                "disposition": disposition.value,
+                "disposition": sealed.disposition.value,
                 "mode": session.mode.value,
                 "offline_reason": run_.offline_reason,
                 "notices": notices,
@@ -243,5 +220,5 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     else:
-        say(f"Session saved ({len(run_.attempts)} answers, {disposition.value}).")
+        say(f"Session saved ({len(run_.attempts)} answers, {sealed.disposition.value}).")
     return EXIT_OK

@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
-
-if TYPE_CHECKING:
-    from coach_gui.adapters.journal.database import Journal
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,25 +20,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def traces_verify(journal: Journal) -> str | None:
-    """Why the journal must not be restored (a sealed trace does not verify), or None."""
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.services.verify import verify
-
-    report = verify(SqliteTraceJournal(journal))
-    failure = report.first_failure
-    if failure is None:
-        return None
-    return (
-        f"what it holds does not verify ({failure.id}: {failure.reason}); it was changed "
-        "outside Coach or is damaged. Choose another backup."
-    )
-
-
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.backups import JournalBackups
-    from coach_gui.adapters.journal.restore import restore_journal
     from coach_gui.bootstrap import build_context
+    from coach_gui.operations.backups import restore
 
     source = args.file.expanduser()
     if not source.is_file():
@@ -50,9 +30,8 @@ def run(args: argparse.Namespace) -> int:
             f"there is no file {source}; `coach backup --json` lists the backups ('kept')"
         )
     context = build_context(seed=False)
-    backups = JournalBackups(context.journal_path, keep=context.config.journal.keep_backups)
     say(f"Checking {source} ...")
-    restored = restore_journal(source, backups, traces_verify)
+    restored = restore(context, source)
     if args.json:
         emit_json(
             {

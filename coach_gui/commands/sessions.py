@@ -26,21 +26,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import build_context
-    from coach_gui.commands.recovery import recover
-    from coach_gui.services.review import list_sessions
+    from coach_gui.commands.recovery import opened_journal
+    from coach_gui.operations import review
 
     if args.limit < 0 or args.offset < 0:
         raise UsageError("--limit and --offset cannot be negative")
-    context = build_context(seed=False)
-    try:
-        recover(context)
-        sessions = list_sessions(
-            SqliteTraceJournal(context.journal), limit=args.limit or None, offset=args.offset
-        )
-    finally:
-        context.close()
+    with opened_journal(seed=False) as context:
+        sessions = review.sessions(context, limit=args.limit or None, offset=args.offset)
     if args.json:
         emit_json({"sessions": [s.to_json() for s in sessions]})
         return EXIT_OK

@@ -4,7 +4,6 @@ practice (open gaps first, then the most overdue), and the next 14 days."""
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timedelta
 
 from coach_gui.commands.output import EXIT_OK, emit_json
 
@@ -19,21 +18,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
-    from coach_gui.commands.recovery import recover
+    from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.memory import RATING_NAMES
+    from coach_gui.operations.today import note_lookup
+    from coach_gui.operations.today import today as due_today
 
-    context = build_context()
-    try:
-        recover(context)
-        notes = {entry.note.id: entry.note for entry in context.notes.load().notes}
-        scheduler = context.scheduler()
-        if args.rebuild:
-            scheduler.forget()
-        offset = datetime.now().astimezone().utcoffset() or timedelta(0)  # the learner's day
-        today = scheduler.today(notes.get, utc_offset=offset)
-    finally:
-        context.close()
+    with opened_journal() as context:
+        today = due_today(context, note_lookup(context), rebuild=args.rebuild)
     if args.json:
         emit_json(today.to_json())
         return EXIT_OK

@@ -36,28 +36,18 @@ def _progress(done: int, total: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import build_context
-    from coach_gui.commands.recovery import recover
-    from coach_gui.services.verify import VerifyTargetNotFound, verify
+    from coach_gui.commands.recovery import opened_journal
+    from coach_gui.operations.verify import verify_journal
+    from coach_gui.services.verify import VerifyTargetNotFound
 
-    context = build_context(seed=False)
-    try:
-        recover(context)
+    with opened_journal(seed=False) as context:
         show_progress = not args.json and sys.stderr.isatty()
         try:
-            report = verify(
-                SqliteTraceJournal(context.journal),
-                args.id,
-                on_progress=_progress if show_progress else None,
-                evals=SqliteEvalJournal(context.journal),
-                keys=KeyringSigningKeys(),
+            report = verify_journal(
+                context, args.id, on_progress=_progress if show_progress else None
             )
         except VerifyTargetNotFound as exc:
             raise UsageError(str(exc)) from None
-    finally:
-        context.close()
     if args.json:
         emit_json(report.to_json())
     elif report.first_failure is None:

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.evals import EvalReport, figure_rows
-from coach_gui.ui import eval_jobs
+from coach_gui.operations import evals
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task
@@ -167,17 +167,17 @@ class EvalView(QWidget):
     def refresh(self) -> None:
         self._stale = False
         context = self._context
-        Task(self, op=lambda _p: eval_jobs.judged_sessions(context),
+        Task(self, op=lambda _p: evals.judged_sessions(context),
              success=self._show_sessions, name="eval sessions").run()  # fmt: skip
         self._load_history()
 
     def _load_history(self, select: str | None = None) -> None:
         context = self._context
-        Task(self, op=lambda _p: eval_jobs.past_runs(context),
+        Task(self, op=lambda _p: evals.past_runs(context),
              success=lambda runs: self._show_history(runs, select),
              name="eval history").run()  # fmt: skip
 
-    def _show_sessions(self, sessions: list[eval_jobs.JudgedSession]) -> None:
+    def _show_sessions(self, sessions: list[evals.JudgedSession]) -> None:
         rows = (self.sessions.item(n) for n in range(self.sessions.count()))
         checked = {i.data(_ROLE) for i in rows if i.checkState() == Qt.CheckState.Checked}
         self.sessions.clear()
@@ -196,7 +196,7 @@ class EvalView(QWidget):
             self.status.setText("No judged answers yet: practise with the judge on first.")
         self.sessions_loaded.emit()
 
-    def _show_history(self, runs: list[eval_jobs.PastRun], select: str | None) -> None:
+    def _show_history(self, runs: list[evals.PastRun], select: str | None) -> None:
         self.history.clear()
         for past in runs:
             report = past.report
@@ -215,7 +215,7 @@ class EvalView(QWidget):
     def _history_selected(self, item: QListWidgetItem | None) -> None:
         if item is None:
             return
-        past: eval_jobs.PastRun = item.data(_ROLE)
+        past: evals.PastRun = item.data(_ROLE)
         self.show_report(past.report)
         verdict = "Verified" if past.verified else "Verify FAILED"
         self.verify_status.setText(f"{verdict}: {past.verify_detail}")
@@ -307,8 +307,14 @@ class EvalView(QWidget):
         )
         Task(
             self,
-            op=lambda progress: eval_jobs.run(
-                context, ids, repeats, concurrency, lambda d, t: progress(d, t), stop
+            op=lambda progress: evals.run(
+                context,
+                evals.eval_items(context, session_ids=ids),
+                repeats=repeats,
+                concurrency=concurrency,
+                on_progress=lambda d, t: progress(d, t),
+                cancelled=stop,
+                live=True,
             ),
             success=self._finished,
             failure=self._failed,

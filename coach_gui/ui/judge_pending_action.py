@@ -2,7 +2,7 @@
 judge was unavailable) with the privacy switch as it is now, saying first what will be sent
 and afterwards what was judged and what stays pending and why (issue 5, ADR-0233).
 
-Runs `judge_pending` the way `coach judge-pending` does, on a Task with a progress dialog.
+Runs `operations.judging` as `coach judge-pending` does, on a Task with a progress dialog.
 Cancel lets the request under way finish, then sends no more: what was judged is bound and
 sealed; the rest stays pending with the reason "cancelled".
 """
@@ -17,44 +17,17 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from coach_gui.domain.judge_errors import JudgeError
-from coach_gui.domain.session_state import attempt_states
-from coach_gui.domain.verdicts import JudgeResponse
-from coach_gui.services.ports.judge import Judge
+from coach_gui.operations.judging import judge_pending_answers
+from coach_gui.operations.practice import recover
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task, TaskProgress
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
-    from coach_gui.domain.tier2 import Tier2Payload
-    from coach_gui.services.sealing import JudgePendingReport
+    from coach_gui.services.judge_later import JudgePendingReport
 
 JUDGE_OFF_TIP = "The judge is off. Switch it on (toolbar) to judge the answers kept pending."
 READY_TIP = "Send the answers still waiting to be judged, with today's privacy switch"
-
-
-class JudgingCancelled(JudgeError):
-    reason_code = "cancelled"
-
-    def __init__(self) -> None:
-        super().__init__("You cancelled judging; this answer is kept and can be judged later.")
-
-
-class _CountingJudge:
-    """The judge, counting answers sent, and refusing further requests once cancelled."""
-
-    def __init__(self, judge: Judge, progress: TaskProgress, total: int, stop: threading.Event):
-        self._judge, self._progress, self._total, self._stop = judge, progress, total, stop
-        self.done = 0
-
-    def judge(self, payload: Tier2Payload) -> JudgeResponse:
-        if self._stop.is_set():
-            raise JudgingCancelled()
-        try:
-            return self._judge.judge(payload)
-        finally:
-            self.done += len(payload.items)
-            self._progress(min(self.done, self._total), self._total, "Judging…")
 
 
 def privacy_notice(include_assertions: bool) -> str:
@@ -90,34 +63,9 @@ def report_text(report: JudgePendingReport) -> str:
 
 
 def _run(context: AppContext, progress: TaskProgress, stop: threading.Event) -> JudgePendingReport:
-    """On a worker, as `coach judge-pending` does it."""
-    from coach_gui.adapters.journal.practice import SqlitePracticeJournal
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import SystemClock
-    from coach_gui.services.sealing import judge_pending
-
-    include = context.config.judge.include_assertions  # the switch of now
-    judge = context.judge(live=True)
-    try:
-        context.recover()
-        reader = SqliteTraceJournal(context.journal)
-        total = sum(
-            not state.judged
-            for records in reader.records_for(reader.sessions_with_pending())
-            for state in attempt_states(records)
-        )
-        progress(0, total, "Judging…")
-        notes = {entry.note.id: entry.note for entry in context.notes.load().notes}
-        return judge_pending(
-            reader,
-            _CountingJudge(judge, progress, total, stop),
-            SqlitePracticeJournal(context.journal),
-            SystemClock(),
-            include_assertions_now=include,
-            note_lookup=notes.get,
-        )
-    finally:
-        judge.close()
+    """On a worker, as `coach judge-pending` does it (`operations.judging`)."""
+    recover(context)
+    return judge_pending_answers(context, live=True, progress=progress, cancelled=stop)
 
 
 class JudgePendingAction(QObject):

@@ -31,8 +31,8 @@ from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:  # types only: importing the Gemini adapter loads google.genai
-    from coach_gui.adapters.gemini import ConnectionCheck, GeminiJudge
-    from coach_gui.adapters.secrets import KeyStatus, KeyStore
+    from coach_gui.domain.connections import ConnectionCheck, KeyStatus
+    from coach_gui.services.ports.judge import ConnectionTester, KeyVault
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +88,8 @@ class GeminiKeySection(QGroupBox):
 
     def __init__(
         self,
-        key_store: KeyStore,
-        judge_factory: Callable[[], GeminiJudge] | None = None,
+        key_store: KeyVault,
+        judge_factory: Callable[[], ConnectionTester] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__("Gemini API key", parent)

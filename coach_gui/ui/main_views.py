@@ -12,25 +12,27 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
+from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui import tasks, window_state
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
 from coach_gui.ui.practice_pane import QUIT_WAIT_MS, PracticePane
 from coach_gui.ui.sent_to_judge import SentToJudgeView
 from coach_gui.ui.sessions_view import SessionsView
-from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
+from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.journal.outbox import OutboxRow
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
     from coach_gui.domain.notes import Note
+    from coach_gui.domain.session_records import OutboxRecord
+    from coach_gui.operations.practice import SessionEnded
+    from coach_gui.operations.today import DuePractice
+    from coach_gui.services.ports.sealing import TraceJournal
     from coach_gui.services.review import OpenGap
     from coach_gui.services.scheduler import Today
     from coach_gui.services.sealing import JudgePendingReport
     from coach_gui.ui.eval_view import EvalView
     from coach_gui.ui.main_window import MainWindow
-    from coach_gui.ui.practice_jobs import SessionSummary
-    from coach_gui.ui.today_view import DuePractice, TodayView
+    from coach_gui.ui.today_view import TodayView
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
 LAST_PRACTISED = "mainWindow/lastPractisedNote"
@@ -102,17 +104,15 @@ class MainViews:
         entry = self.window.entry_for(note_id)
         return entry.note if entry is not None else None
 
-    def _outbox_entries(self) -> list[OutboxRow]:
+    def _outbox_entries(self) -> list[OutboxRecord]:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
-        from coach_gui.adapters.journal.outbox import SqliteOutbox
+        from coach_gui.operations.review import sent_to_judge
 
-        return SqliteOutbox(self.window.context.journal).entries(limit=1000)
+        return sent_to_judge(self.window.context)
 
-    def _trace_journal(self) -> SqliteTraceJournal:
+    def _trace_journal(self) -> TraceJournal:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
-        from coach_gui.adapters.journal.traces import SqliteTraceJournal
-
-        return SqliteTraceJournal(self.window.context.journal)
+        return self.window.context.traces()
 
     def _after_judging(self, report: JudgePendingReport) -> None:
         """Say what was judged and what stays pending (and why), on the Sessions view."""
@@ -157,7 +157,7 @@ class MainViews:
         self.show_practice()
         pane.start(first.note, plan=first.plan)
 
-    def _after_session(self, _summary: SessionSummary) -> None:
+    def _after_session(self, _summary: SessionEnded) -> None:
         """A session ended: name the next due note on its summary, and let Today know."""
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
         if self._evals is not None:
@@ -214,14 +214,15 @@ class MainViews:
     def practise_gaps(self, note: Note, gaps: list[OpenGap]) -> None:
         """*Practise these gaps*: a session whose challenges target the gaps' assertions;
         the gap ids and the decision are sealed with it (DESIGN §6)."""
-        from coach_gui.bootstrap import SystemClock
         from coach_gui.domain.practice import plan_gap_practice
 
         pane = self.practice
         if pane.active and not pane.confirm_leave(f"Practise the gaps of “{note.title}” instead?"):
             return
         targets = tuple(gap.assertion_index for gap in gaps)
-        plan = plan_gap_practice(note, targets, tuple(g.gap_id for g in gaps), SystemClock().now())
+        plan = plan_gap_practice(
+            note, targets, tuple(g.gap_id for g in gaps), self.window.context.clock.now()
+        )
         self.show_practice()
         pane.start(note, plan=plan)
 

@@ -19,6 +19,7 @@ from coach_gui.domain.notes import (
     NoteSearchIndex,
     ordered,
 )
+from coach_gui.operations.practice import recover
 from coach_gui.ui import window_state
 from coach_gui.ui.confirmations import (
     UnsavedChoice,
@@ -35,9 +36,9 @@ from coach_gui.ui.privacy_controls import PrivacyControls
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.vault_watch import VaultWatcher
     from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
+    from coach_gui.services.ports.notes import VaultWatch
 
 
 def short_path(path: str) -> str:
@@ -59,7 +60,7 @@ class MainWindow(QMainWindow):
         self.context = context
         self._entries: dict[str, NoteEntry] = {}
         self._links: LinkTargets | None = None
-        self._watcher: VaultWatcher | None = None  # from the first listing on
+        self._watcher: VaultWatch | None = None  # from the first listing on
         self._loading = False  # a load of the notes is under way
         self._load_again: str | None = None  # "quiet" or "loud": load again after this one
         self._index_task: Task[NoteSearchIndex] | None = None
@@ -133,7 +134,7 @@ class MainWindow(QMainWindow):
 
         Task(
             self,
-            op=lambda _progress: self.context.recover(),
+            op=lambda _progress: recover(self.context),
             success=done,
             lane=Lane.WRITER,
             name="recover-sessions",
@@ -182,16 +183,14 @@ class MainWindow(QMainWindow):
         """Follow changes other programs make to the notes folder (from the first load)."""
         if self._watcher is not None or not Path(location).is_dir():
             return
-        from coach_gui.adapters.vault_watch import VaultWatcher  # after the first listing
-
         store = self.context.notes
 
         def report(paths: frozenset[str]) -> None:  # on the watcher's thread
             if store.changed_elsewhere(paths):  # Coach's own saves are no news
                 self.vault_changed.emit(paths)
 
-        self._watcher = VaultWatcher(Path(location), report)
-        self._watcher.start()
+        # watchfiles is imported here, after the first listing, not at start-up
+        self._watcher = self.context.watch_vault(Path(location), report)
 
     def open_notes_folder(self) -> None:
         """File › Open notes folder…: the learner's own vault instead of this one."""

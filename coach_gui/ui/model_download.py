@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import logging
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -23,11 +22,12 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.errors import CoachError
 from coach_gui.ui.failures import learner_message
-from coach_gui.ui.tasks import Task, TaskProgress
+from coach_gui.ui.tasks import Latest, Task, TaskProgress
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.ollama import OllamaClient, PullProgress, PullStream
     from coach_gui.bootstrap import AppContext
+    from coach_gui.domain.connections import PullProgress
+    from coach_gui.services.ports.practice import LocalModelServer, PullStream
 
 log = logging.getLogger(__name__)
 
@@ -45,27 +45,6 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
-class _LatestLine:
-    """Coalesces progress: Ollama may send many lines a second, the bar needs only the
-    latest, and at most one wake-up waits in the GUI's queue at a time."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._line: PullProgress | None = None
-
-    def put(self, line: PullProgress) -> bool:
-        """Worker thread; True when the GUI must be woken."""
-        with self._lock:
-            waiting = self._line is not None
-            self._line = line
-        return not waiting
-
-    def take(self) -> PullProgress | None:
-        with self._lock:
-            line, self._line = self._line, None
-        return line
-
-
 class ModelDownloadDialog(QDialog):
     """Starts downloading when shown; accepts on success, rejects on Cancel."""
 
@@ -73,7 +52,7 @@ class ModelDownloadDialog(QDialog):
 
     def __init__(
         self,
-        client_factory: Callable[[], OllamaClient],
+        client_factory: Callable[[], LocalModelServer],
         model: str,
         parent: QWidget | None = None,
     ) -> None:
@@ -162,7 +141,7 @@ class ModelDownloadDialog(QDialog):
         self.bar.setRange(0, 0)  # busy until Ollama reports a size
         self.bytes_line.setText("")
 
-        latest = _LatestLine()
+        latest: Latest[PullProgress] = Latest()  # Ollama may send many lines a second
 
         def pull(progress: TaskProgress) -> None:
             try:

@@ -90,7 +90,7 @@ class NotesFolderChooser:
 
         def saved(_written: object) -> None:
             context.config = config
-            context.notes = note_store(folder, context.data_dir)
+            context.open_notes_folder(folder)
             self._switched()
 
         Task(

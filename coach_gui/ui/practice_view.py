@@ -1,14 +1,16 @@
-"""The practice pane's widgets and how each phase of a session looks. The session flow
-(what happens when a button is pressed) is in `practice_pane`."""
+"""The practice pane's view: its widgets and how each phase of a session looks. It only
+shows; what happens when a button is pressed is `practice_controller`'s, and the pane
+(`practice_pane`) puts the two together."""
 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from enum import Enum, auto
 from itertools import pairwise
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -18,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.ui.practice_jobs import SessionSummary
+from coach_gui.operations.practice import SessionEnded
 from coach_gui.ui.practice_widgets import Message, Notice, button, summary_html
 from coach_gui.ui.self_rating import SelfRatingPanel
 from coach_gui.ui.verdict_view import VerdictView
@@ -37,21 +39,25 @@ class Phase(Enum):
     FINISHED = auto()  # the summary is on screen
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where the session is, as the header and the Next button say it."""
+
+    number: int = 0  # the challenge on screen, from 1
+    total: int = 0
+    remaining: int = 0  # main challenges still to come
+    follow_up: bool = False  # the challenge on screen is a follow-up
+    has_session: bool = False
+
+
 class PracticeView(QWidget):
-    """The widgets, and what each phase shows and enables. State the controller keeps up
-    to date: `_total`, `_number`, `_remaining`, `_is_follow_up`."""
+    """The widgets, and what each phase shows and enables (`show_phase`)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._phase = Phase.IDLE
-        self._total = self._remaining = self._number = 0
-        self._is_follow_up = False
-        self.setObjectName("practicePane")
-        self.setAccessibleName("Practice")
+        self._place = Place()
         self._build()
-
-    def _has_session(self) -> bool:
-        return False  # the controller knows
 
     def _build(self) -> None:
         self.title_label = QLabel(self)
@@ -224,8 +230,8 @@ class PracticeView(QWidget):
     def phase(self) -> Phase:
         return self._phase
 
-    def _set_phase(self, phase: Phase) -> None:
-        self._phase = phase
+    def show_phase(self, phase: Phase, place: Place) -> None:
+        self._phase, self._place = phase, place
         session = phase not in (Phase.IDLE, Phase.FINISHED)
         self.pages.setCurrentWidget(
             self._session_page if session else (self.summary if phase is Phase.FINISHED
@@ -239,33 +245,52 @@ class PracticeView(QWidget):
         for made in (self.retry_button, self.builtin_button):
             made.setVisible(phase is Phase.CANCELLED)
         self.next_button.setEnabled(
-            phase in (Phase.ANSWERED, Phase.JUDGING) or (streaming and self._is_follow_up)
+            phase in (Phase.ANSWERED, Phase.JUDGING) or (streaming and place.follow_up)
         )
-        self.next_button.setText("&Next" if self._remaining else "&Next: summary")
-        self.finish_button.setEnabled(self._has_session() and phase is not Phase.BUSY)
+        self.next_button.setText("&Next" if place.remaining else "&Next: summary")
+        self.finish_button.setEnabled(place.has_session and phase is not Phase.BUSY)
         self.answer_box.setReadOnly(phase in (Phase.BUSY, Phase.JUDGING, Phase.ANSWERED))
         if phase is Phase.FINISHED:
             self.banner.hide()  # they were about the session that has ended
             self.judge_notice.hide()
             self.assertions_notice.hide()
-        elif session and self._total:
-            where = f"Challenge {self._number} of {self._total}"
-            self.progress_label.setText(where + (" · follow-up" if self._is_follow_up else ""))
+        elif session and place.total:
+            where = f"Challenge {place.number} of {place.total}"
+            self.progress_label.setText(where + (" · follow-up" if place.follow_up else ""))
 
-    def _show_summary(self, summary: SessionSummary) -> None:
+    def show_summary(self, summary: SessionEnded) -> None:
         self.summary_label.setText(summary_html(summary))
         self.progress_label.setText("Session finished")
-        self._set_phase(Phase.FINISHED)
+        self.show_phase(Phase.FINISHED, self._place)
         (self.next_due_button if self.next_due_button.isVisible() else self.again_button).setFocus()
 
-    def _show_offline(self, reason: str, model_missing: bool) -> None:
+    def clear_texts(self) -> None:
+        self.challenge_view.clear()
+        self.notice_label.clear()
+        self.status_label.clear()
+        self.verdict_view.clear()
+        self.self_rating.withdraw()
+
+    def show_text(self, text: str) -> None:
+        """The challenge as written so far (streamed): appended when it only grew."""
+        shown = self.challenge_view.toPlainText()
+        if text == shown:
+            return
+        if shown and text.startswith(shown):  # append: no flicker, no lost selection
+            cursor = QTextCursor(self.challenge_view.document())
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(text[len(shown) :])
+        else:
+            self.challenge_view.setPlainText(text)
+
+    def show_offline(self, reason: str, model_missing: bool) -> None:
         self.banner_label.setText(
             f"<b>Practising with built-in challenges.</b> {html.escape(reason)}"
         )
         self.download_button.setVisible(model_missing)
         self.banner.show()
 
-    def _show_judge_problem(self, reason: str) -> None:
+    def show_judge_problem(self, reason: str) -> None:
         self.judge_notice.label.setText(
             f"<b>Your answers will be kept, but not judged.</b> {html.escape(reason)}"
         )

@@ -10,8 +10,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from coach_gui.domain.practice import Disposition
-from coach_gui.ui.practice_jobs import SessionSummary
-from coach_gui.ui.tier1_status import Tier1State, state_colour
+from coach_gui.operations.practice import SessionEnded
+from coach_gui.operations.tier1 import Tier1State
+from coach_gui.ui.tier1_status import state_colour
 
 
 class Message(QLabel):
@@ -72,7 +73,7 @@ class Notice(QFrame):
         return made
 
 
-def summary_html(summary: SessionSummary) -> str:
+def summary_html(summary: SessionEnded) -> str:
     saved = f"{summary.answers_saved} answer{'s' if summary.answers_saved != 1 else ''}"
     lines = [f"<h3>Session finished: {html.escape(summary.note_title)}</h3>",
              f"<p>{saved} saved, {summary.skipped} skipped.</p>"]  # fmt: skip

@@ -1,7 +1,7 @@
 """*Sent to judge*: every request Coach sent to Gemini, newest first, with the exact payload
 and how it ended (ADR-0021: the learner can see everything that left the computer).
 
-    view = SentToJudgeView(lambda: SqliteOutbox(context.journal).entries(limit=1000))
+    view = SentToJudgeView(lambda: review.sent_to_judge(context))
 
 The rows are read on a worker each time the view is shown and on Refresh (F5 while the
 view has focus); one table model holds them, so a thousand rows cost no more widgets.
@@ -45,7 +45,7 @@ from coach_gui.ui.tasks import Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.journal.outbox import OutboxRow
+    from coach_gui.domain.session_records import OutboxRecord
 
 EMPTY_TEXT = (
     "Nothing has been sent to the judge yet.\n\n"
@@ -95,14 +95,14 @@ def local_time(stamp: str) -> str:
         return stamp
 
 
-class OutboxTableModel(RowTableModel["OutboxRow"]):
+class OutboxTableModel(RowTableModel["OutboxRecord"]):
     HEADERS = ("Sent at", "Model", "Status", "Tokens in", "Tokens out", "Latency")
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.error_colour = QColor("#b3261e")
 
-    def set_rows(self, rows: Sequence[OutboxRow]) -> None:
+    def set_rows(self, rows: Sequence[OutboxRecord]) -> None:
         self.beginResetModel()
         # Newest first; rows with the same time keep the order they came in (stable sort).
         self._rows = sorted(rows, key=lambda row: row.created_at, reverse=True)
@@ -128,7 +128,7 @@ class OutboxTableModel(RowTableModel["OutboxRow"]):
         return None
 
     @staticmethod
-    def _cell(row: OutboxRow, column: int) -> str:
+    def _cell(row: OutboxRecord, column: int) -> str:
         if column == 0:
             return local_time(row.created_at)
         if column == 1:
@@ -148,12 +148,12 @@ class SentToJudgeView(QWidget):
     loaded = Signal(int)  # the number of rows now listed, after each load
 
     def __init__(
-        self, load_entries: Callable[[], Sequence[OutboxRow]], parent: QWidget | None = None
+        self, load_entries: Callable[[], Sequence[OutboxRecord]], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Sent to judge")
         self._load_entries = load_entries
-        self._task: Task[list[OutboxRow]] | None = None
+        self._task: Task[list[OutboxRecord]] | None = None
 
         intro = QLabel(INTRO_TEXT, self)
         intro.setWordWrap(True)
@@ -289,7 +289,7 @@ class SentToJudgeView(QWidget):
             name="load sent to judge",
         ).run()
 
-    def _on_loaded(self, rows: list[OutboxRow]) -> None:
+    def _on_loaded(self, rows: list[OutboxRecord]) -> None:
         self._task = None
         kept = self.current_entry()
         self.model.set_rows(rows)
@@ -314,14 +314,14 @@ class SentToJudgeView(QWidget):
         self.loaded.emit(0)
 
     # --- the selected request ------------------------------------------------------
-    def current_entry(self) -> OutboxRow | None:
+    def current_entry(self) -> OutboxRecord | None:
         index = self.table.currentIndex()
         return self.model.row_at(index.row()) if index.isValid() else None
 
     def _show_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._show_entry(self.model.row_at(current.row()) if current.isValid() else None)
 
-    def _show_entry(self, row: OutboxRow | None) -> None:
+    def _show_entry(self, row: OutboxRecord | None) -> None:
         if row is None:
             self.summary.setText("")
             for pane in (self.payload_text, self.request_text, self.reply_text):

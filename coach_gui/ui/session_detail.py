@@ -197,12 +197,12 @@ class SessionDetail(QWidget):
             )
             if not path:
                 return
-        from coach_gui.adapters.files import atomic_write
+        from coach_gui.operations.review import export_text
 
         target, text = Path(path), self.markdown()
         Task(
             self,
-            op=lambda _p: atomic_write(target, text.encode("utf-8")),
+            op=lambda _p: export_text(target, text),
             success=lambda _none: self._on_exported(str(target)),
             failure=self._on_export_failed,
             lane=Lane.WRITER,

@@ -2,7 +2,7 @@
 its ✓ (the sealed records verify); the selected one in detail; and the per-note *Gaps*
 board in a second tab.
 
-    view = SessionsView(lambda: SqliteTraceJournal(context.journal), gap_board, parent)
+    view = SessionsView(context.traces, gap_board, parent)
 
 Pages are read on a worker; one table model holds them (no widget per row).
 """

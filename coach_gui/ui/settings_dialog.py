@@ -32,8 +32,7 @@ from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.gemini import GeminiJudge
-    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.services.ports.judge import ConnectionTester, KeyVault
 
 _Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox
 
@@ -55,8 +54,8 @@ class SettingsDialog(QDialog):
         path: Path,
         parent: QWidget | None = None,
         *,
-        key_store: KeyStore | None = None,
-        judge_factory: Callable[[], GeminiJudge] | None = None,
+        key_store: KeyVault | None = None,
+        judge_factory: Callable[[], ConnectionTester] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings — Coach")

@@ -5,7 +5,10 @@
 `op` runs on a worker thread and gets plain data only (never a widget); `success`,
 `failure` and `progress` run on the GUI thread. Writes go to the `WRITER` lane, a
 single-thread pool, so they happen one at a time and in order; everything else goes to
-the `GENERAL` lane. A task whose parent widget is gone delivers nothing.
+the `GENERAL` lane, unless its owner has an `OrderedLane` of its own (the practice pane:
+a session's calls run one at a time, in order, and a long generation never holds up note
+saves). A task whose parent widget is gone delivers nothing. This is the one worker
+system: every background job in the window is a Task.
 """
 
 from __future__ import annotations
@@ -45,6 +48,11 @@ class TaskCancelled(Exception):
 
 class TaskProgress:
     """Handed to `op` on the worker thread: report progress, and notice a cancel."""
+
+    def wake(self) -> None:
+        """Call the task's `progress` on the GUI thread, without checking for a cancel:
+        the op keeps its latest value in a `Latest`, which the GUI reads then."""
+        self._emit(ProgressUpdate(0))
 
     def __init__(self, emit: Callable[[ProgressUpdate], None], cancel_flag: threading.Event):
         self._emit = emit
@@ -97,9 +105,47 @@ class _TaskSignals(QObject):
         self._task._finish()
 
 
+class Latest(Generic[T]):
+    """A worker's latest value for the GUI (streamed text, download progress): only the
+    newest is kept, and `put` says when the GUI must be woken, so at most one wake-up
+    waits in the GUI's event queue however fast the values come."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value: T | None = None
+        self._waiting = False
+
+    def put(self, value: T) -> bool:
+        """Worker thread: keep `value`; True when the GUI must be woken."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, True
+            self._value = value
+        return not waiting
+
+    def take(self) -> T | None:
+        """GUI thread: the latest value (None if it was taken already)."""
+        with self._lock:
+            value, self._value, self._waiting = self._value, None, False
+        return value
+
+
+class OrderedLane:
+    """A one-thread pool of its owner's own: its tasks run one at a time, in the order
+    they were submitted. Quitting waits for it like every other lane (`quiesce`)."""
+
+    def __init__(self, owner: QObject, name: str) -> None:
+        self.pool = QThreadPool(owner)
+        self.pool.setObjectName(f"coach-{name}")
+        self.pool.setMaxThreadCount(1)
+        _other_pools.add(self.pool)
+
+    def wait(self, timeout_ms: int) -> bool:
+        return not shiboken6.isValid(self.pool) or self.pool.waitForDone(timeout_ms)
+
+
 _pools: dict[Lane, QThreadPool] = {}
 _live: set[Task[Any]] = set()  # submitted and not yet delivered; keeps each task alive
-_other_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()  # e.g. the practice worker's
+_other_pools: weakref.WeakSet[QThreadPool] = weakref.WeakSet()  # the ordered lanes' pools
 # Learner data queued or being written (a note, the config, a key, an answer): quitting
 # waits for it, up to DURABLE_WAIT_MS, and never abandons it sooner (ADR 0012).
 _durable = 0
@@ -148,15 +194,19 @@ class Task(Generic[T]):
         failure: Callable[[Exception], None] | None = None,
         progress: Callable[[ProgressUpdate], None] | None = None,
         *,
-        lane: Lane = Lane.GENERAL,
+        lane: Lane | OrderedLane = Lane.GENERAL,
+        durable: bool = False,
         name: str | None = None,
     ) -> None:
+        """`durable`: the op writes what the learner gave (an answer, a rating); quitting
+        waits for it and never cancels it (as for every task on the WRITER lane)."""
         self._parent = parent
         self._op = op
         self._success = success
         self._failure = failure
         self._progress = progress
         self._lane = lane
+        self._durable = durable or lane is Lane.WRITER
         self.name: str = name or str(getattr(op, "__qualname__", "task"))
         self._cancel_flag = threading.Event()
         self._signals: _TaskSignals | None = None
@@ -167,9 +217,10 @@ class Task(Generic[T]):
             raise RuntimeError("a Task runs once; build a new one")
         self._signals = _TaskSignals(self)
         _live.add(self)
-        if self._lane is Lane.WRITER:
+        if self._durable:
             durable_begin()  # ended by `_work`, whatever happens
-        _pool(self._lane).start(self._work)
+        lane = self._lane
+        (lane.pool if isinstance(lane, OrderedLane) else _pool(lane)).start(self._work)
         return self
 
     def cancel(self) -> None:
@@ -189,7 +240,7 @@ class Task(Generic[T]):
         try:
             self._run_op()
         finally:
-            if self._lane is Lane.WRITER:
+            if self._durable:
                 durable_end()
 
     def _run_op(self) -> None:
@@ -260,23 +311,27 @@ def wait_for_writes(timeout_ms: int = 10_000) -> bool:
 def wait_for_all(timeout_ms: int = 5000) -> bool:
     """Block until every worker is idle (teardown and quit); False if one is still busy.
     Results not yet delivered arrive at the next turn of the event loop."""
-    return all(pool.waitForDone(timeout_ms) for pool in list(_pools.values()))
+    pools = [p for p in (*_pools.values(), *_other_pools) if shiboken6.isValid(p)]
+    return all(pool.waitForDone(timeout_ms) for pool in pools)
 
 
 def register_pool(pool: QThreadPool) -> None:
-    """A pool of its own (the practice worker's) that quitting must also wait for."""
+    """A pool of its own that quitting must also wait for (`OrderedLane` registers its)."""
     _other_pools.add(pool)
 
 
 def quiesce(grace_ms: int, durable_ms: int = DURABLE_WAIT_MS) -> bool:
     """Quitting: first let learner data being written finish (writes on the writer lane,
     answers being committed: at most `durable_ms`; none of it is cancelled), then cancel
-    every other task and give every pool at most `grace_ms` in all to go idle. False when
-    one is still busy: its thread is blocked (a judge call, say), and the caller exits
-    without it — nothing the learner gave is in it (ADR 0012)."""
+    every other task but those of an ordered lane, and give every pool at most `grace_ms`
+    in all to go idle. False when one is still busy: its thread is blocked (a judge call,
+    say), and the caller exits without it — nothing the learner gave is in it (ADR 0012)."""
     durable_deadline = time.monotonic() + durable_ms / 1000
     for task in list(_live):
-        if task._lane is not Lane.WRITER:
+        # An ordered lane's tasks are left to run (a session's seal is queued behind its
+        # other calls); their owner drops what they deliver, and the pools' grace below
+        # bounds the wait for them as for everything else.
+        if not task._durable and not isinstance(task._lane, OrderedLane):
             task.cancel()
     writer = _pools.get(Lane.WRITER)
     if writer is not None and shiboken6.isValid(writer):

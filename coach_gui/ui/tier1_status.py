@@ -1,77 +1,22 @@
 """The status-bar indicator for Tier 1: the model name when Ollama is ready, or why practice
-falls back to built-in challenges. Click it to check again; the tooltip says how to fix it."""
+falls back to built-in challenges. Click it to check again; the tooltip says how to fix it.
+The check itself is `operations.tier1`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from coach_gui.domain.errors import CoachError
+from coach_gui.operations.tier1 import Tier1State, Tier1Status, check_tier1
 from coach_gui.ui.tasks import Task
 
 if TYPE_CHECKING:
-    from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.bootstrap import AppContext
-
-
-class Tier1State(Enum):
-    CHECKING = "checking"
-    READY = "ready"  # Ollama answers and has the configured model
-    MODEL_MISSING = "model_missing"  # Ollama answers; the model must be downloaded
-    UNREACHABLE = "unreachable"  # nothing usable answers at the configured URL
-
-
-@dataclass(frozen=True)
-class Tier1Status:
-    state: Tier1State
-    model: str
-    version: str | None = None
-    detail: str = ""  # what happened, in the learner's words (an error message)
-
-    @property
-    def label(self) -> str:
-        if self.state is Tier1State.READY:
-            return self.model
-        if self.state is Tier1State.MODEL_MISSING:
-            return "offline: built-in challenges"
-        if self.state is Tier1State.UNREACHABLE:
-            return "Ollama not reachable"
-        return "checking Ollama…"
-
-    @property
-    def fix(self) -> str:
-        """The tooltip: what the state means and what to do about it."""
-        if self.state is Tier1State.READY:
-            return (
-                f"Challenges are written on this computer by {self.model} "
-                f"(Ollama {self.version}). Click to check again."
-            )
-        if self.state is Tier1State.MODEL_MISSING:
-            return (
-                f"Ollama {self.version} is running, but the model '{self.model}' is not "
-                f"installed, so practice uses built-in challenges. Run `ollama pull "
-                f"{self.model}` or use Download model in the practice pane, then click here."
-            )
-        if self.state is Tier1State.UNREACHABLE:
-            return f"{self.detail}\nPractice uses built-in challenges. Click to check again."
-        return "Checking whether Ollama is running…"
-
-
-def probe_tier1(client: OllamaClient, model: str) -> Tier1Status:
-    """Ask Ollama for its version and models (blocking: call it on a worker thread)."""
-    try:
-        version = client.version()
-        installed = client.has_model(model)
-    except CoachError as exc:
-        return Tier1Status(Tier1State.UNREACHABLE, model, detail=str(exc))
-    state = Tier1State.READY if installed else Tier1State.MODEL_MISSING
-    return Tier1Status(state, model, version)
+    from coach_gui.services.ports.practice import LocalModelServer
 
 
 def _dot(colour: QColor, size: int) -> QIcon:
@@ -105,7 +50,7 @@ class Tier1StatusIndicator(QToolButton):
 
     def __init__(
         self,
-        client_factory: Callable[[], OllamaClient],
+        client_factory: Callable[[], LocalModelServer],
         model: str,
         parent: QWidget | None = None,
     ) -> None:
@@ -142,17 +87,9 @@ class Tier1StatusIndicator(QToolButton):
         model, make_client = self._model, self._client_factory
         self._show(Tier1Status(Tier1State.CHECKING, model))
 
-        def check(_progress: object) -> Tier1Status:
-            try:
-                client = make_client()  # raises OllamaNotLoopback for a bad URL
-            except CoachError as exc:
-                return Tier1Status(Tier1State.UNREACHABLE, model, detail=str(exc))
-            try:
-                return probe_tier1(client, model)
-            finally:
-                client.close()
-
-        self._task = Task(self, check, self._show, name="tier1-status").run()
+        self._task = Task(
+            self, lambda _progress: check_tier1(make_client, model), self._show, name="tier1-status"
+        ).run()
 
     def _show(self, status: Tier1Status) -> None:
         self._status = status

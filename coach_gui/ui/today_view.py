@@ -8,8 +8,7 @@ never on the GUI thread.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.memory import RATING_NAMES
+from coach_gui.operations.today import DuePractice, today_with_plans
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.practice_widgets import button
@@ -33,8 +33,6 @@ from coach_gui.ui.tasks import Lane, Task
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
-    from coach_gui.domain.notes import Note
-    from coach_gui.domain.practice import GapPlan
     from coach_gui.services.ports.notes import NoteLookup
     from coach_gui.services.scheduler import DueNote, Today
 
@@ -44,22 +42,6 @@ EMPTY_TEXT = (
     "soon, the ones you explain come back later and later."
 )
 _GAP_WORDS = {"wrong": "misconception", "unexplained": "open gap"}
-
-
-@dataclass(frozen=True)
-class DuePractice:
-    """One due note to practise, and the decision to practise it (sealed with the session)."""
-
-    note: Note
-    plan: GapPlan
-
-
-def load_today(context: AppContext, notes: NoteLookup) -> tuple[Today, list[DuePractice]]:
-    """On a worker: bring the memory cache up to date and read what is due, with plans."""
-    scheduler = context.scheduler()
-    offset = datetime.now().astimezone().utcoffset() or timedelta(0)  # the learner's day
-    today = scheduler.today(notes, utc_offset=offset)
-    return today, [DuePractice(note, plan) for note, plan in scheduler.plans(today)]
 
 
 def _when(stamp: str) -> str:
@@ -165,7 +147,7 @@ class TodayView(QWidget):
         self.refresh_button.setEnabled(False)
         self._task = Task(
             self,
-            op=lambda _progress: load_today(context, notes),
+            op=lambda _progress: today_with_plans(context, notes),
             success=self._on_loaded,
             failure=self._on_failed,
             # Not the writer lane, though it also brings the memory cache up to date: the

@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.operations.tier1 import Tier1State, Tier1Status
 from coach_gui.ui.help_dialogs import privacy_summary_html
 from coach_gui.ui.key_settings import GeminiKeySection
-from coach_gui.ui.tier1_status import Tier1State, Tier1Status, Tier1StatusIndicator
+from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext

@@ -14,11 +14,11 @@ from PySide6.QtWidgets import QWidget
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("COACH_SHOTS_DIR") or REPO / "build" / "screenshots")
+SHOTS.mkdir(parents=True, exist_ok=True)  # some tests save into it directly
 
 
 def save_png(widget: QWidget, name: str) -> Path:
     """Grab `widget` into SHOTS/`name`; returns the file written."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / name
     assert widget.grab().save(str(path), "PNG")
     return path

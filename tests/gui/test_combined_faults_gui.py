@@ -69,24 +69,24 @@ def test_both_services_failing_shows_both_reasons_and_keeps_every_answer(
     answers = ["Selection keeps useful variation.", "Breeders choose; nature does not."]
     for number, text in enumerate(answers, start=1):
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-        pane.answer_box.setFocus()
-        qtbot.keyClicks(pane.answer_box, text)
-        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, CTRL)
+        pane.view.answer_box.setFocus()
+        qtbot.keyClicks(pane.view.answer_box, text)
+        qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, CTRL)
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
         # Both reasons are on screen together: why the challenges are built in, and why
         # the answers are not judged.
-        ollama_said = pane.notice_label.text()  # about this challenge: it fell back
-        assert pane.notice_label.isVisible()
+        ollama_said = pane.view.notice_label.text()  # about this challenge: it fell back
+        assert pane.view.notice_label.isVisible()
         assert "closed before the reply was finished" in ollama_said, ollama_said
-        verdict = pane.verdict_view  # about this answer: kept, and why it is not judged
+        verdict = pane.view.verdict_view  # about this answer: kept, and why it is not judged
         assert verdict.isVisible() and verdict.state is VerdictState.UNJUDGED
         assert "is kept" in verdict.heading.text()
         assert "quota" in verdict.details.toPlainText().lower()
         if number == 1:
             qtbot.wait(50)
             assert window.grab().save(str(SHOTS / "practice-both-failing.png"), "PNG")
-            qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
+            qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
     qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
     assert pane.wait_idle(WAIT_MS)
     qtbot.wait(10)

@@ -102,12 +102,14 @@ def test_the_practice_pane_shows_and_keeps_hostile_text(
         try:
             pane.start(note)
             qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-            assert pane.title_label.text().endswith(title)
-            assert pane.title_label.textFormat() == Qt.TextFormat.PlainText
-            assert pane.challenge_view.toPlainText() == challenge
-            pane.answer_box.setPlainText(answer)
-            pane.answer_box.setFocus()
-            qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+            assert pane.view.title_label.text().endswith(title)
+            assert pane.view.title_label.textFormat() == Qt.TextFormat.PlainText
+            assert pane.view.challenge_view.toPlainText() == challenge
+            pane.view.answer_box.setPlainText(answer)
+            pane.view.answer_box.setFocus()
+            qtbot.keyClick(
+                pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier
+            )
             qtbot.waitUntil(lambda: pane.phase is not Phase.ANSWERING, timeout=WAIT_MS)
             assert pane.wait_idle(WAIT_MS)
         finally:

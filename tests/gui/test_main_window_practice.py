@@ -20,11 +20,11 @@ from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
+from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui import help_dialogs
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.practice_pane import Phase
 from coach_gui.ui.tasks import pending_tasks
-from coach_gui.ui.tier1_status import Tier1State
 from coach_gui.ui.verdict_view import VerdictState
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
@@ -83,8 +83,8 @@ def rows(window: MainWindow, sql: str) -> list[tuple[Any, ...]]:
 def answer(qtbot: QtBot, window: MainWindow, text: str) -> None:
     pane = window.practice
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    qtbot.keyClicks(pane.answer_box, text)
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, CTRL)
+    qtbot.keyClicks(pane.view.answer_box, text)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, CTRL)
 
 
 def test_ctrl_p_practises_the_open_note_and_ctrl_1_ctrl_2_switch_views(
@@ -98,17 +98,17 @@ def test_ctrl_p_practises_the_open_note_and_ctrl_1_ctrl_2_switch_views(
 
     qtbot.keyClick(window.note_list.view, Qt.Key.Key_P, CTRL)
     assert window.views.on_practice
-    assert window.practice.title_label.text() == "Practising: Natural selection"
+    assert window.practice.view.title_label.text() == "Practising: Natural selection"
     answer(qtbot, window, "Useful inherited differences are kept and add up.")
     qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERED, timeout=WAIT_MS)
-    assert window.practice.verdict_view.state is VerdictState.PASSED  # the fake passes it
+    assert window.practice.view.verdict_view.state is VerdictState.PASSED  # the fake passes it
 
-    qtbot.keyClick(window.practice.next_button, Qt.Key.Key_1, CTRL)
+    qtbot.keyClick(window.practice.view.next_button, Qt.Key.Key_1, CTRL)
     assert not window.views.on_practice
     assert window.menu_actions.show_notes.isChecked()
     qtbot.keyClick(window.note_list.view, Qt.Key.Key_2, CTRL)
     assert window.views.on_practice and window.practice.phase is Phase.ANSWERED
-    qtbot.keyClick(window.practice.next_button, Qt.Key.Key_Escape)  # not streaming: no-op
+    qtbot.keyClick(window.practice.view.next_button, Qt.Key.Key_Escape)  # not streaming: no-op
     assert window.views.on_practice
 
     window.views.show_notes()
@@ -137,7 +137,7 @@ def test_practise_with_unsaved_edits_asks_first_and_practises_the_saved_note(
     window.menu_actions.practise.trigger()
     assert asked.answered
     qtbot.waitUntil(lambda: window.views.on_practice, timeout=WAIT_MS)
-    assert window.practice.title_label.text() == "Practising: Natural selection (revised)"
+    assert window.practice.view.title_label.text() == "Practising: Natural selection (revised)"
     assert not window.editor.is_dirty()
 
 
@@ -149,9 +149,9 @@ def test_closing_mid_session_ends_it_keeps_every_answer_and_reopens_on_practice(
     window.menu_actions.practise.trigger()
     answer(qtbot, window, "Useful inherited differences are kept and add up.")
     qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERED, timeout=WAIT_MS)
-    window.practice.next_button.click()
+    window.practice.view.next_button.click()
     qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    qtbot.keyClicks(window.practice.answer_box, "half an answer")
+    qtbot.keyClicks(window.practice.view.answer_box, "half an answer")
 
     asked = answer_dialog("Cancel")
     window.close()
@@ -170,10 +170,10 @@ def test_closing_mid_session_ends_it_keeps_every_answer_and_reopens_on_practice(
 
     again = open_window(qtbot, answer_dialog)
     assert again.views.on_practice  # a session was in progress: back where the learner was
-    assert again.practice.resume_button.isVisible()
-    assert "Natural selection" in again.practice.idle_label.text()
+    assert again.practice.view.resume_button.isVisible()
+    assert "Natural selection" in again.practice.view.idle_label.text()
     with qtbot.waitSignal(again.practice.session_started, timeout=WAIT_MS):
-        qtbot.mouseClick(again.practice.resume_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(again.practice.view.resume_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: again.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
     again.practice.finish()  # nothing typed: no question
     qtbot.waitUntil(lambda: again.practice.phase is Phase.FINISHED, timeout=WAIT_MS)
@@ -196,10 +196,10 @@ def test_a_note_without_assertions_says_so_and_offers_to_add_them(
         window.reload_notes()
     open_note(qtbot, window, "Bare idea")
     qtbot.keyClick(window.note_list.view, Qt.Key.Key_P, CTRL)
-    notice = window.practice.assertions_notice
+    notice = window.practice.view.assertions_notice
     assert notice.isVisible() and "no core assertions" in notice.label.text()
     qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    qtbot.mouseClick(window.practice.add_assertions_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.practice.view.add_assertions_button, Qt.MouseButton.LeftButton)
     assert not window.views.on_practice
     assert window.editor.title_edit.text() == "Bare idea"
     qtbot.waitUntil(lambda: window.editor.assertions.list.count() == 1, timeout=WAIT_MS)

@@ -104,9 +104,9 @@ def make_pane(qtbot: QtBot) -> Iterator[Callable[[AppContext], PracticePane]]:
 
 def answer(qtbot: QtBot, pane: PracticePane, text: str = ANSWER) -> None:
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    pane.answer_box.setFocus()
-    qtbot.keyClicks(pane.answer_box, text)
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    pane.view.answer_box.setFocus()
+    qtbot.keyClicks(pane.view.answer_box, text)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
 
 def wait_answered(qtbot: QtBot, pane: PracticePane) -> None:
@@ -143,17 +143,17 @@ def test_a_judged_answer_shows_pass_or_needs_work_and_each_gap_in_the_learners_o
     answer(qtbot, pane)
 
     qtbot.waitUntil(lambda: len(gemini.generate_requests) == 1, timeout=WAIT_MS)
-    assert pane.status_label.text() == "✓ Saved."  # stored before the judge answers
+    assert pane.view.status_label.text() == "✓ Saved."  # stored before the judge answers
     assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
     assert pane.phase is Phase.JUDGING
-    assert pane.verdict_view.state is VerdictState.JUDGING
-    assert pane.verdict_view.heading.text() == "Judging your answer…"
-    assert pane.answer_box.toPlainText() == ANSWER and pane.answer_box.isReadOnly()
-    assert pane.next_button.isEnabled()  # the window is not blocked while it waits
+    assert pane.view.verdict_view.state is VerdictState.JUDGING
+    assert pane.view.verdict_view.heading.text() == "Judging your answer…"
+    assert pane.view.answer_box.toPlainText() == ANSWER and pane.view.answer_box.isReadOnly()
+    assert pane.view.next_button.isEnabled()  # the window is not blocked while it waits
     release.set()
 
     wait_answered(qtbot, pane)
-    view = pane.verdict_view
+    view = pane.view.verdict_view
     assert view.state is VerdictState.NEEDS_WORK
     assert view.heading.text() == "Needs work — your answer"
     shown = view.details.toPlainText()
@@ -167,9 +167,9 @@ def test_a_judged_answer_shows_pass_or_needs_work_and_each_gap_in_the_learners_o
     assert rows(context, "SELECT status FROM attempts") == [("judged",)]
     assert rows(context, "SELECT verdict FROM verdicts") == [("fail",)]
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
-        qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)
     assert (finished.args[0].passed, finished.args[0].needs_work) == (0, 1)
-    assert "1 need work" in pane.summary_label.text()
+    assert "1 need work" in pane.view.summary_label.text()
     assert rows(context, "SELECT disposition FROM sessions") == [("gaps_found",)]
 
 
@@ -190,16 +190,16 @@ def test_a_judge_error_shows_the_reason_and_keeps_the_answer_unjudged(
     answer(qtbot, pane)
     wait_answered(qtbot, pane)
 
-    assert pane.verdict_view.state is VerdictState.UNJUDGED
-    assert pane.verdict_view.heading.text() == "Not judged — your answer is kept"
-    assert said in pane.verdict_view.details.toPlainText()
-    assert "kept unjudged" in pane.verdict_view.details.toPlainText()
+    assert pane.view.verdict_view.state is VerdictState.UNJUDGED
+    assert pane.view.verdict_view.heading.text() == "Not judged — your answer is kept"
+    assert said in pane.view.verdict_view.details.toPlainText()
+    assert "kept unjudged" in pane.view.verdict_view.details.toPlainText()
     kept = rows(context, "SELECT answer, status, unjudged_reason FROM attempts")
     assert [(a, s) for a, s, _ in kept] == [(ANSWER, "unjudged")]
     assert said in kept[0][2]
     assert len(rows(context, "SELECT id FROM judge_refusals")) == 1
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
-        pane.next_button.click()
+        pane.view.next_button.click()
     assert rows(context, "SELECT disposition FROM sessions") == [("judge_unavailable",)]
 
 
@@ -218,16 +218,16 @@ def test_without_a_key_the_reason_and_its_next_step_are_said_once(
     answer(qtbot, pane)
     wait_answered(qtbot, pane)
 
-    notice = pane.judge_notice.label.text()
-    assert pane.judge_notice.isVisible()
+    notice = pane.view.judge_notice.label.text()
+    assert pane.view.judge_notice.isVisible()
     assert "No Gemini API key" in notice and "set it in Settings" in notice
-    assert pane.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
-    assert not pane.verdict_view.isVisible()
-    pane.next_button.click()
+    assert pane.view.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
+    assert not pane.view.verdict_view.isVisible()
+    pane.view.next_button.click()
     answer(qtbot, pane, "A breeder picks by eye; nature keeps what survives.")
     wait_answered(qtbot, pane)
-    assert pane.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
-    assert "No Gemini API key" not in pane.status_label.text()  # said once, in the notice
+    assert pane.view.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
+    assert "No Gemini API key" not in pane.view.status_label.text()  # said once, in the notice
     assert gemini.requests == []
     reasons = rows(context, "SELECT status, unjudged_reason FROM attempts")
     assert len(reasons) == 2
@@ -247,10 +247,10 @@ def test_with_the_judge_off_no_request_reaches_the_judge(
     answer(qtbot, pane)
     wait_answered(qtbot, pane)
 
-    assert "the judge is switched off" in pane.status_label.text()
-    assert not pane.judge_notice.isVisible()
+    assert "the judge is switched off" in pane.view.status_label.text()
+    assert not pane.view.judge_notice.isVisible()
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
-        pane.next_button.click()
+        pane.view.next_button.click()
     assert gemini.requests == []
     assert rows(context, "SELECT status FROM attempts") == [("unjudged",)]
     assert rows(context, "SELECT disposition FROM sessions") == [("unjudged_offline",)]
@@ -273,7 +273,7 @@ def test_each_session_reads_the_judge_and_privacy_switches_as_they_are_now(
             pane.start(note)
             answer(qtbot, pane)
             wait_answered(qtbot, pane)
-            pane.next_button.click()
+            pane.view.next_button.click()
 
     def switched(**judge: bool) -> None:  # what the toolbar toggles do to the config
         config = context.config
@@ -283,13 +283,13 @@ def test_each_session_reads_the_judge_and_privacy_switches_as_they_are_now(
     practise_once()
     (sent,) = prompt_items(gemini.generate_requests[0])
     assert sent.answer == ANSWER and sent.assertions is None
-    assert "Your answer — unexplained" in pane.verdict_view.details.toPlainText()
+    assert "Your answer — unexplained" in pane.view.verdict_view.details.toPlainText()
 
     ollama.queue_challenge(CHALLENGE)
     switched(enabled=False)
     practise_once()
     assert len(gemini.generate_requests) == 1  # nothing more was sent
-    assert "switched off" in pane.status_label.text()
+    assert "switched off" in pane.view.status_label.text()
 
 
 def test_review_before_sending_dont_send_sends_nothing_and_keeps_the_answer(
@@ -314,8 +314,8 @@ def test_review_before_sending_dont_send_sends_nothing_and_keeps_the_answer(
     wait_answered(qtbot, pane)
 
     assert gemini.requests == []
-    assert pane.verdict_view.state is VerdictState.UNJUDGED
-    assert "you chose not to send it" in pane.verdict_view.details.toPlainText()
+    assert pane.view.verdict_view.state is VerdictState.UNJUDGED
+    assert "you chose not to send it" in pane.view.verdict_view.details.toPlainText()
     assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
     assert rows(context, "SELECT reason_code FROM judge_refusals") == [("not_sent",)]
     assert "you chose not to send it" in rows(context, "SELECT unjudged_reason FROM attempts")[0][0]
@@ -350,7 +350,7 @@ def test_review_before_sending_send_sends_exactly_the_payload_shown(
     assert (sent.challenge, sent.answer, list(sent.assertions or ())) == (
         CHALLENGE, ANSWER, list(note.core_assertions),
     )  # fmt: skip
-    assert pane.verdict_view.state is VerdictState.NEEDS_WORK
+    assert pane.view.verdict_view.state is VerdictState.NEEDS_WORK
 
 
 def test_ending_the_session_while_a_payload_waits_for_review_sends_nothing(

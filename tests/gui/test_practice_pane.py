@@ -21,9 +21,10 @@ from shots import save_png
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
+from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.model_download import ModelDownloadDialog
-from coach_gui.ui.practice_pane import Phase, PracticePane, SessionSummary
-from coach_gui.ui.tier1_status import Tier1State, Tier1StatusIndicator
+from coach_gui.ui.practice_pane import Phase, PracticePane, SessionEnded
+from coach_gui.ui.tier1_status import Tier1StatusIndicator
 from coach_gui.ui.verdict_view import VerdictState
 
 HONEST = "Why can a process that only keeps or removes traits still produce new kinds?"
@@ -107,9 +108,9 @@ def _answer_when_asked(qtbot: QtBot, pane: PracticePane, text: str) -> None:
 
 
 def _answer(qtbot: QtBot, pane: PracticePane, text: str) -> None:
-    pane.answer_box.setFocus()
-    qtbot.keyClicks(pane.answer_box, text)
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    pane.view.answer_box.setFocus()
+    qtbot.keyClicks(pane.view.answer_box, text)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
 
 def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
@@ -121,38 +122,42 @@ def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
     context = _context(ollama.url, challengesPerSession=2)
     pane = make_pane(context)
     shown: list[str] = []
-    pane.challenge_view.textChanged.connect(lambda: shown.append(pane.challenge_view.toPlainText()))
+    pane.view.challenge_view.textChanged.connect(
+        lambda: shown.append(pane.view.challenge_view.toPlainText())
+    )
 
     pane.start(_note(context))
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.challenge_view.toPlainText() == HONEST
-    assert pane.progress_label.text() == "Challenge 1 of 2"
+    assert pane.view.challenge_view.toPlainText() == HONEST
+    assert pane.view.progress_label.text() == "Challenge 1 of 2"
     assert any(0 < len(t) < len(HONEST) for t in shown), "the challenge did not stream in"
-    assert pane.answer_box.hasFocus()
+    assert pane.view.answer_box.hasFocus()
 
     _answer(qtbot, pane, "Small useful changes add up over many generations.")  # Ctrl+Enter
-    qtbot.waitUntil(lambda: "Saved — kept unjudged" in pane.status_label.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: "Saved — kept unjudged" in pane.view.status_label.text(), timeout=WAIT_MS
+    )
     _wait_phase(qtbot, pane, Phase.ANSWERING)  # the follow-up has streamed in
-    assert pane.challenge_view.toPlainText() == FOLLOW_UP
-    assert pane.progress_label.text() == "Challenge 1 of 2 · follow-up"
+    assert pane.view.challenge_view.toPlainText() == FOLLOW_UP
+    assert pane.view.progress_label.text() == "Challenge 1 of 2 · follow-up"
 
     _answer(qtbot, pane, "Harmful ones are weeded out, useful ones kept.")
     _wait_phase(qtbot, pane, Phase.ANSWERED)
-    assert pane.next_button.isEnabled()
-    qtbot.keyClick(pane.next_button, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert pane.view.next_button.isEnabled()
+    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.challenge_view.toPlainText() == CONTRAST
-    assert pane.progress_label.text() == "Challenge 2 of 2"
+    assert pane.view.challenge_view.toPlainText() == CONTRAST
+    assert pane.view.progress_label.text() == "Challenge 2 of 2"
 
     _answer(qtbot, pane, "The fancier chooses; nature only lets the fit breed more.")
     _wait_phase(qtbot, pane, Phase.ANSWERING)  # a follow-up again (the fake's default one)
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
-        qtbot.mouseClick(pane.skip_button, Qt.MouseButton.LeftButton)  # last: ends the session
+        qtbot.mouseClick(pane.view.skip_button, Qt.MouseButton.LeftButton)  # last: ends the session
     summary = finished.args[0]
-    assert isinstance(summary, SessionSummary)
+    assert isinstance(summary, SessionEnded)
     assert (summary.answers_saved, summary.skipped) == (3, 1)
     assert pane.phase is Phase.FINISHED
-    assert "3 answers saved, 1 skipped" in pane.summary_label.text()
+    assert "3 answers saved, 1 skipped" in pane.view.summary_label.text()
 
     saved = _rows(
         context,
@@ -176,42 +181,44 @@ def test_esc_closes_the_stream_at_once_records_nothing_and_the_learner_can_go_on
     pane = make_pane(context)
     pane.start(_note(context))
     qtbot.waitUntil(lambda: ollama.hanging.is_set(), timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: pane.challenge_view.toPlainText() != "", timeout=WAIT_MS)
-    assert pane.phase is Phase.STREAMING and pane.cancel_button.isEnabled()
-    assert pane.writing_label.text() == "writing…"
+    qtbot.waitUntil(lambda: pane.view.challenge_view.toPlainText() != "", timeout=WAIT_MS)
+    assert pane.phase is Phase.STREAMING and pane.view.cancel_button.isEnabled()
+    assert pane.view.writing_label.text() == "writing…"
 
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Escape)
-    assert not pane.cancel_button.isEnabled()  # at once, before the worker reports back
-    assert pane.challenge_view.toPlainText() == ""
-    assert "nothing was saved" in pane.status_label.text()
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Escape)
+    assert not pane.view.cancel_button.isEnabled()  # at once, before the worker reports back
+    assert pane.view.challenge_view.toPlainText() == ""
+    assert "nothing was saved" in pane.view.status_label.text()
     qtbot.waitUntil(lambda: ollama.client_gone.is_set(), timeout=WAIT_MS)  # socket closed
     _wait_phase(qtbot, pane, Phase.CANCELLED)
-    assert pane.retry_button.isVisible() and pane.builtin_button.isVisible()
+    assert pane.view.retry_button.isVisible() and pane.view.builtin_button.isVisible()
     assert _rows(context, "SELECT COUNT(*) FROM challenges") == [(0,)]
 
     ollama.queue_challenge(CONTRAST)
-    qtbot.mouseClick(pane.retry_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(pane.view.retry_button, Qt.MouseButton.LeftButton)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.challenge_view.toPlainText() == CONTRAST
-    assert pane.progress_label.text() == "Challenge 1 of 2"  # the retry takes the same slot
+    assert pane.view.challenge_view.toPlainText() == CONTRAST
+    assert pane.view.progress_label.text() == "Challenge 1 of 2"  # the retry takes the same slot
     _answer(qtbot, pane, "One is chosen by a person, the other by survival.")
     _wait_phase(qtbot, pane, Phase.ANSWERED)
 
     ollama.queue_challenge(LONG_QUESTION, "predict")
     ollama.inject(Fault.HANG, after_tokens=24)
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     _wait_phase(qtbot, pane, Phase.STREAMING)
-    qtbot.waitUntil(lambda: pane.challenge_view.toPlainText() != "", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: pane.view.challenge_view.toPlainText() != "", timeout=WAIT_MS)
     assert pane.phase is Phase.STREAMING
-    qtbot.keyClick(pane.challenge_view, Qt.Key.Key_Escape)
+    qtbot.keyClick(pane.view.challenge_view, Qt.Key.Key_Escape)
     _wait_phase(qtbot, pane, Phase.CANCELLED)
-    qtbot.mouseClick(pane.builtin_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(pane.view.builtin_button, Qt.MouseButton.LeftButton)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.challenge_view.toPlainText().startswith("Explain the idea of this note in your")
-    assert pane.progress_label.text() == "Challenge 2 of 2"
+    assert pane.view.challenge_view.toPlainText().startswith(
+        "Explain the idea of this note in your"
+    )
+    assert pane.view.progress_label.text() == "Challenge 2 of 2"
     assert _rows(context, "SELECT text, origin FROM challenges ORDER BY position") == [
         (CONTRAST, "tier1"),
-        (pane.challenge_view.toPlainText(), "builtin"),
+        (pane.view.challenge_view.toPlainText(), "builtin"),
     ]
 
 
@@ -223,7 +230,7 @@ def test_starting_another_note_mid_stream_ends_the_first_session_and_its_stream(
     ollama.queue_challenge(HONEST)
     context = _context(ollama.url, followUps=False)
     pane = make_pane(context)
-    finished: list[SessionSummary] = []
+    finished: list[SessionEnded] = []
     pane.session_finished.connect(finished.append)
     pane.start(_note(context))
     qtbot.waitUntil(lambda: ollama.hanging.is_set(), timeout=WAIT_MS)
@@ -233,16 +240,16 @@ def test_starting_another_note_mid_stream_ends_the_first_session_and_its_stream(
     pane.start(other.note)
     qtbot.waitUntil(lambda: ollama.client_gone.is_set(), timeout=WAIT_MS)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.challenge_view.toPlainText() == HONEST
-    assert pane.title_label.text() == "Practising: The struggle for existence"
+    assert pane.view.challenge_view.toPlainText() == HONEST
+    assert pane.view.title_label.text() == "Practising: The struggle for existence"
     assert [s.note_title for s in finished] == ["Natural selection"]
     ended = _rows(context, "SELECT note_title_at_start, disposition FROM sessions"
                   " ORDER BY started_at")  # fmt: skip
     assert ended == [("Natural selection", "no_answers"), ("The struggle for existence", None)]
 
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert pane.phase is Phase.ANSWERING  # a blank answer is not submitted
-    assert pane.status_label.text() == "Write an answer first, or Skip this challenge."
+    assert pane.view.status_label.text() == "Write an answer first, or Skip this challenge."
 
 
 def test_without_ollama_practice_uses_built_in_challenges_and_says_so_once(
@@ -254,24 +261,24 @@ def test_without_ollama_practice_uses_built_in_challenges_and_says_so_once(
     pane.tier1_offline.connect(reasons.append)
     pane.start(_note(context))
     _wait_phase(qtbot, pane, Phase.ANSWERING)
-    assert pane.banner.isVisible()
-    assert "Ollama is not running" in pane.banner_label.text()
-    assert "ollama serve" in pane.banner_label.text()
-    assert not pane.download_button.isVisible()  # starting Ollama is the fix, not a download
-    assert pane.notice_label.text() == ""  # said in the banner, not again below
-    assert pane.challenge_view.toPlainText() == (
+    assert pane.view.banner.isVisible()
+    assert "Ollama is not running" in pane.view.banner_label.text()
+    assert "ollama serve" in pane.view.banner_label.text()
+    assert not pane.view.download_button.isVisible()  # starting Ollama is the fix, not a download
+    assert pane.view.notice_label.text() == ""  # said in the banner, not again below
+    assert pane.view.challenge_view.toPlainText() == (
         "Explain the idea of this note in your own words; there are 5 key points to cover."
     )
-    assert pane.title_label.text() == "Practising: Natural selection"  # the title, on screen
+    assert pane.view.title_label.text() == "Practising: Natural selection"  # the title, on screen
 
     _answer(qtbot, pane, "Useful inherited differences spread; harmful ones vanish.")
     _wait_phase(qtbot, pane, Phase.ANSWERED)  # no follow-up without a model
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
     _answer(qtbot, pane, "A breeder picks by eye; nature by survival and breeding.")
     _wait_phase(qtbot, pane, Phase.ANSWERED)
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
-        qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)
 
     assert len(reasons) == 1
     assert _rows(context, "SELECT c.origin, a.answer FROM attempts a JOIN challenges c"
@@ -289,7 +296,7 @@ def test_adr0021_d6_a_challenge_that_quotes_the_note_never_reaches_the_screen(
     context = _context(ollama.url, challengesPerSession=1, followUps=False)
     pane = make_pane(context)
     ever_shown: list[str] = []
-    view = pane.challenge_view
+    view = pane.view.challenge_view
     view.textChanged.connect(lambda: ever_shown.append(view.toPlainText()))
     pane.start(_note(context))
     _wait_phase(qtbot, pane, Phase.ANSWERING)
@@ -298,7 +305,7 @@ def test_adr0021_d6_a_challenge_that_quotes_the_note_never_reaches_the_screen(
     words = QUOTE.split()
     runs = [" ".join(words[i : i + 3]) for i in range(len(words) - 2)]
     assert not [t for t in ever_shown if any(run in t for run in runs)]
-    assert "withdrawn" in pane.notice_label.text()
+    assert "withdrawn" in pane.view.notice_label.text()
     assert _rows(context, "SELECT text FROM challenges") == [(HONEST,)]
     assert _rows(context, "SELECT COUNT(*) FROM challenge_rejections") == [(1,)]
 
@@ -312,21 +319,21 @@ def test_download_model_from_the_offline_banner_then_tier1_writes_again(
         pane = make_pane(context)
         pane.start(_note(context))
         _wait_phase(qtbot, pane, Phase.ANSWERING)
-        assert "is not installed" in pane.banner_label.text()
-        assert pane.download_button.isVisible()
-        assert pane.challenge_view.toPlainText().startswith("Explain the idea of this note")
+        assert "is not installed" in pane.view.banner_label.text()
+        assert pane.view.download_button.isVisible()
+        assert pane.view.challenge_view.toPlainText().startswith("Explain the idea of this note")
 
         with qtbot.waitSignal(pane.model_downloaded, timeout=WAIT_MS):
-            qtbot.mouseClick(pane.download_button, Qt.MouseButton.LeftButton)
+            qtbot.mouseClick(pane.view.download_button, Qt.MouseButton.LeftButton)
         assert DEFAULT_MODEL in ollama.models
-        assert "is installed" in pane.banner_label.text()
+        assert "is installed" in pane.view.banner_label.text()
         pane.activateWindow()  # what the window manager does when the dialog closes
         qtbot.waitUntil(lambda: QApplication.activeWindow() is pane, timeout=WAIT_MS)
         _answer(qtbot, pane, "Useful differences are kept.")
         _wait_phase(qtbot, pane, Phase.ANSWERED)
-        pane.next_button.click()
+        pane.view.next_button.click()
         _wait_phase(qtbot, pane, Phase.ANSWERING)
-        assert pane.challenge_view.toPlainText() == HONEST  # written by the model again
+        assert pane.view.challenge_view.toPlainText() == HONEST  # written by the model again
         assert pane.shutdown(WAIT_MS)
 
 
@@ -411,15 +418,15 @@ def test_every_control_has_a_name_and_finish_asks_before_dropping_a_typed_answer
     pane.start(_note(context))
     _wait_phase(qtbot, pane, Phase.ANSWERING)
     assert unnamed_controls(pane) == []
-    qtbot.keyClicks(pane.answer_box, "half an answer")
+    qtbot.keyClicks(pane.view.answer_box, "half an answer")
 
     answer_dialog("Cancel")
-    qtbot.mouseClick(pane.finish_button, Qt.MouseButton.LeftButton)
-    assert pane.phase is Phase.ANSWERING and pane.answer_box.toPlainText() == "half an answer"
+    qtbot.mouseClick(pane.view.finish_button, Qt.MouseButton.LeftButton)
+    assert pane.phase is Phase.ANSWERING and pane.view.answer_box.toPlainText() == "half an answer"
 
     answer_dialog("Discard")
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
-        qtbot.mouseClick(pane.finish_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(pane.view.finish_button, Qt.MouseButton.LeftButton)
     assert _rows(context, "SELECT disposition FROM sessions") == [("no_answers",)]
 
 
@@ -457,7 +464,7 @@ def test_screenshots_of_the_practice_pane_mid_stream_and_after_a_judged_answer(
         pane.resize(900, 760)
         pane.start(_note(context))
         qtbot.waitUntil(
-            lambda: len(pane.challenge_view.toPlainText().split()) >= 10, timeout=WAIT_MS
+            lambda: len(pane.view.challenge_view.toPlainText().split()) >= 10, timeout=WAIT_MS
         )
         streaming = save_png(pane, "practice-streaming.png")
         assert pane.phase is Phase.STREAMING
@@ -466,10 +473,10 @@ def test_screenshots_of_the_practice_pane_mid_stream_and_after_a_judged_answer(
             "within a few generations the whole valley has them."
         )  # fmt: skip
         _wait_phase(qtbot, pane, Phase.ANSWERED)
-        assert pane.verdict_view.state is VerdictState.NEEDS_WORK
+        assert pane.view.verdict_view.state is VerdictState.NEEDS_WORK
         qtbot.wait(50)  # let layouts settle before the grab
         answered = save_png(pane, "practice-answered.png")
-        verdict = save_png(pane.verdict_view, "practice-verdict.png")
+        verdict = save_png(pane.view.verdict_view, "practice-verdict.png")
         assert pane.shutdown(WAIT_MS)
     for shot in (streaming, answered, verdict):
         assert shot.stat().st_size > 10_000

@@ -85,15 +85,15 @@ def test_each_switch_flipped_mid_session_applies_to_the_next_request_exactly(
     for n, (judge, with_assertions) in enumerate(STEPS):
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
         _flip_to(qtbot, window, judge, with_assertions)
-        pane.answer_box.setPlainText(f"answer {n}: kept differences add up over generations")
-        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, CTRL)
+        pane.view.answer_box.setPlainText(f"answer {n}: kept differences add up over generations")
+        qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, CTRL)
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
         if judge:
-            assert pane.verdict_view.state is VerdictState.PASSED, n
+            assert pane.view.verdict_view.state is VerdictState.PASSED, n
         else:
-            assert "the judge is switched off" in pane.status_label.text(), n
+            assert "the judge is switched off" in pane.view.status_label.text(), n
         if n + 1 < len(STEPS):
-            qtbot.keyClick(pane.next_button, Qt.Key.Key_Return, CTRL)
+            qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Return, CTRL)
 
     sent = [prompt_items(r)[0] for r in gemini.generate_requests]
     judged_steps = [(n, a) for n, (j, a) in enumerate(STEPS) if j]

@@ -17,9 +17,10 @@ from shots import SHOTS
 
 from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.journal.database import Journal
-from coach_gui.adapters.journal.outbox import OutboxRow, SqliteOutbox
+from coach_gui.adapters.journal.outbox import SqliteOutbox
 from coach_gui.domain.errors import JournalError
 from coach_gui.domain.judge_errors import JudgeQuotaExceeded
+from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
 from coach_gui.ui.sent_to_judge import EMPTY_TEXT, SentToJudgeView
 
@@ -87,7 +88,7 @@ def shown_view(qtbot: QtBot, journal: Journal, limit: int = 1000) -> SentToJudge
     return view
 
 
-def listed(view: SentToJudgeView) -> list[OutboxRow]:
+def listed(view: SentToJudgeView) -> list[OutboxRecord]:
     return [view.model.row_at(r) for r in range(view.model.rowCount())]
 
 
@@ -216,7 +217,7 @@ def test_hundreds_of_rows_are_one_model_not_hundreds_of_widgets(
 
 
 def test_an_unreadable_journal_is_explained_in_place(qtbot: QtBot) -> None:
-    def broken() -> list[OutboxRow]:
+    def broken() -> list[OutboxRecord]:
         raise JournalError("The journal could not be read (disk I/O error). Restart Coach.")
 
     view = SentToJudgeView(broken)

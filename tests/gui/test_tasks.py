@@ -204,3 +204,60 @@ def test_quitting_never_cancels_or_abandons_a_write_of_learner_data(
     assert written == ["first", "queued"]  # both ran, in order, though the grace was 50 ms
     assert tasks.durable_in_flight() == 0
     qtbot.waitUntil(lambda: pending_tasks() == [])
+
+
+def test_an_ordered_lane_runs_its_tasks_one_at_a_time_in_order(qtbot: QtBot) -> None:
+    """The practice pane's lane (issue 15: one worker system): a session's calls reach it
+    one at a time and in the order they were queued, on one thread that is not the GUI's."""
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    lane = tasks.OrderedLane(owner, "test-ordered")
+    running, overlaps, order, threads = [0], [], [], set()
+    lock = threading.Lock()
+
+    def job(number: int) -> int:
+        with lock:
+            running[0] += 1
+            overlaps.append(running[0])
+        threads.add(threading.get_ident())
+        time.sleep(0.005 * (5 - number))  # later ones are quicker: order is not by speed
+        with lock:
+            running[0] -= 1
+        return number
+
+    for number in range(5):
+        Task(owner, lambda _p, n=number: job(n), order.append, lane=lane, name="o").run()
+    qtbot.waitUntil(lambda: len(order) == 5)
+    assert order == [0, 1, 2, 3, 4]
+    assert max(overlaps) == 1
+    assert len(threads) == 1 and threading.get_ident() not in threads
+    assert pending_tasks() == []
+
+
+def test_quitting_lets_an_ordered_lane_finish_what_is_queued(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    """A session's seal queued behind its other calls still runs when the window quits
+    (it was cancelled unstarted when the pane's jobs first became tasks)."""
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    lane = tasks.OrderedLane(owner, "test-quit")
+    ran: list[str] = []
+    Task(owner, lambda _p: (time.sleep(0.1), ran.append("call")), _ignore, lane=lane).run()
+    Task(owner, lambda _p: ran.append("seal"), _ignore, lane=lane).run()
+    assert tasks.quiesce(2000) is True
+    assert ran == ["call", "seal"]
+    qtbot.waitUntil(lambda: pending_tasks() == [])
+
+
+def test_latest_keeps_only_the_newest_value_and_wakes_the_gui_once() -> None:
+    latest: tasks.Latest[str] = tasks.Latest()
+    wakes = [latest.put(text) for text in ("a", "ab", "abc")]
+    assert wakes == [True, False, False]  # one wake-up waits in the queue at a time
+    assert latest.take() == "abc"
+    assert latest.take() is None
+    assert latest.put("abcd") is True  # taken: the next value wakes the GUI again
+
+
+def _ignore(_result: object) -> None:
+    pass

@@ -22,9 +22,10 @@ from shots import SHOTS
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.cli import main
 from coach_gui.domain.notes import Note
+from coach_gui.operations.today import DuePractice
 from coach_gui.ui.practice_pane import PracticePane
 from coach_gui.ui.practice_view import Phase
-from coach_gui.ui.today_view import DuePractice, TodayView
+from coach_gui.ui.today_view import TodayView
 
 KEY = "test-key"
 WAIT_MS = 10_000
@@ -171,11 +172,11 @@ def test_self_rating_buttons_record_a_rating_for_an_unjudged_answer(qtbot: QtBot
     try:
         pane.start(entry.note)
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-        pane.answer_box.setFocus()
-        qtbot.keyClicks(pane.answer_box, "Useful inherited differences spread.")
-        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        pane.view.answer_box.setFocus()
+        qtbot.keyClicks(pane.view.answer_box, "Useful inherited differences spread.")
+        qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
-        panel = pane.self_rating
+        panel = pane.view.self_rating
         assert panel.isVisible()
         assert entry.note.core_assertions[0] in panel.caption.text()
         qtbot.mouseClick(panel.buttons[2], Qt.MouseButton.LeftButton)  # Hard
@@ -217,23 +218,23 @@ def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
     qtbot.mouseClick(views.today.start_button, Qt.MouseButton.LeftButton)
     pane = views.practice
     assert views.stack.currentWidget() is pane
-    assert pane.title_label.text() == "Practising gaps: Natural selection"
+    assert pane.view.title_label.text() == "Practising gaps: Natural selection"
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    qtbot.keyClicks(pane.answer_box, "Selection keeps useful variation; it makes none.")
-    qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(pane.view.answer_box, "Selection keeps useful variation; it makes none.")
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
-    qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
+    qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
     qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
-    assert pane.next_due_button.isVisible()
-    assert "Sexual selection" in pane.next_due_button.text()
+    assert pane.view.next_due_button.isVisible()
+    assert "Sexual selection" in pane.view.next_due_button.text()
 
-    qtbot.mouseClick(pane.next_due_button, Qt.MouseButton.LeftButton)
-    assert pane.title_label.text() == "Practising what is due: Sexual selection"
+    qtbot.mouseClick(pane.view.next_due_button, Qt.MouseButton.LeftButton)
+    assert pane.view.title_label.text() == "Practising what is due: Sexual selection"
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    assert pane.finish_button.isEnabled()
-    qtbot.mouseClick(pane.finish_button, Qt.MouseButton.LeftButton)
+    assert pane.view.finish_button.isEnabled()
+    qtbot.mouseClick(pane.view.finish_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
-    assert not pane.next_due_button.isVisible()  # nothing left from Today's list
+    assert not pane.view.next_due_button.isVisible()  # nothing left from Today's list
     assert pane.wait_idle(WAIT_MS)
     qtbot.wait(10)
 
@@ -283,10 +284,10 @@ def test_today_is_read_again_after_a_session_it_started(
         qtbot.mouseClick(views.today.start_button, Qt.MouseButton.LeftButton)
         pane = views.practice
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-        qtbot.keyClicks(pane.answer_box, "Selection keeps useful variation; it makes none.")
-        qtbot.keyClick(pane.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(pane.view.answer_box, "Selection keeps useful variation; it makes none.")
+        qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
-        qtbot.mouseClick(pane.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
+        qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
         qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
         assert pane.wait_idle(WAIT_MS)
 

@@ -19,10 +19,16 @@ from coach_gui.adapters.journal.backups import JournalBackups
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.restore import RestoreRefused, restore_journal
 from coach_gui.adapters.journal.schema import MIGRATIONS
+from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.bootstrap import build_context
-from coach_gui.commands.restore import traces_verify
+from coach_gui.operations.backups import why_not_restore
 
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
+
+
+def traces_verify(journal: Journal) -> str | None:
+    """The check `coach restore` makes of a copy: its sealed traces verify."""
+    return why_not_restore(SqliteTraceJournal(journal))
 
 
 class Clock:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.journal.database import Journal
-from coach_gui.adapters.journal.outbox import OutboxRow, SqliteOutbox
+from coach_gui.adapters.journal.outbox import SqliteOutbox
 from coach_gui.config import JudgeConfig
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.judge_errors import (
@@ -38,6 +38,7 @@ from coach_gui.domain.judge_errors import (
     JudgeTruncated,
     MalformedVerdict,
 )
+from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.domain.tier2 import (
     VERDICT_SCHEMA,
     OutboxEntry,
@@ -250,7 +251,7 @@ def test_adr0021_d5_injection_is_neutralised_in_the_recorded_body(
 # --- the outbox ----------------------------------------------------------------------------------
 
 
-def rows(outbox: SqliteOutbox) -> list[OutboxRow]:
+def rows(outbox: SqliteOutbox) -> list[OutboxRecord]:
     return list(reversed(outbox.entries()))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coach_gui.adapters import files
+from coach_gui import files
 from coach_gui.adapters.notes_fs import MarkdownNoteStore, NoteConflict, seed_sample_notes
 from coach_gui.domain.errors import NoteError
 from coach_gui.domain.notes import Note, NoteEntry, new_note_id

@@ -48,12 +48,13 @@ def child_main(seed: int) -> None:
     from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
     from coach_gui.bootstrap import SystemClock, build_context
     from coach_gui.domain.notes import Note, new_note_id
+    from coach_gui.operations.practice import recover
     from coach_gui.services.practice import PracticeRun
     from coach_gui.services.sealing import seal_session
 
     rng = random.Random(seed)
     context = build_context()  # seeds the sample notes on the first run, as the app does
-    context.recover()  # opens the journal (daily backup) and seals what a crash left open
+    recover(context)  # opens the journal (daily backup) and seals what a crash left open
     store = context.notes
     notes = {entry.note.id: entry.note for entry in store.load().notes}
     created = sum(1 for n in notes.values() if n.title.startswith("Crash note"))

@@ -262,19 +262,19 @@ class _Driver:
                 self.report.sessions_finished += phase is Phase.FINISHED
                 return
             if phase is Phase.CANCELLED:
-                pane.builtin_button.click()
+                pane.view.builtin_button.click()
             elif phase is Phase.ANSWERING:
                 self.answer(pane)
             elif phase is Phase.ANSWERED:
                 if self.rng.random() < self.config.finish_rate:
-                    pane.finish_button.click()
+                    pane.view.finish_button.click()
                     self.wait(lambda: pane.phase is Phase.FINISHED, "the summary shows")  # noqa: B023
                     self.report.sessions_finished += 1
                     return
-                pane.next_button.click()
+                pane.view.next_button.click()
         pane = self.window.practice
         if pane.active:
-            pane.finish_button.click()
+            pane.view.finish_button.click()
 
     def answer(self, pane) -> None:  # type: ignore[no-untyped-def]
         from coach_gui.ui.practice_view import Phase
@@ -283,13 +283,13 @@ class _Driver:
         text = (
             f"soak answer {self.counter}: kept differences add up slowly, generation on generation"
         )
-        pane.answer_box.setPlainText(text)
+        pane.view.answer_box.setPlainText(text)
         self.app.sendEvent(
-            pane.answer_box,
+            pane.view.answer_box,
             QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier),
         )
         self.wait(lambda: pane.phase is not Phase.BUSY, "the answer is saved")
-        if pane.status_label.text().startswith("✓ Saved"):
+        if pane.view.status_label.text().startswith("✓ Saved"):
             self.confirmed.append(text)
         if self.rng.random() < self.config.quit_rate:
             self.quit_and_reopen()  # often with the judge call or a follow-up in flight
@@ -301,6 +301,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
     """Run the evening; the report says what happened (it raises SoakHang on a hang)."""
     from coach_gui.adapters.secrets import KeyStore
     from coach_gui.bootstrap import build_context
+    from coach_gui.operations.practice import recover
     from coach_gui.ui import tasks
 
     report = SoakReport()
@@ -337,7 +338,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
         report.judge_requests = len(gemini.generate_requests)
     report.answers_confirmed = len(driver.confirmed)
     context = build_context()
-    context.recover()  # what the next start does with sessions a quit left open
+    recover(context)  # what the next start does with sessions a quit left open
     with sqlite3.connect(context.journal_path) as conn:
         stored = {row[0] for row in conn.execute("SELECT answer FROM attempts")}
     context.close()

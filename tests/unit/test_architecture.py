@@ -104,3 +104,81 @@ def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "coach_gui.services.planted_qt -> PySide6" in result.stdout
     assert "coach_gui.domain.planted_genai -> google" in result.stdout
+
+
+def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert lint_imports
+    return subprocess.run(
+        [lint_imports, "--no-cache"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHONPATH": str(tree), "PATH": str(Path(sys.executable).parent)},
+    )
+
+
+def test_the_layers_and_the_adapter_rule_catch_a_violation(tmp_path: Path) -> None:
+    """DESIGN §2, ADR 0018: plant an import up the layers (services -> operations,
+    operations -> ui), one across (commands -> ui) and an adapter reached from the window,
+    and expect each to be named."""
+    shutil.copytree(PACKAGE, tmp_path / "coach_gui", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    planted = {
+        "services/planted_up.py": "import coach_gui.operations.practice\n",
+        "operations/planted_ui.py": "import coach_gui.ui.tasks\n",
+        "commands/planted_across.py": "import coach_gui.ui.failures\n",
+        "ui/planted_adapter.py": "from coach_gui.adapters.ollama import OllamaClient\n",
+    }
+    for name, text in planted.items():
+        (tmp_path / "coach_gui" / name).write_text(text, encoding="utf-8")
+    result = _lint(tmp_path)
+    assert result.returncode == 1
+    out = " ".join(result.stdout.split())  # import-linter folds long lines
+    assert "coach_gui.services.planted_up -> coach_gui.operations.practice" in out
+    assert "coach_gui.operations.planted_ui -> coach_gui.ui.tasks" in out
+    assert "coach_gui.commands.planted_across -> coach_gui.ui.failures" in out
+    assert "coach_gui.ui.planted_adapter -> coach_gui.adapters.ollama" in out
+
+
+def _adapter_classes() -> set[str]:
+    return {
+        node.name
+        for path in (PACKAGE / "adapters").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
+    }
+
+
+def _constructions(source: str, classes: set[str]) -> list[str]:
+    """Calls that build an adapter: `Adapter(...)` or `Adapter.factory(...)`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        while isinstance(func, ast.Attribute):
+            func = func.value
+        if isinstance(func, ast.Name) and func.id in classes:
+            found.append(f"{func.id} (line {node.lineno})")
+    return found
+
+
+def test_no_module_outside_bootstrap_builds_an_adapter() -> None:
+    """bootstrap is the composition root (ADR 0018): everything else asks it for ports."""
+    classes = _adapter_classes()
+    assert {"SqliteTraceJournal", "GeminiJudge", "OllamaClient", "KeyStore", "Journal"} <= classes
+    builders = {
+        str(path.relative_to(REPO)): found
+        for path in PACKAGE.rglob("*.py")
+        if "adapters" not in path.relative_to(PACKAGE).parts and path.name != "bootstrap.py"
+        if (found := _constructions(path.read_text(encoding="utf-8"), classes))
+    }
+    assert builders == {}
+    # The scan finds what it looks for: a planted construction is named.
+    planted = "def f(j):\n    return SqliteTraceJournal(j), GeminiJudge.from_config(1, 2, 3)\n"
+    assert _constructions(planted, classes) == [
+        "SqliteTraceJournal (line 2)",
+        "GeminiJudge (line 2)",
+    ]

@@ -16,12 +16,12 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from coach_gui.adapters.files import fsync_dir, fsync_file
+from coach_gui.domain.backups import Backup
 from coach_gui.domain.errors import JournalError
+from coach_gui.files import fsync_dir, fsync_file
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +31,6 @@ DAILY = timedelta(days=1)
 _STAMP = "%Y%m%dT%H%M%S%fZ"
 _NAME = re.compile(r"^journal-(\d{8}T\d{12}Z)-([a-z0-9-]+)\.sqlite3$")
 _STALE_PARTIAL_SECONDS = 3600  # a temp file this old was left by a crash, not in progress
-
-
-@dataclass(frozen=True)
-class Backup:
-    path: Path
-    taken_at: datetime
-    reason: str  # daily | manual | pre-v<N> | before-restore | damaged
 
 
 def backups_dir(journal_path: Path) -> Path:

@@ -19,10 +19,6 @@ def _utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-# One record type for an outbox row, whether listed for the learner or read for `verify`.
-OutboxRow = OutboxRecord
-
-
 class SqliteOutbox:
     """`JudgeOutbox` over the journal's ``outbox`` table; each call is one committed write."""
 
@@ -56,7 +52,7 @@ class SqliteOutbox:
                 ),
             )
 
-    def entries(self, limit: int = 200) -> list[OutboxRow]:
+    def entries(self, limit: int = 200) -> list[OutboxRecord]:
         """The most recent rows first."""
         with self._journal.read() as conn:
             rows = conn.execute(

@@ -14,15 +14,15 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from coach_gui.adapters.files import fsync_dir, fsync_file
 from coach_gui.adapters.journal import lock as journal_lock
 from coach_gui.adapters.journal.backups import JournalBackups
 from coach_gui.adapters.journal.database import Journal, integrity_problems
 from coach_gui.adapters.journal.schema import LATEST_VERSION
+from coach_gui.domain.backups import Restored
 from coach_gui.domain.errors import JournalError
+from coach_gui.files import fsync_dir, fsync_file
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _SIDECARS = ("-wal", "-shm", "-journal")
@@ -42,14 +42,6 @@ class JournalInUseByAnother(journal_lock.JournalInUse):
         super().__init__(
             f"The journal {path} is in use by another program; close it, then try again."
         )
-
-
-@dataclass(frozen=True)
-class Restored:
-    source: Path
-    journal: Path
-    schema_version: int  # of the file as it was (it is migrated when restored)
-    previous: Path | None  # where the journal it replaced was kept
 
 
 def _sidecar(path: Path, suffix: str) -> Path:

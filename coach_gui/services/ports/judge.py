@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from coach_gui.domain.connections import ConnectionCheck, KeyStatus
 from coach_gui.domain.practice import JudgeRefusal, VerdictRecord
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
@@ -33,3 +34,31 @@ class JudgeOutbox(Protocol):
         ...
 
     def record_outcome(self, outbox_id: str, outcome: OutboxOutcome) -> None: ...
+
+
+class ClosableJudge(Judge, Protocol):
+    """A judge holding a connection: closed when its owner is done with it."""
+
+    def close(self) -> None: ...
+
+
+class ConnectionTester(Protocol):
+    """A judge that can check its key and model without sending learner data."""
+
+    def test_connection(self) -> ConnectionCheck: ...
+
+    def close(self) -> None: ...
+
+
+class KeyVault(Protocol):
+    """The Gemini API key in the OS keyring; never written anywhere else."""
+
+    def get(self) -> str | None: ...
+
+    def set(self, key: str) -> None: ...
+
+    def clear(self) -> bool:
+        """Remove the key; False when none was stored."""
+        ...
+
+    def status(self) -> KeyStatus: ...

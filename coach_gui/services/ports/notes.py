@@ -43,3 +43,12 @@ class NoteStore(Protocol):
 
 # The note with this id as it is now, or None when it no longer exists.
 NoteLookup = Callable[[str], Note | None]
+
+
+class VaultWatch(Protocol):
+    """Watches the notes folder for changes made outside Coach (started when built)."""
+
+    def stop(self, timeout: float = 1.0) -> None: ...
+
+    @property
+    def running(self) -> bool: ...

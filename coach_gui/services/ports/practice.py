@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from coach_gui.domain.challenges import Challenge
+from coach_gui.domain.connections import PullProgress
 from coach_gui.domain.practice import Attempt, Disposition, PracticeSession
 
 
@@ -96,3 +97,29 @@ class Tier1Health(Protocol):
     def version(self) -> str: ...
 
     def has_model(self, model: str) -> bool: ...
+
+
+class ClosableTier1(Tier1Model, Protocol):
+    """Tier 1 as a session holds it: closed when the session ends."""
+
+    def close(self) -> None: ...
+
+
+class PullStream(Protocol):
+    """A model download's progress lines, ending with status ``success``."""
+
+    def __iter__(self) -> Iterator[PullProgress]: ...
+
+    def __next__(self) -> PullProgress: ...
+
+    def cancel(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class LocalModelServer(Tier1Health, Protocol):
+    """Ollama as the status indicator and the model download see it."""
+
+    def pull(self, model: str) -> PullStream: ...
+
+    def close(self) -> None: ...

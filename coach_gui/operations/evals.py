@@ -1,19 +1,20 @@
-"""What the *Judge consistency* view runs on workers: plain data in, plain data out, the
-same services `coach eval` and `coach verify` use."""
+"""The paired eval (DESIGN §7): judge recorded answers again, R times with core assertions
+and R times without, and record a signed report — for the *Judge consistency* view and
+`coach eval` alike; and reading the recorded reports back with their verify status."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from coach_gui.domain.evals import EvalReport
+from coach_gui.operations.app import App
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
+from coach_gui.services.evals import EvalItem, EvalRun, judged_items, run_eval
+from coach_gui.services.review import list_sessions
 
-if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
-    from coach_gui.services.evals import EvalRun
+MAX_CONCURRENCY = 32
 
 
 @dataclass(frozen=True)
@@ -31,61 +32,59 @@ class PastRun:
     verify_detail: str
 
 
-def judged_sessions(context: AppContext, limit: int = 200) -> list[JudgedSession]:
+def judged_sessions(app: App, limit: int = 200) -> list[JudgedSession]:
     """Sessions with at least one judged answer, newest first."""
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.services.review import list_sessions
-
-    reader = SqliteTraceJournal(context.journal)
     return [
         JudgedSession(s.session_id, s.started_at, s.note_title, s.items - s.pending)
-        for s in list_sessions(reader, limit=limit)
+        for s in list_sessions(app.traces(), limit=limit)
         if s.items - s.pending > 0
     ]
 
 
+def eval_items(
+    app: App, *, session_ids: Sequence[str] | None = None, last: int | None = None
+) -> list[EvalItem]:
+    """The judged answers to take (EvalRefused when there are none)."""
+    return judged_items(app.traces(), session_ids=session_ids, last=last)
+
+
 def run(
-    context: AppContext,
-    session_ids: Sequence[str],
+    app: App,
+    items: Sequence[EvalItem],
+    *,
     repeats: int,
     concurrency: int,
     on_progress: Callable[[int, int], None],
-    stop: threading.Event,
+    cancelled: threading.Event,
+    live: bool = False,
 ) -> EvalRun:
-    """As `coach eval --session … --repeats R --concurrency C` does it."""
-    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
-    from coach_gui.adapters.journal.traces import SqliteTraceJournal
-    from coach_gui.bootstrap import SystemClock
-    from coach_gui.services.evals import judged_items, run_eval
-
-    config = context.config.judge
-    items = judged_items(SqliteTraceJournal(context.journal), session_ids=session_ids)
-    judge = context.judge(live=True)
+    """Judge `items` `repeats` times in each arm, `concurrency` calls at a time, and store
+    the signed report. `cancelled`: send no more; what finished is recorded as partial.
+    `live`: the window's judge, reading the switches at every request."""
+    config = app.config.judge
+    judge = app.judge(live=live)
     try:
         return run_eval(
             items,
             judge=judge,
-            clock=SystemClock(),
-            store=SqliteEvalJournal(context.journal),
-            keys=KeyringSigningKeys(),
+            clock=app.clock,
+            store=app.eval_journal(),
+            keys=app.signing_keys(),
             repeats=repeats,
             concurrency=concurrency,
             assertions_allowed=config.include_assertions,
             judge_model=config.model,
             on_progress=on_progress,
-            cancelled=stop,
-            config_file=str(context.config_path),
+            cancelled=cancelled,
+            config_file=str(app.config_path),
         )
     finally:
         judge.close()
 
 
-def past_runs(context: AppContext, limit: int = 50) -> list[PastRun]:
+def past_runs(app: App, limit: int = 50) -> list[PastRun]:
     """Recorded reports, newest first, each with its verify status."""
-    from coach_gui.adapters.journal.evals import KeyringSigningKeys, SqliteEvalJournal
-
-    journal = SqliteEvalJournal(context.journal)
-    keys = KeyringSigningKeys()
+    journal, keys = app.eval_journal(), app.signing_keys()
     found: list[PastRun] = []
     for row in journal.recent_runs(limit):
         try:

@@ -1,0 +1,116 @@
+"""What an operation asks of the app: the ports, built by `bootstrap.AppContext` (the
+composition root), which satisfies this protocol. Operations never build an adapter; the
+type checker holds `AppContext` to this shape wherever the window or a command hands it in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Protocol
+
+from coach_gui.config import Config
+from coach_gui.domain.backups import Restored
+from coach_gui.domain.eval_traces import StoredEvalRun
+from coach_gui.domain.privacy import LivePrivacy
+from coach_gui.domain.session_records import OutboxRecord
+from coach_gui.services.ports.backups import BackupFolder
+from coach_gui.services.ports.evals import EvalRunReader, EvalStore, SigningKeyLookup, SigningKeys
+from coach_gui.services.ports.judge import ClosableJudge, ConnectionTester, KeyVault, VerdictJournal
+from coach_gui.services.ports.notes import NoteStore, VaultWatch
+from coach_gui.services.ports.practice import (
+    Clock,
+    ClosableTier1,
+    LocalModelServer,
+    PracticeJournal,
+)
+from coach_gui.services.ports.sealing import TraceJournal
+from coach_gui.services.practice_settings import PracticeSettings
+from coach_gui.services.scheduler import AssertionScheduler
+
+
+class SessionJournal(PracticeJournal, VerdictJournal, Protocol):
+    """A practice session's journal: it marks the session live until released."""
+
+    def release(self, session_id: str) -> None: ...
+
+
+class EvalJournal(EvalStore, EvalRunReader, Protocol):
+    def recent_runs(self, limit: int = 50) -> list[StoredEvalRun]: ...
+
+
+class EvalKeys(SigningKeys, SigningKeyLookup, Protocol): ...
+
+
+class Outbox(Protocol):
+    def entries(self, limit: int = 200) -> list[OutboxRecord]:
+        """The most recent rows first."""
+        ...
+
+
+class JudgeWithCheck(ClosableJudge, ConnectionTester, Protocol): ...
+
+
+class App(Protocol):
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def config_path(self) -> Path: ...
+
+    @property
+    def notes(self) -> NoteStore: ...
+
+    @property
+    def privacy(self) -> LivePrivacy:
+        """The switches as they are now (DESIGN §1)."""
+        ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def journal_path(self) -> Path: ...
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    def traces(self) -> TraceJournal: ...
+
+    def session_journal(self) -> SessionJournal: ...
+
+    def verdict_journal(self) -> VerdictJournal: ...
+
+    def eval_journal(self) -> EvalJournal: ...
+
+    def outbox(self) -> Outbox: ...
+
+    def signing_keys(self) -> EvalKeys: ...
+
+    def backups(self) -> BackupFolder: ...
+
+    def journal_held(self) -> AbstractContextManager[None]: ...
+
+    def restore_journal(
+        self, source: Path, refuse: Callable[[TraceJournal], str | None]
+    ) -> Restored: ...
+
+    def ollama_client(self) -> LocalModelServer: ...
+
+    def tier1(self) -> ClosableTier1: ...
+
+    def key_store(self) -> KeyVault: ...
+
+    def judge(self, *, enabled: bool | None = None, live: bool = False) -> JudgeWithCheck: ...
+
+    def scheduler(self) -> AssertionScheduler: ...
+
+    def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings: ...
+
+    def watch_vault(
+        self, folder: Path, on_change: Callable[[frozenset[str]], None]
+    ) -> VaultWatch: ...
+
+    def open_notes_folder(self, folder: Path) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,89 @@
+"""Judging the answers kept unjudged (practised offline, or while the judge was
+unavailable), with the privacy switch as it is now — for *Judge pending answers* in the
+window and `coach judge-pending` alike (issue 5)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from coach_gui.domain.judge_errors import JudgeError
+from coach_gui.domain.session_state import attempt_states
+from coach_gui.domain.tier2 import Tier2Payload
+from coach_gui.domain.verdicts import JudgeResponse
+from coach_gui.operations.app import App
+from coach_gui.services.judge_later import JudgePendingReport, judge_pending
+from coach_gui.services.ports.judge import Judge
+
+# (done, total, what is happening): how far judging has come.
+Progress = Callable[[int, int, str], None]
+
+
+class JudgingCancelled(JudgeError):
+    reason_code = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__("You cancelled judging; this answer is kept and can be judged later.")
+
+
+class _CountingJudge:
+    """The judge, counting answers sent, and refusing further requests once cancelled."""
+
+    def __init__(
+        self, judge: Judge, progress: Progress, total: int, stop: threading.Event | None
+    ) -> None:
+        self._judge, self._progress, self._total, self._stop = judge, progress, total, stop
+        self.done = 0
+
+    def judge(self, payload: Tier2Payload) -> JudgeResponse:
+        if self._stop is not None and self._stop.is_set():
+            raise JudgingCancelled()
+        try:
+            return self._judge.judge(payload)
+        finally:
+            self.done += len(payload.items)
+            self._progress(min(self.done, self._total), self._total, "Judging…")
+
+
+def pending_count(app: App) -> int:
+    """How many answers wait to be judged."""
+    reader = app.traces()
+    return sum(
+        not state.judged
+        for records in reader.records_for(reader.sessions_with_pending())
+        for state in attempt_states(records)
+    )
+
+
+def judge_pending_answers(
+    app: App,
+    *,
+    live: bool = False,
+    progress: Progress | None = None,
+    cancelled: threading.Event | None = None,
+) -> JudgePendingReport:
+    """Send every answer still unjudged to the judge, bind each verdict to its session
+    and seal one bound trace per session. Raises the judge's errors when it cannot even
+    be built (switched off, no key, no keyring). `live`: the window's judge, reading the
+    switches at every request. `cancelled`: set to send no more (the request under way
+    finishes); the rest stays pending with the reason "cancelled"."""
+    include = app.config.judge.include_assertions  # the switch of now
+    judge = app.judge(live=live)
+    try:
+        port: Judge = judge
+        if progress is not None or cancelled is not None:
+            report = progress or (lambda _done, _total, _text: None)
+            total = pending_count(app)
+            report(0, total, "Judging…")
+            port = _CountingJudge(judge, report, total, cancelled)
+        notes = {entry.note.id: entry.note for entry in app.notes.load().notes}
+        return judge_pending(
+            app.traces(),
+            port,
+            app.verdict_journal(),
+            app.clock,
+            include_assertions_now=include,
+            note_lookup=notes.get,
+        )
+    finally:
+        judge.close()

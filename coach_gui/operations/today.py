@@ -1,0 +1,48 @@
+"""What is due today (ADR 0008): the notes whose core assertions are due, in the learner's
+own day — for the Today view and `coach today` alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from coach_gui.domain.notes import Note
+from coach_gui.domain.practice import GapPlan
+from coach_gui.operations.app import App
+from coach_gui.services.ports.notes import NoteLookup
+from coach_gui.services.scheduler import Today
+
+
+@dataclass(frozen=True)
+class DuePractice:
+    """One due note to practise, and the decision to practise it (sealed with the session)."""
+
+    note: Note
+    plan: GapPlan
+
+
+def learners_day_offset() -> timedelta:
+    """This computer's UTC offset now: "today" starts at the learner's midnight."""
+    return datetime.now().astimezone().utcoffset() or timedelta(0)
+
+
+def today(app: App, notes: NoteLookup, *, rebuild: bool = False) -> Today:
+    """Bring the memory cache up to date (from history when `rebuild`) and read what is
+    due today and over the next 14 days."""
+    scheduler = app.scheduler()
+    if rebuild:
+        scheduler.forget()
+    return scheduler.today(notes, utc_offset=learners_day_offset())
+
+
+def today_with_plans(app: App, notes: NoteLookup) -> tuple[Today, list[DuePractice]]:
+    """What is due, and for each due note the plan its session will be sealed with."""
+    scheduler = app.scheduler()
+    due = scheduler.today(notes, utc_offset=learners_day_offset())
+    return due, [DuePractice(note, plan) for note, plan in scheduler.plans(due)]
+
+
+def note_lookup(app: App) -> NoteLookup:
+    """The notes as they are in the folder now, by id."""
+    notes = {entry.note.id: entry.note for entry in app.notes.load().notes}
+    return notes.get

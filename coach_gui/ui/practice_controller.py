@@ -1,0 +1,639 @@
+"""The practice pane's controller: it owns the steps of a session — a challenge streams in
+(or is cancelled), the answer is saved at once, then judged when the judge is on, then an
+optional follow-up, then Next — and starts and ends sessions. The session itself, from
+opening to seal, is `operations.practice`; the widgets are `PracticeView`'s.
+
+Every Ollama, Gemini and journal call runs as a Task on the pane's own `OrderedLane`
+(`ui/tasks`), so calls reach the session one at a time and in order, and a long generation
+never holds up note saves. A job whose outcome the screen no longer wants (it has moved
+on) still runs to the end, so the journal stays complete; only its outcome is dropped.
+Widgets are touched only on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QMessageBox
+
+from coach_gui.domain.session_state import JUDGE_OFF
+from coach_gui.domain.tier1_errors import GenerationCancelled
+from coach_gui.operations.practice import (
+    Asked,
+    OpenedPractice,
+    SessionEnded,
+    ask_challenge,
+    ask_follow_up,
+    open_practice,
+)
+from coach_gui.ui.failures import learner_message, show_failure
+from coach_gui.ui.payload_review import (
+    SESSION_ENDED,
+    PayloadReviewDialog,
+    ReviewedJudge,
+    ReviewGate,
+)
+from coach_gui.ui.practice_view import Phase, Place, PracticeView
+from coach_gui.ui.tasks import Latest, OrderedLane, Task, TaskProgress
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
+    from coach_gui.domain.challenges import Challenge
+    from coach_gui.domain.notes import Note
+    from coach_gui.domain.practice import Attempt, GapPlan
+    from coach_gui.services.judging import JudgeOutcome
+    from coach_gui.services.ports.judge import Judge
+    from coach_gui.services.practice import PracticeRun
+    from coach_gui.ui.payload_review import PendingReview
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[Any], None]
+
+
+class PracticeController(QObject):
+    session_started = Signal(str)  # the note's title
+    session_finished = Signal(object)  # SessionEnded
+    next_due_requested = Signal()  # "Practise the next due note" on the summary
+    model_downloaded = Signal(str)
+    add_assertions_requested = Signal(str)  # the note's id: open it to add assertions
+    tier1_offline = Signal(str)  # Tier 1 became unavailable, and why (refresh the status bar)
+
+    def __init__(self, context: AppContext, view: PracticeView) -> None:
+        super().__init__(view)
+        self.context = context
+        self.view = view
+        self.lane = OrderedLane(self, "practice")
+        self._job_seq = self._latest_job = 0
+        self._stream = 0  # text from any other stream is stale and dropped
+        self.closing = False  # set while the window closes: every outcome is dropped
+        self._opened: OpenedPractice | None = None
+        self._note: Note | None = None
+        self._phase = Phase.IDLE
+        self._total = self._remaining = self._number = 0
+        self._follow_ups = False
+        self._is_follow_up = False
+        self._challenge: Challenge | None = None
+        self._saved = self._skipped = 0
+        self._offline_reason: str | None = None
+        self._banner_shown = False
+        self._abandon_start = threading.Event()
+        self._gate: ReviewGate | None = None
+        self._review_dialog: PayloadReviewDialog | None = None
+        self._wire()
+        self._set_phase(Phase.IDLE)
+
+    def _wire(self) -> None:
+        view = self.view
+        view.submit_button.clicked.connect(self.submit)
+        view.skip_button.clicked.connect(self.skip)
+        view.cancel_button.clicked.connect(self.cancel_generation)
+        view.retry_button.clicked.connect(lambda: self._ask(builtin=False, retry=True))
+        view.builtin_button.clicked.connect(lambda: self._ask(builtin=True, retry=True))
+        view.next_button.clicked.connect(self.next)
+        view.finish_button.clicked.connect(self.finish)
+        view.again_button.clicked.connect(self._again)
+        view.next_due_button.clicked.connect(self.next_due_requested)
+        view.resume_button.clicked.connect(self._again)
+        view.download_button.clicked.connect(self.download_model)
+        view.add_assertions_button.clicked.connect(
+            lambda: self.add_assertions_requested.emit(self._note.id if self._note else "")
+        )
+        view.self_rating.rated.connect(self._record_self_rating)
+        context = Qt.ShortcutContext.WidgetWithChildrenShortcut
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            QShortcut(QKeySequence(keys), view, self._primary, context=context)
+        QShortcut(QKeySequence("Esc"), view, self.cancel_generation, context=context)
+
+    # --- jobs on the pane's lane ----------------------------------------------------------------
+    def _submit(
+        self,
+        work: Callable[[TaskProgress], object],
+        done: Handler,
+        failed: Callable[[Exception], None] | None = None,
+        *,
+        supersede: bool = True,
+        always: bool = False,
+        durable: bool = False,
+        text: Callable[[], None] | None = None,
+    ) -> None:
+        """Queue `work` on the lane. A superseding job makes the outcome of every job
+        queued before it stale (the screen has moved on): those are dropped, unless
+        queued with `always`. `durable`: it writes what the learner gave (an answer, a
+        rating); quitting waits for it rather than abandon it. `text`: called on the GUI
+        thread when the job's stream has new text."""
+        self._job_seq += 1
+        job = self._job_seq
+        if supersede:
+            self._latest_job = job
+        keep = always or not supersede
+        on_failure = failed or self._show_failure
+
+        def wanted() -> bool:
+            return not self.closing and (keep or job == self._latest_job)
+
+        def succeeded(result: object) -> None:
+            if wanted():
+                done(result)
+
+        def failed_(error: Exception) -> None:
+            if wanted():
+                on_failure(error)
+            else:
+                log.info("dropped the outcome of a superseded practice job: %r", error)
+
+        Task(
+            self,
+            work,
+            succeeded,
+            failed_,
+            None if text is None else lambda _update: text(),
+            lane=self.lane,
+            durable=durable,
+            name="practice",
+        ).run()
+
+    def _stream_sink(
+        self,
+    ) -> tuple[Callable[[TaskProgress], Callable[[str], None]], Callable[[], None]]:
+        """A new stream: (the worker's `on_text` for a job's progress, the GUI's reader)."""
+        self._stream += 1
+        stream, latest = self._stream, Latest[str]()
+
+        def sink(progress: TaskProgress) -> Callable[[str], None]:
+            def on_text(text: str) -> None:  # worker thread: plain data only
+                if latest.put(text):
+                    progress.wake()
+
+            return on_text
+
+        def read() -> None:
+            text = latest.take()
+            if text is not None and stream == self._stream:
+                self._apply_text(text)
+
+        return sink, read
+
+    def _drop_stream(self) -> None:
+        """Whatever the current stream still sends is stale."""
+        self._stream += 1
+
+    def wait(self, timeout_ms: int) -> bool:
+        return self.lane.wait(timeout_ms)
+
+    # --- state --------------------------------------------------------------------------------
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def _run(self) -> PracticeRun | None:
+        return self._opened.run if self._opened is not None else None
+
+    @property
+    def active(self) -> bool:
+        return self._opened is not None or self._phase is Phase.BUSY
+
+    @property
+    def note(self) -> Note | None:
+        """The note of the session on screen (or of the last one)."""
+        return self._note
+
+    def _set_phase(self, phase: Phase) -> None:
+        self._phase = phase
+        place = Place(
+            self._number, self._total, self._remaining, self._is_follow_up, self._opened is not None
+        )
+        self.view.show_phase(phase, place)
+
+    def _show_failure(self, error: Exception) -> None:
+        show_failure(self.view, error)
+        self._set_phase(Phase.CANCELLED if self._opened is not None else Phase.IDLE)
+
+    def take_focus(self) -> None:
+        """When the pane is switched to: focus where the learner goes on from."""
+        view = self.view
+        if self._phase is Phase.FINISHED:
+            view.again_button.setFocus()
+        elif self._phase is Phase.IDLE:
+            view.resume_button.setFocus()  # nothing takes focus while it is hidden
+        elif self._phase is Phase.ANSWERED:
+            view.next_button.setFocus()
+        else:
+            view.answer_box.setFocus()
+
+    def has_unsubmitted_answer(self) -> bool:
+        """Typed and not yet saved. (An answer being saved is not: quitting waits for it,
+        tasks.quiesce.)"""
+        typing = self._phase in (Phase.ANSWERING, Phase.STREAMING, Phase.CANCELLED)
+        text = self.view.answer_box.toPlainText()
+        return self._opened is not None and typing and bool(text.strip())
+
+    def confirm_leave(self, question: str = "Finish without it?") -> bool:
+        """Ask before a typed, unsubmitted answer is dropped; True to go ahead."""
+        if not self.has_unsubmitted_answer():
+            return True
+        buttons = QMessageBox.StandardButton
+        asked = QMessageBox.question(
+            self.view, "Answer not submitted",
+            f"Your answer to this challenge is not submitted yet. {question}",
+            buttons.Discard | buttons.Cancel, buttons.Cancel,
+        )  # fmt: skip
+        return asked == buttons.Discard
+
+    # --- starting and ending ------------------------------------------------------------------
+    def start(self, note: Note, plan: GapPlan | None = None) -> None:
+        """Start a session on `note` (ending the current one first; its answers are kept).
+        The judge and privacy switches are read from the config as it is now. `plan`
+        (practise these gaps) targets its assertions and is sealed with the session."""
+        self._end_session(show=False)
+        self.closing = False
+        self._note = note
+        context, settings, view = self.context, self.context.practice_settings(), self.view
+        self._total = self._remaining = settings.challenges
+        self._follow_ups = settings.follow_ups
+        self._number = self._saved = self._skipped = 0
+        self._offline_reason, self._banner_shown = None, False
+        self._is_follow_up, self._challenge = False, None
+        view.banner.hide()
+        view.judge_notice.hide()
+        view.assertions_notice.setVisible(not note.core_assertions)
+        view.resume_button.hide()
+        doing = (
+            "Practising"
+            if plan is None
+            else "Practising gaps"
+            if plan.gap_ids
+            else "Practising what is due"
+        )
+        view.title_label.setText(f"{doing}: {note.title}")
+        view.progress_label.setText("Starting…")
+        view.clear_texts()
+        view.answer_box.clear()
+        wrap: Callable[[Judge], Judge] | None = None
+        # Whether or not the judge is on now: it may be switched on mid-session.
+        if context.config.judge.review_payloads:
+            gate = self._gate = ReviewGate(context.config.judge.model, self)
+            gate.asked.connect(self._review)
+            review = gate.review
+            wrap = lambda judge: ReviewedJudge(judge, review)  # noqa: E731
+        abandoned = self._abandon_start = threading.Event()
+
+        def started(opened: OpenedPractice | None) -> None:
+            if opened is not None and abandoned.is_set():
+                self._submit(lambda _p: opened.close(), _ignore, supersede=False)
+            elif opened is not None:
+                self._on_started(opened)
+
+        self._set_phase(Phase.BUSY)
+        self._submit(
+            lambda _p: open_practice(
+                context, note, settings, live=True, wrap_judge=wrap, plan=plan, abandoned=abandoned
+            ),
+            started,
+            self._on_start_failed,
+            always=True,
+        )
+        self.session_started.emit(note.title)
+
+    def _on_started(self, opened: OpenedPractice) -> None:
+        self._opened = opened
+        if opened.judge_problem:  # said once, here; each answer then says only "kept"
+            self.view.show_judge_problem(opened.judge_problem)
+        self.view.answer_box.setFocus()  # the learner may start typing while it is written
+        self._ask(builtin=False, retry=False)
+
+    def _on_start_failed(self, error: Exception) -> None:
+        if self._abandon_start.is_set():
+            return
+        show_failure(self.view, error)
+        self._set_phase(Phase.IDLE)
+
+    def _again(self) -> None:
+        if self._note is not None:
+            self.start(self._note)
+
+    def set_next_due(self, title: str | None) -> None:
+        """Name the next note due today on the summary (None: no button)."""
+        self.view.next_due_button.setVisible(title is not None)
+        if title is not None:
+            self.view.next_due_button.setText(f"Practise the ne&xt due note: {title}")
+
+    def offer(self, note: Note) -> None:
+        """No session, but one on `note` ended when Coach last closed: offer to go on."""
+        if self._opened is None and self._phase is Phase.IDLE:
+            self._note = note
+            self.view.idle_label.setText(
+                f"Your last session on “{note.title}” ended when Coach closed; its answers "
+                "are kept."
+            )
+            self.view.resume_button.show()
+
+    def finish(self) -> None:
+        """Finish session: stop any generation, close the session, show the summary."""
+        if self._opened is None or self._phase is Phase.BUSY or not self.confirm_leave():
+            return
+        self._end_session(show=True)
+
+    def _end_session(self, *, show: bool) -> None:
+        self._abandon_start.set()  # a session still starting is closed as soon as it has
+        self._close_review()
+        opened, self._opened = self._opened, None
+        if opened is None:
+            return
+        opened.run.cancel()  # a stream still open closes now
+        self._drop_stream()
+        saved, skipped = self._saved, self._skipped
+
+        def ended(summary: SessionEnded) -> None:
+            if show:
+                self.view.show_summary(summary)
+                self._phase = Phase.FINISHED
+            self.session_finished.emit(summary)
+
+        if show:
+            self._set_phase(Phase.BUSY)
+        self._submit(lambda _p: opened.end(saved, skipped), ended, supersede=show)
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Before the window closes: end the session and wait for the lane, at most
+        `timeout_ms` (True if idle). Asked again once closing, it does not wait again."""
+        again = self.closing
+        self._end_session(show=False)
+        self.closing = True
+        return self.wait(0 if again else timeout_ms)
+
+    def _record_self_rating(self, attempt: Attempt, rating: int) -> None:
+        """On the lane, in order with the session's other journal writes."""
+        note, context, panel = self._note, self.context, self.view.self_rating
+        if note is None:
+            return
+        self._submit(
+            lambda _p: context.scheduler().rate_unjudged(attempt, note, rating),
+            lambda _none: panel.confirm(rating),
+            supersede=False,
+            durable=True,
+        )
+
+    # --- challenges -----------------------------------------------------------------------------
+    def _ask(self, *, builtin: bool, retry: bool) -> None:
+        """Queue the next main challenge (Tier 1, or a built-in one for this slot)."""
+        opened, view = self._opened, self.view
+        if opened is None:
+            return
+        if not retry:
+            self._number = self._total - self._remaining + 1
+            view.answer_box.clear()  # the last answer is saved; a retry keeps typed-ahead text
+        self._is_follow_up, self._challenge = False, None
+        view.challenge_caption.setText("Challen&ge")
+        view.clear_texts()
+        sink, read = self._stream_sink()
+        probe = not self._banner_shown
+        self._set_phase(Phase.STREAMING)
+        self._submit(
+            lambda progress: ask_challenge(opened, sink(progress), builtin=builtin, probe=probe),
+            self._on_challenge,
+            self._on_generation_failed,
+            text=read,
+        )
+
+    def _on_challenge(self, asked: Asked) -> None:
+        view = self.view
+        self._remaining = asked.remaining
+        self._note_offline(asked)
+        if asked.result is None:  # no follow-up this time
+            self._is_follow_up = False
+            self._set_phase(Phase.ANSWERED)
+            view.next_button.setFocus()
+            return
+        if self._phase is Phase.BUSY:  # cancelled too late: the challenge was finished
+            view.status_label.clear()
+        self._challenge = asked.result.challenge
+        view.show_text(asked.result.challenge.text)
+        notices = [n for n in asked.result.notices if n != asked.offline_reason]
+        view.notice_label.setText("\n".join(notices))
+        self._set_phase(Phase.ANSWERING)
+        view.answer_box.setFocus()
+
+    def _on_generation_failed(self, error: Exception) -> None:
+        if not isinstance(error, GenerationCancelled):
+            show_failure(self.view, error)
+        if self._is_follow_up:
+            self._is_follow_up = False
+            self._set_phase(Phase.ANSWERED)
+        else:
+            self._set_phase(Phase.CANCELLED)
+
+    def _apply_text(self, text: str) -> None:
+        if self._phase is not Phase.STREAMING:
+            return  # stale: from a cancelled or finished generation
+        view = self.view
+        if not text and view.challenge_view.toPlainText():
+            view.notice_label.setText(
+                "That challenge was too close to your note, so it was withdrawn. Writing another…"
+            )
+        view.show_text(text)
+
+    def cancel_generation(self) -> None:
+        """Esc: close the stream now. Nothing is recorded for this challenge."""
+        if self._phase is not Phase.STREAMING or self._run is None:
+            return
+        self._run.cancel()
+        self._drop_stream()  # whatever is still in flight is stale
+        view = self.view
+        view.challenge_view.clear()
+        if self._is_follow_up:
+            view.status_label.setText("Follow-up cancelled. Your answer is saved.")
+        else:
+            view.status_label.setText(
+                "Generation cancelled — nothing was saved for this challenge. "
+                "Retry, or use a built-in challenge."
+            )
+        self._set_phase(Phase.BUSY)  # until the lane confirms, moments later
+
+    # --- answers ----------------------------------------------------------------------------------
+    def _primary(self) -> None:
+        """Ctrl+Enter: submit an answer, or go on once it is saved (never past a verdict
+        that is still on its way: a second Ctrl+Enter would hide it)."""
+        if self._phase is Phase.ANSWERING:
+            self.submit()
+        elif self._phase is not Phase.JUDGING and self.view.next_button.isEnabled():
+            self.next()
+
+    def submit(self) -> None:
+        run, challenge, view = self._run, self._challenge, self.view
+        if self._phase is not Phase.ANSWERING or run is None or challenge is None:
+            return
+        answer = view.answer_box.toPlainText()
+        if not answer.strip():
+            view.status_label.setText("Write an answer first, or Skip this challenge.")
+            view.answer_box.setFocus()
+            return
+        self._set_phase(Phase.BUSY)
+        self._submit(
+            lambda _p: run.submit(challenge, answer),
+            self._on_saved,
+            self._on_not_saved,
+            durable=True,
+        )
+
+    def _on_saved(self, attempt: Attempt) -> None:
+        self._saved += 1
+        run, view = self._run, self.view
+        subject = "your follow-up answer" if self._is_follow_up else "your answer"
+        if run is None or not run.will_judge(attempt):
+            view.status_label.confirm(self._saved_text(attempt.unjudged_reason))
+            self._offer_self_rating(attempt)
+            self._after_answer(attempt)
+            return
+        view.status_label.confirm("Saved.")
+        view.verdict_view.show_judging(subject)
+        self._set_phase(Phase.JUDGING)
+        self._submit(
+            lambda _p: run.judge(attempt),
+            lambda outcome: self._on_judged(attempt, outcome, subject),
+            lambda error: self._on_judge_failed(attempt, error, subject),
+        )
+
+    def _saved_text(self, reason: str | None) -> str:
+        if reason == JUDGE_OFF:
+            return "Saved — not judged: the judge is switched off. You can have it judged later."
+        if self._opened is not None and reason == self._opened.judge_problem:
+            return "Saved — kept unjudged until the judge is set up."
+        return f"Saved — not judged yet: {reason}." if reason else "Saved."
+
+    def _on_judged(self, attempt: Attempt, outcome: JudgeOutcome | None, subject: str) -> None:
+        note = self._note
+        if outcome is not None and outcome.verdict is not None and note is not None:
+            self.view.verdict_view.show_verdict(outcome.verdict, note.core_assertions, subject)
+        elif outcome is not None:
+            self.view.verdict_view.show_unjudged(outcome.reason or "", subject)
+            self._offer_self_rating(attempt)
+        self._after_answer(attempt)
+
+    def _on_judge_failed(self, attempt: Attempt, error: Exception, subject: str) -> None:
+        log.info("judging failed in the practice pane: %r", error)
+        self.view.verdict_view.show_unjudged(learner_message(error), subject)
+        self._offer_self_rating(attempt)
+        self._after_answer(attempt)
+
+    def _offer_self_rating(self, attempt: Attempt) -> None:
+        """Unjudged: the learner may rate their recall of the note's assertions."""
+        if self._note is not None and self._note.core_assertions:
+            self.view.self_rating.offer(attempt, self._note.core_assertions)
+
+    def _after_answer(self, attempt: Attempt) -> None:
+        parent, was_follow_up = self._challenge, self._is_follow_up
+        if was_follow_up or parent is None or self._offline_reason or not self._follow_ups:
+            self._is_follow_up = False
+            self._set_phase(Phase.ANSWERED)
+            self.view.next_button.setFocus()
+            return
+        self._follow_up(parent, attempt.answer)
+
+    def _on_not_saved(self, error: Exception) -> None:
+        show_failure(self.view, error)  # the answer stays in the box: nothing typed is lost
+        self._set_phase(Phase.ANSWERING)
+
+    def _follow_up(self, parent: Challenge, answer: str) -> None:
+        opened, view = self._opened, self.view
+        assert opened is not None
+        self._is_follow_up, self._challenge = True, None
+        view.challenge_caption.setText("Follow-up challen&ge (on your answer)")
+        view.challenge_view.clear()
+        view.notice_label.clear()
+        view.answer_box.clear()  # saved; the verdict on it stays in view below
+        sink, read = self._stream_sink()
+        probe = not self._banner_shown
+        self._set_phase(Phase.STREAMING)
+        self._submit(
+            lambda progress: ask_follow_up(opened, parent, answer, sink(progress), probe=probe),
+            self._on_challenge,
+            self._on_generation_failed,
+            text=read,
+        )
+
+    def skip(self) -> None:
+        if self._phase is not Phase.ANSWERING:
+            return
+        self._skipped += 1
+        self.view.answer_box.clear()
+        self.next()
+
+    def next(self) -> None:
+        """Next main challenge (a follow-up still being written is dropped), or the summary."""
+        if self._run is None:
+            return
+        if self._phase is Phase.STREAMING:
+            self._run.cancel()
+        if self._remaining:
+            self._ask(builtin=False, retry=False)
+        else:
+            self._end_session(show=True)
+
+    # --- offline ------------------------------------------------------------------------------
+    def _note_offline(self, asked: Asked) -> None:
+        if asked.offline_reason is None or self._banner_shown:
+            return
+        problem = self._opened.tier1_problem if self._opened is not None else None
+        reason = problem or asked.offline_reason
+        self._offline_reason, self._banner_shown = reason, True
+        self.view.show_offline(reason, asked.model_missing)
+        self.tier1_offline.emit(reason)
+
+    def download_model(self) -> None:
+        from coach_gui.ui.model_download import ModelDownloadDialog
+
+        dialog = ModelDownloadDialog.for_context(self.context, self.view)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.downloaded.connect(self._on_model_downloaded)
+        dialog.open()
+
+    def _on_model_downloaded(self, model: str) -> None:
+        view = self.view
+        view.banner_label.setText(
+            f"<b>{html.escape(model)} is installed.</b> The next challenge is written by it."
+        )
+        view.download_button.hide()
+        self._offline_reason = None
+        run = self._run
+        if run is not None:  # on the lane, so it never races a running call
+            self._submit(lambda _p: run.resume_tier1(), _ignore, supersede=False)
+        self._banner_shown = False  # should Tier 1 fail again, say so again
+        self.model_downloaded.emit(model)
+
+    # --- reviewing a payload before it is sent ------------------------------------------------
+    @Slot(object)
+    def _review(self, pending: PendingReview) -> None:
+        if pending.decided.is_set():
+            return  # the session ended before this reached the screen
+        if self._gate is None or self.closing:
+            pending.decide(False, SESSION_ENDED)
+            return
+        dialog = PayloadReviewDialog(pending, self.view)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(self._on_review_closed)
+        self._review_dialog = dialog
+        dialog.open()
+
+    def _on_review_closed(self) -> None:
+        self._review_dialog = None
+
+    def _close_review(self) -> None:
+        """The session is ending: nothing waiting for the learner's choice is sent."""
+        gate, self._gate = self._gate, None
+        if gate is not None:
+            gate.close()
+        dialog, self._review_dialog = self._review_dialog, None
+        if dialog is not None:
+            dialog.reject()
+
+
+def _ignore(_result: object) -> None:
+    pass
