@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # imported when the command runs: `coach` alone opens the app
     from coach_gui.domain.challenges import Challenge
     from coach_gui.domain.practice import Attempt
     from coach_gui.services.judging import JudgeOutcome
+    from coach_gui.services.practice import PracticeRun
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -128,6 +129,49 @@ def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None
     out.flush()
 
 
+def _practise(
+    run_: PracticeRun,
+    count: int,
+    answers: list[str] | None,
+    out: Any,
+    items: list[dict[str, Any]],
+    notices: list[str],
+) -> None:
+    """Ask `count` challenges, each answer saved before the next is written; a follow-up
+    after each answer when interactive. What happened goes into `items` and `notices`."""
+    assertions = run_.note.core_assertions
+    for index in range(count):
+        printer = _Printer(out)
+        out.write(f"\n[{index + 1}/{count}] ")
+        result = run_.next_challenge(printer)
+        if not printer.printed:
+            printer(result.challenge.text)
+        printer.end()
+        for notice in result.notices:
+            say(f"coach: {notice}")
+        notices.extend(result.notices)
+        answer = answers[index] if answers is not None else _ask(out)
+        if not answer.strip():
+            items.append(_item(result.challenge, None, reason="skipped"))
+            continue
+        attempt = run_.submit(result.challenge, answer)
+        item = _item(result.challenge, attempt, run_.judge(attempt))
+        items.append(item)
+        _report(item, assertions, out)
+        if answers is not None:
+            continue
+        follow = run_.follow_up(result.challenge, answer, printer)
+        if follow is None:
+            continue
+        printer.end()
+        follow_answer = _ask(out)
+        if follow_answer.strip():
+            follow_attempt = run_.submit(follow.challenge, follow_answer)
+            follow_item = _item(follow.challenge, follow_attempt, run_.judge(follow_attempt))
+            items.append(follow_item)
+            _report(follow_item, assertions, out)
+
+
 def run(args: argparse.Namespace) -> int:
     from coach_gui.bootstrap import build_context
     from coach_gui.commands.recovery import recover
@@ -165,41 +209,12 @@ def run(args: argparse.Namespace) -> int:
     run_ = opened.run
     session = run_.session
     assert session is not None
+    say(f"Practising “{entry.note.title}” ({settings.challenges} challenges).")
     items: list[dict[str, Any]] = []
     notices: list[str] = []
-    say(f"Practising “{entry.note.title}” ({settings.challenges} challenges).")
     completed = False
     try:
-        for index in range(settings.challenges):
-            printer = _Printer(out)
-            out.write(f"\n[{index + 1}/{settings.challenges}] ")
-            result = run_.next_challenge(printer)
-            if not printer.printed:
-                printer(result.challenge.text)
-            printer.end()
-            for notice in result.notices:
-                say(f"coach: {notice}")
-            notices.extend(result.notices)
-            answer = answers[index] if answers is not None else _ask(out)
-            if not answer.strip():
-                items.append(_item(result.challenge, None, reason="skipped"))
-                continue
-            attempt = run_.submit(result.challenge, answer)
-            item = _item(result.challenge, attempt, run_.judge(attempt))
-            items.append(item)
-            _report(item, entry.note.core_assertions, out)
-            if answers is None:
-                follow = run_.follow_up(result.challenge, answer, printer)
-                if follow is not None:
-                    printer.end()
-                    follow_answer = _ask(out)
-                    if follow_answer.strip():
-                        follow_attempt = run_.submit(follow.challenge, follow_answer)
-                        follow_item = _item(
-                            follow.challenge, follow_attempt, run_.judge(follow_attempt)
-                        )
-                        items.append(follow_item)
-                        _report(follow_item, entry.note.core_assertions, out)
+        _practise(run_, settings.challenges, answers, out, items, notices)
         completed = True
     finally:
         try:  # stopped part-way (Ctrl+C, an error): sealed as interrupted

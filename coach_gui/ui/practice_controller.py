@@ -3,11 +3,9 @@
 optional follow-up, then Next — and starts and ends sessions. The session itself, from
 opening to seal, is `operations.practice`; the widgets are `PracticeView`'s.
 
-Every Ollama, Gemini and journal call runs as a Task on the pane's own `OrderedLane`
-(`ui/tasks`), so calls reach the session one at a time and in order, and a long generation
-never holds up note saves. A job whose outcome the screen no longer wants (it has moved
-on) still runs to the end, so the journal stays complete; only its outcome is dropped.
-Widgets are touched only on the GUI thread.
+Every Ollama, Gemini and journal call runs as a Task on the pane's own ordered lane
+(`session_jobs`), so calls reach the session one at a time and in order, and a long
+generation never holds up note saves. Widgets are touched only on the GUI thread.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import html
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -40,7 +38,7 @@ from coach_gui.ui.payload_review import (
     ReviewGate,
 )
 from coach_gui.ui.practice_view import Phase, Place, PracticeView
-from coach_gui.ui.tasks import Latest, OrderedLane, Task, TaskProgress
+from coach_gui.ui.session_jobs import SessionJobs
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
@@ -53,8 +51,6 @@ if TYPE_CHECKING:
     from coach_gui.ui.payload_review import PendingReview
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[[Any], None]
 
 
 class PracticeController(QObject):
@@ -69,10 +65,7 @@ class PracticeController(QObject):
         super().__init__(view)
         self.context = context
         self.view = view
-        self.lane = OrderedLane(self, "practice")
-        self._job_seq = self._latest_job = 0
-        self._stream = 0  # text from any other stream is stale and dropped
-        self.closing = False  # set while the window closes: every outcome is dropped
+        self.jobs = SessionJobs(self, self._show_failure)
         self._opened: OpenedPractice | None = None
         self._note: Note | None = None
         self._phase = Phase.IDLE
@@ -110,82 +103,6 @@ class PracticeController(QObject):
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), view, self._primary, context=context)
         QShortcut(QKeySequence("Esc"), view, self.cancel_generation, context=context)
-
-    # --- jobs on the pane's lane ----------------------------------------------------------------
-    def _submit(
-        self,
-        work: Callable[[TaskProgress], object],
-        done: Handler,
-        failed: Callable[[Exception], None] | None = None,
-        *,
-        supersede: bool = True,
-        always: bool = False,
-        durable: bool = False,
-        text: Callable[[], None] | None = None,
-    ) -> None:
-        """Queue `work` on the lane. A superseding job makes the outcome of every job
-        queued before it stale (the screen has moved on): those are dropped, unless
-        queued with `always`. `durable`: it writes what the learner gave (an answer, a
-        rating); quitting waits for it rather than abandon it. `text`: called on the GUI
-        thread when the job's stream has new text."""
-        self._job_seq += 1
-        job = self._job_seq
-        if supersede:
-            self._latest_job = job
-        keep = always or not supersede
-        on_failure = failed or self._show_failure
-
-        def wanted() -> bool:
-            return not self.closing and (keep or job == self._latest_job)
-
-        def succeeded(result: object) -> None:
-            if wanted():
-                done(result)
-
-        def failed_(error: Exception) -> None:
-            if wanted():
-                on_failure(error)
-            else:
-                log.info("dropped the outcome of a superseded practice job: %r", error)
-
-        Task(
-            self,
-            work,
-            succeeded,
-            failed_,
-            None if text is None else lambda _update: text(),
-            lane=self.lane,
-            durable=durable,
-            name="practice",
-        ).run()
-
-    def _stream_sink(
-        self,
-    ) -> tuple[Callable[[TaskProgress], Callable[[str], None]], Callable[[], None]]:
-        """A new stream: (the worker's `on_text` for a job's progress, the GUI's reader)."""
-        self._stream += 1
-        stream, latest = self._stream, Latest[str]()
-
-        def sink(progress: TaskProgress) -> Callable[[str], None]:
-            def on_text(text: str) -> None:  # worker thread: plain data only
-                if latest.put(text):
-                    progress.wake()
-
-            return on_text
-
-        def read() -> None:
-            text = latest.take()
-            if text is not None and stream == self._stream:
-                self._apply_text(text)
-
-        return sink, read
-
-    def _drop_stream(self) -> None:
-        """Whatever the current stream still sends is stale."""
-        self._stream += 1
-
-    def wait(self, timeout_ms: int) -> bool:
-        return self.lane.wait(timeout_ms)
 
     # --- state --------------------------------------------------------------------------------
     @property
@@ -253,7 +170,7 @@ class PracticeController(QObject):
         The judge and privacy switches are read from the config as it is now. `plan`
         (practise these gaps) targets its assertions and is sealed with the session."""
         self._end_session(show=False)
-        self.closing = False
+        self.jobs.closing = False
         self._note = note
         context, settings, view = self.context, self.context.practice_settings(), self.view
         self._total = self._remaining = settings.challenges
@@ -287,12 +204,12 @@ class PracticeController(QObject):
 
         def started(opened: OpenedPractice | None) -> None:
             if opened is not None and abandoned.is_set():
-                self._submit(lambda _p: opened.close(), _ignore, supersede=False)
+                self.jobs.submit(lambda _p: opened.close(), _ignore, supersede=False)
             elif opened is not None:
                 self._on_started(opened)
 
         self._set_phase(Phase.BUSY)
-        self._submit(
+        self.jobs.submit(
             lambda _p: open_practice(
                 context, note, settings, live=True, wrap_judge=wrap, plan=plan, abandoned=abandoned
             ),
@@ -348,7 +265,7 @@ class PracticeController(QObject):
         if opened is None:
             return
         opened.run.cancel()  # a stream still open closes now
-        self._drop_stream()
+        self.jobs.drop_stream()
         saved, skipped = self._saved, self._skipped
 
         def ended(summary: SessionEnded) -> None:
@@ -359,22 +276,22 @@ class PracticeController(QObject):
 
         if show:
             self._set_phase(Phase.BUSY)
-        self._submit(lambda _p: opened.end(saved, skipped), ended, supersede=show)
+        self.jobs.submit(lambda _p: opened.end(saved, skipped), ended, supersede=show)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Before the window closes: end the session and wait for the lane, at most
         `timeout_ms` (True if idle). Asked again once closing, it does not wait again."""
-        again = self.closing
+        again = self.jobs.closing
         self._end_session(show=False)
-        self.closing = True
-        return self.wait(0 if again else timeout_ms)
+        self.jobs.closing = True
+        return self.jobs.wait(0 if again else timeout_ms)
 
     def _record_self_rating(self, attempt: Attempt, rating: int) -> None:
         """On the lane, in order with the session's other journal writes."""
         note, context, panel = self._note, self.context, self.view.self_rating
         if note is None:
             return
-        self._submit(
+        self.jobs.submit(
             lambda _p: context.scheduler().rate_unjudged(attempt, note, rating),
             lambda _none: panel.confirm(rating),
             supersede=False,
@@ -393,10 +310,10 @@ class PracticeController(QObject):
         self._is_follow_up, self._challenge = False, None
         view.challenge_caption.setText("Challen&ge")
         view.clear_texts()
-        sink, read = self._stream_sink()
+        sink, read = self.jobs.stream(self._apply_text)
         probe = not self._banner_shown
         self._set_phase(Phase.STREAMING)
-        self._submit(
+        self.jobs.submit(
             lambda progress: ask_challenge(opened, sink(progress), builtin=builtin, probe=probe),
             self._on_challenge,
             self._on_generation_failed,
@@ -431,6 +348,7 @@ class PracticeController(QObject):
             self._set_phase(Phase.CANCELLED)
 
     def _apply_text(self, text: str) -> None:
+        """The latest text of the stream on screen (from `jobs.stream`'s reader)."""
         if self._phase is not Phase.STREAMING:
             return  # stale: from a cancelled or finished generation
         view = self.view
@@ -445,7 +363,7 @@ class PracticeController(QObject):
         if self._phase is not Phase.STREAMING or self._run is None:
             return
         self._run.cancel()
-        self._drop_stream()  # whatever is still in flight is stale
+        self.jobs.drop_stream()  # whatever is still in flight is stale
         view = self.view
         view.challenge_view.clear()
         if self._is_follow_up:
@@ -476,7 +394,7 @@ class PracticeController(QObject):
             view.answer_box.setFocus()
             return
         self._set_phase(Phase.BUSY)
-        self._submit(
+        self.jobs.submit(
             lambda _p: run.submit(challenge, answer),
             self._on_saved,
             self._on_not_saved,
@@ -495,7 +413,7 @@ class PracticeController(QObject):
         view.status_label.confirm("Saved.")
         view.verdict_view.show_judging(subject)
         self._set_phase(Phase.JUDGING)
-        self._submit(
+        self.jobs.submit(
             lambda _p: run.judge(attempt),
             lambda outcome: self._on_judged(attempt, outcome, subject),
             lambda error: self._on_judge_failed(attempt, error, subject),
@@ -549,10 +467,10 @@ class PracticeController(QObject):
         view.challenge_view.clear()
         view.notice_label.clear()
         view.answer_box.clear()  # saved; the verdict on it stays in view below
-        sink, read = self._stream_sink()
+        sink, read = self.jobs.stream(self._apply_text)
         probe = not self._banner_shown
         self._set_phase(Phase.STREAMING)
-        self._submit(
+        self.jobs.submit(
             lambda progress: ask_follow_up(opened, parent, answer, sink(progress), probe=probe),
             self._on_challenge,
             self._on_generation_failed,
@@ -604,7 +522,7 @@ class PracticeController(QObject):
         self._offline_reason = None
         run = self._run
         if run is not None:  # on the lane, so it never races a running call
-            self._submit(lambda _p: run.resume_tier1(), _ignore, supersede=False)
+            self.jobs.submit(lambda _p: run.resume_tier1(), _ignore, supersede=False)
         self._banner_shown = False  # should Tier 1 fail again, say so again
         self.model_downloaded.emit(model)
 
@@ -613,7 +531,7 @@ class PracticeController(QObject):
     def _review(self, pending: PendingReview) -> None:
         if pending.decided.is_set():
             return  # the session ended before this reached the screen
-        if self._gate is None or self.closing:
+        if self._gate is None or self.jobs.closing:
             pending.decide(False, SESSION_ENDED)
             return
         dialog = PayloadReviewDialog(pending, self.view)

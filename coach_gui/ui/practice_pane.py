@@ -113,4 +113,4 @@ class PracticePane(QWidget):
 
     def wait_idle(self, timeout_ms: int = 10_000) -> bool:
         """Tests and teardown: wait for the lane; results arrive at the next event turn."""
-        return self.controller.wait(timeout_ms)
+        return self.controller.jobs.wait(timeout_ms)
