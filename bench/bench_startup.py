@@ -1,16 +1,24 @@
-"""Cold start: from process start to the main window shown, and to the notes listed.
+"""Cold start, side by side: from process start to the first window on screen, for a bare
+PySide6 window, Coach from source (sample notes, and a 13,000-note vault), the Coach bundle
+(`packaging/build`) and Anki, in one interleaved run (issue 16).
 
-Each run is a fresh Python process that runs the `coach` command's own code
-(`coach_gui.cli.main([])`); the bench only watches the window it opens. Times are measured with
-CLOCK_MONOTONIC from just before the process is spawned, so they include interpreter
-start-up and every import. The page cache is warm (the files were just written or read),
-as it is for a learner who opens Coach again. Runs offscreen (no display here).
+Every peer is timed the same way: a fresh process is spawned on a private Xvfb display and
+the clock stops when it maps its first top-level window (`bench/x11_window.py`). The page
+cache is warm, as it is for a learner who opens Coach again. Runs are interleaved (one of
+each peer in turn), so a busy moment of the machine falls on all of them alike; the load
+average is printed before and after.
 
-    python bench/bench_startup.py [--runs 5] [--notes 10000]
+    python bench/bench_startup.py [--runs 7] [--vault-notes 13000]
+        [--bundle dist/coach/coach] [--anki /path/to/venv/bin/anki]
 
-Targets (issue 2): window shown ≤ 0.5 s with the sample notes, ≤ 1.0 s with 10,000; (issue 14)
-window shown ≤ 1 s and notes listed ≤ 2 s on a 13,000-note real-shaped vault.
-Prints figures only; nothing here is a pass/fail test.
+Anki: `python3 -m venv ~/anki-venv && ~/anki-venv/bin/pip install aqt`; the bench finds
+`anki` on PATH or in ../anki-venv, ~/anki-venv, /work/anki-venv, and prepares a profile of
+its own (no language dialog). Without it (or without the bundle) that peer is skipped with
+a note. `--listed` also prints when the notes are listed (`coach --smoke`, offscreen).
+
+Targets (issue 16): Coach's window ≤ 0.5 s with the sample notes, ≤ 2.2× a bare PySide6
+window and ≤ 0.6× Anki's first window; ≤ 1.0 s with a 13,000-note vault; the bundle within
+10% of the source run. Prints figures only; nothing here is a pass/fail test.
 """
 
 from __future__ import annotations
@@ -20,15 +28,27 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from x11_window import Xvfb, time_to_first_window  # noqa: E402
+
+BARE = (
+    "from PySide6.QtWidgets import QApplication, QLabel, QMainWindow\n"
+    "app = QApplication([])\n"
+    "window = QMainWindow()\n"
+    "window.setCentralWidget(QLabel('bare'))\n"
+    "window.show()\n"
+    "app.exec()\n"
+)
 
 
 # --- a realistic knowledge base ------------------------------------------------------
@@ -94,148 +114,144 @@ def prepare_home(root: Path, notes: int | None, *, vault: bool = False) -> dict[
         config.write_text(json.dumps({"kb": {"path": str(root / "vault")}}), encoding="utf-8")
     elif notes:
         make_notes(root / "home" / "kb", notes)
-    # One start-up beforehand: seeds the sample notes, writes the config, as on first run.
-    subprocess.run(
-        [sys.executable, __file__, "--child", "cli"], env=env, check=True, capture_output=True
-    )
     return env
 
 
-# --- one measured start-up (runs in the child process) -------------------------------
-def child(mode: str) -> None:
-    t0 = float(os.environ.get("BENCH_T0", "nan"))
-    marks: dict[str, float] = {}
-
-    def mark(name: str) -> None:
-        marks.setdefault(name, time.monotonic() - t0)
-
-    from PySide6.QtCore import QEvent, QObject, QTimer
-    from PySide6.QtWidgets import QApplication, QWidget
-
-    class Watch(QObject):
-        """Marks the window's Show event, then the first paint before and after listing."""
-
-        def __init__(self, window: QWidget) -> None:
-            super().__init__()
-            self.window = window
-
-        def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-            kind = event.type()
-            if kind == QEvent.Type.Show and obj is self.window:
-                mark("shown")
-            elif kind == QEvent.Type.Paint and "shown" in marks:
-                mark("first_paint")
-                if "listed" in marks:
-                    mark("listed_painted")
-                    rows = [w.note_list.model.rowCount() for w in opened]
-                    if rows:
-                        mark(f"rows_{rows[0]}")
-                    # Printed now: quitting with the search index still being built may
-                    # end the process at once (ADR 0012), before anything after exec().
-                    if mode != "bare":
-                        print(json.dumps(marks), flush=True)
-                    QTimer.singleShot(0, QApplication.quit)
-            return False
-
-    watches: list[Watch] = []
-    opened: list[Any] = []  # the main window, once open
-
-    def watch(window: QWidget) -> None:
-        watches.append(Watch(window))
-        app = QApplication.instance()
-        assert app is not None
-        app.installEventFilter(watches[-1])
-
-    if mode == "bare":
-        from PySide6.QtWidgets import QLabel, QMainWindow
-
-        app = QApplication([])
-        window = QMainWindow()
-        window.setCentralWidget(QLabel("bare"))
-        watch(window)
-        marks["listed"] = 0.0
-        window.show()
-        app.exec()
-        print(json.dumps(marks))
-    else:
-        # "cli": exactly what the `coach` command runs; "gui": only its GUI branch (what
-        # start-up would cost if the CLI imported its sub-commands lazily).
-        import coach_gui.ui.app as gui
-
-        if mode == "cli":
-            import coach_gui.cli
-
-        real_open = gui.open_main_window
-
-        def open_and_watch(**options):  # type: ignore[no-untyped-def]
-            main = real_open(**options)
-            assert main is not None, "the config is bad; start-up stopped at its dialog"
-            watch(main)
-
-            def listed() -> None:
-                mark("listed")
-                main.update()  # the next paint shows the list
-
-            main.notes_listed.connect(listed)
-            opened.append(main)
-            return main
-
-        gui.open_main_window = open_and_watch
-        if mode == "cli":
-            coach_gui.cli.main([])
-        else:
-            gui.run_gui([])
+# --- the peers ---------------------------------------------------------------------
+def warm_up(args: list[str], env: dict[str, str]) -> None:
+    """One start beforehand: seeds the sample notes and writes the config (first run)."""
+    subprocess.run(
+        [*args, "--smoke"],
+        env={**env, "QT_QPA_PLATFORM": "offscreen"},
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
 
 
-def measure(env: dict[str, str], runs: int, mode: str = "cli") -> list[dict[str, float]]:
-    results = []
-    for _ in range(runs):
-        run_env = dict(env, BENCH_T0=repr(time.monotonic()))
-        args = [sys.executable, __file__, "--child", mode]
-        done = subprocess.run(args, env=run_env, check=True, capture_output=True, text=True)
-        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    return results
+def find_anki(given: str | None) -> Path | None:
+    if given:
+        return Path(given)
+    found = shutil.which("anki")
+    candidates = [Path(found)] if found else []
+    for venv in (REPO.parent / "anki-venv", Path.home() / "anki-venv", Path("/work/anki-venv")):
+        candidates.append(venv / "bin" / "anki")
+    return next((c for c in candidates if c.is_file()), None)
 
 
-def report(label: str, results: list[dict[str, float]], keys: list[str]) -> None:
-    parts = []
-    for key in keys:
-        values = [r[key] for r in results if key in r]
-        if values:
-            parts.append(
-                f"{key} median {statistics.median(values):.3f} s "
-                f"(min {min(values):.3f}, max {max(values):.3f})"
-            )
-    rows = next((k for k in results[0] if k.startswith("rows_")), "")
-    print(f"{label:<24} " + "; ".join(parts) + (f"; {rows[5:]} notes listed" if rows else ""))
+def anki_base(anki: Path, folder: Path) -> Path:
+    """A profile folder Anki opens straight into its main window: the language chosen and
+    one profile, made with Anki's own profile manager (no dialog on first run)."""
+    code = (
+        "import sys\n"
+        "from aqt.profiles import ProfileManager\n"
+        "pm = ProfileManager(ProfileManager.get_created_base_folder(sys.argv[1]))\n"
+        "pm.setupMeta()\n"
+        "pm.setLang('en_US')\n"
+        "pm.profiles() or pm.create('User 1')\n"
+    )
+    python = anki.parent / "python"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    subprocess.run([str(python), "-c", code, str(folder)], env=env, check=True, timeout=120)
+    return folder
+
+
+def anki_run(anki: Path, pristine: Path, scratch: Path) -> list[str]:
+    """A fresh copy of the prepared profile for each run (a killed Anki leaves it open)."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(pristine, scratch)
+    return [str(anki), "-b", str(scratch)]
+
+
+def listed_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float] | None:
+    """(window shown, notes listed) as `coach --smoke` reports them (offscreen)."""
+    done = subprocess.run(
+        [*args, "--smoke"],
+        env={**env, "QT_QPA_PLATFORM": "offscreen"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    found = re.search(
+        r"shown ([0-9.]+) s after process start; .*?listed at ([0-9.]+) s", done.stdout
+    )
+    return (float(found[1]), float(found[2])) if found else None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--vault-notes", type=int, default=13_000)
-    parser.add_argument("--child", choices=("bare", "cli", "gui"), help=argparse.SUPPRESS)
+    parser.add_argument("--bundle", default=str(REPO / "dist" / "coach" / "coach"))
+    parser.add_argument("--anki", help="Anki's launcher (default: found on PATH or a venv)")
+    parser.add_argument("--listed", action="store_true", help="also time the notes listed")
     args = parser.parse_args()
-    if args.child:
-        child(args.child)
-        return
-    print(f"cold start, {args.runs} fresh processes each, {os.cpu_count()} CPUs, offscreen Qt")
-    keys = ["shown", "first_paint", "listed", "listed_painted"]
-    with tempfile.TemporaryDirectory(prefix="coach-bench-") as tmp:
-        env = prepare_home(Path(tmp) / "bare", None)
-        report("bare PySide6 window", measure(env, args.runs, "bare"), ["shown", "first_paint"])
-        env = prepare_home(Path(tmp) / "sample", None)
-        report("sample notes, `coach`", measure(env, args.runs), keys)
-        report("sample notes, GUI path", measure(env, args.runs, "gui"), keys)
+    python = [sys.executable, "-m", "coach_gui"]
+    bundle = Path(args.bundle)
+    anki = find_anki(args.anki)
+    load_before = os.getloadavg()
+    print(
+        f"first window on screen (Xvfb, interleaved, {args.runs} runs each), "
+        f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f} {load_before[1]:.2f}"
+    )
+    with tempfile.TemporaryDirectory(prefix="coach-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        sample = prepare_home(tmp / "sample", None)
+        warm_up(python, sample)
         started = time.monotonic()
-        env = prepare_home(Path(tmp) / "big", args.notes)
-        print(f"(generated {args.notes} notes in {time.monotonic() - started:.1f} s)")
-        report(f"{args.notes} notes, `coach`", measure(env, args.runs), keys)
-        started = time.monotonic()
-        env = prepare_home(Path(tmp) / "vault", args.vault_notes, vault=True)
-        print(f"(generated a {args.vault_notes}-note vault in {time.monotonic() - started:.1f} s)")
-        report(f"{args.vault_notes}-note vault, `coach`", measure(env, args.runs), keys)
+        vault = prepare_home(tmp / "vault", args.vault_notes, vault=True)
+        warm_up(python, vault)
+        print(f"(made a {args.vault_notes}-note vault in {time.monotonic() - started:.1f} s)")
+        peers: dict[str, tuple[list[str], dict[str, str]] | None] = {
+            "bare PySide6 window": ([sys.executable, "-c", BARE], sample),
+            "Coach, sample notes": (python, sample),
+            "Coach bundle, sample": ([str(bundle)], sample) if bundle.is_file() else None,
+            f"Coach, {args.vault_notes:,}-note vault": (python, vault),
+        }
+        if peers["Coach bundle, sample"] is None:
+            print(f"(no bundle at {bundle}: build it with packaging/build; skipped)")
+        else:
+            warm_up([str(bundle)], sample)
+        pristine = None
+        if anki is not None:
+            pristine = anki_base(anki, tmp / "anki-pristine")
+            peers["Anki, first window"] = ([str(anki)], dict(os.environ))
+        else:
+            print("(Anki not found: pip install aqt into a venv, or pass --anki; skipped)")
+        times: dict[str, list[float]] = {name: [] for name, peer in peers.items() if peer}
+        with Xvfb() as display:
+            for _ in range(args.runs):
+                for name, peer in peers.items():
+                    if peer is None:
+                        continue
+                    command, env = peer
+                    if name.startswith("Anki") and pristine is not None and anki is not None:
+                        command = anki_run(anki, pristine, tmp / "anki-run")
+                        env = {**env, "QTWEBENGINE_CHROMIUM_FLAGS": "--no-sandbox"}
+                    times[name].append(time_to_first_window(command, env, display))
+        load_after = os.getloadavg()
+        medians = {name: statistics.median(values) for name, values in times.items()}
+        for name, values in times.items():
+            print(
+                f"{name:<30} median {medians[name]:.3f} s "
+                f"(min {min(values):.3f}, max {max(values):.3f})"
+            )
+        bare, coach = medians["bare PySide6 window"], medians["Coach, sample notes"]
+        print(f"Coach / bare PySide6 window: {coach / bare:.2f}× (target ≤ 2.2×)")
+        if "Anki, first window" in medians:
+            print(f"Coach / Anki: {coach / medians['Anki, first window']:.2f}× (target ≤ 0.6×)")
+        if "Coach bundle, sample" in medians:
+            ratio = medians["Coach bundle, sample"] / coach
+            print(f"bundle / source: {ratio:.2f}× (target within 10%)")
+        print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f}")
+        if args.listed:
+            for label, env in (("sample notes", sample), (f"{args.vault_notes:,} notes", vault)):
+                found = [listed_seconds(python, env) for _ in range(3)]
+                listed = sorted(f[1] for f in found if f)
+                if listed:
+                    print(
+                        f"notes listed ({label}, --smoke): median {statistics.median(listed):.3f} s"
+                    )
 
 
 if __name__ == "__main__":

@@ -16,9 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coach_gui import paths
-from coach_gui.adapters.note_ids import vault_key
-from coach_gui.adapters.notes_fs import MarkdownNoteStore, seed_sample_notes
-from coach_gui.config import Config, config_path, load_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
@@ -32,10 +29,12 @@ if TYPE_CHECKING:
     from coach_gui.adapters.journal.outbox import SqliteOutbox
     from coach_gui.adapters.journal.practice import SqlitePracticeJournal
     from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
+    from coach_gui.adapters.notes_fs import MarkdownNoteStore
     from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.adapters.secrets import KeyringSigningKeys, KeyStore
     from coach_gui.adapters.tier1_ollama import OllamaTier1
     from coach_gui.adapters.vault_watch import VaultWatcher
+    from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
@@ -305,6 +304,9 @@ def key_store() -> KeyStore:
 
 def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
     """The store over the notes folder `kb`; Coach's own state for it lives in `data`."""
+    from coach_gui.adapters.note_ids import vault_key
+    from coach_gui.adapters.notes_fs import MarkdownNoteStore
+
     return MarkdownNoteStore(
         kb,
         paths.trash_dir(kb),
@@ -316,6 +318,9 @@ def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
 def build_context(*, seed: bool = True) -> AppContext:
     """Load the config (ConfigError if it is bad), find the data folders, seed the sample
     knowledge base on first run, and build the note store. The journal opens lazily."""
+    from coach_gui.adapters.notes_fs import seed_sample_notes
+    from coach_gui.config import config_path, load_config
+
     cfg_path = config_path()
     config = load_config(cfg_path)
     data = paths.data_dir()

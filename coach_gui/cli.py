@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable, Sequence
 
 from coach_gui import __version__
-from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_USAGE, UsageError, say
 from coach_gui.domain.errors import CoachError, ConfigError, NoteNotFound
 
 log = logging.getLogger(__name__)
@@ -38,6 +37,8 @@ COMMANDS: tuple[str, ...] = (
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
+        from coach_gui.commands.output import EXIT_USAGE
+
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"coach: {message}\n")
 
@@ -69,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:  # the double-click: straight to the window, without the sub-commands
+        from coach_gui.ui.app import run_gui
+
+        return run_gui([])
     parser = build_parser()
     args = parser.parse_args(argv)
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
@@ -76,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from coach_gui.ui.app import run_gui
 
         return run_gui(argv, smoke=args.smoke, soak=args.soak)
+    from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_USAGE, UsageError, say
+
     try:
         return run(args)
     except (ConfigError, UsageError, NoteNotFound) as exc:

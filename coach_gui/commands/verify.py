@@ -8,7 +8,6 @@ import sys
 from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
-from coach_gui.domain.trace_log import LogFailure
 
 if TYPE_CHECKING:
     from coach_gui.services.verify import LogSummary
@@ -73,6 +72,8 @@ def _head_line(log: LogSummary) -> str:
 
 
 def _advice(reason: str) -> str:
+    from coach_gui.domain.trace_log import LogFailure  # here: `coach` alone opens faster
+
     if reason == LogFailure.KEYRING_SILENT.value:
         return (
             "coach: the keyring did not answer (is it locked?), so the trace log's "

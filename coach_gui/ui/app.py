@@ -20,6 +20,7 @@ from coach_gui.domain.errors import ConfigError
 from coach_gui.ui.failures import install_excepthook, learner_message, set_log_file
 
 if TYPE_CHECKING:
+    from coach_gui.bootstrap import AppContext
     from coach_gui.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -93,9 +94,20 @@ def app_icon() -> QIcon:
 
 
 def open_main_window(*, ask: bool = True) -> MainWindow | None:
-    """Build the app context, asking the learner to fix or reset a bad config; None
-    when they choose to quit or Coach cannot start. With `ask` False (--smoke, headless)
-    a problem is printed to stderr instead of asked about."""
+    """Build the app context, asking the learner to fix or reset a bad config, and the
+    main window over it; None when they choose to quit or Coach cannot start. With `ask`
+    False (--smoke, headless) a problem is printed to stderr instead of asked about."""
+    context = open_context(ask=ask)
+    if context is None:
+        return None
+    from coach_gui.ui.main_window import MainWindow
+
+    return MainWindow(context)
+
+
+def open_context(*, ask: bool = True, parent: QWidget | None = None) -> AppContext | None:
+    """The app context, asking the learner (over `parent`) to fix or reset a bad config;
+    None when they choose to quit or Coach cannot start."""
     from coach_gui.bootstrap import build_context
     from coach_gui.config import config_path, reset_config
 
@@ -108,7 +120,7 @@ def open_main_window(*, ask: bool = True) -> MainWindow | None:
                 print(f"coach: {error}", file=sys.stderr)
                 return None
             path = Path(error.path) if error.path else config_path()
-            choice = ConfigErrorDialog(error).ask()
+            choice = ConfigErrorDialog(error, parent).ask()
             if choice is ConfigChoice.OPEN_FILE:
                 QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
             elif choice is ConfigChoice.RESET:
@@ -121,13 +133,11 @@ def open_main_window(*, ask: bool = True) -> MainWindow | None:
             if not ask:
                 print(f"coach: {learner_message(error)}", file=sys.stderr)
                 return None
-            QMessageBox.critical(None, "Coach cannot start", learner_message(error))
+            QMessageBox.critical(parent, "Coach cannot start", learner_message(error))
             return None
         break
     set_log_file(context.log_file)
-    from coach_gui.ui.main_window import MainWindow
-
-    return MainWindow(context)
+    return context
 
 
 def process_age() -> float:
@@ -197,9 +207,10 @@ def _soak(app: QApplication, window: MainWindow, done: Callable[[bool], None]) -
 
 
 def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
-    """`coach --smoke`: show the window, wait for the first load of the notes, print the
-    time to shown and exit 0 (1 when the notes never arrive). With `soak`, then switch
-    notes and make void calls, and exit 1 if the reference counts of None or True move."""
+    """`coach --smoke`: open as `coach` does (the frame, then the rest), wait for the first
+    load of the notes, print the time to shown and exit 0 (1 when the notes never arrive,
+    2 when the config is bad). With `soak`, then switch notes and make void calls, and
+    exit 1 if the reference counts of None or True move."""
     shown_at: list[float] = []
     outcome: list[int] = []
 
@@ -216,7 +227,8 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
         count = window.note_list.model.rowCount()
         print(
             f"coach --smoke: main window shown {shown:.3f} s after process start; "
-            f"{count} notes listed at {listed_at:.3f} s",
+            f"{count} notes listed at {listed_at:.3f} s; "
+            f"{modules_at_show[0]} modules loaded when the window was shown",
             flush=True,
         )
         if soak:
@@ -225,18 +237,29 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
             finish(0)
 
     def timed_out() -> None:
+        from coach_gui.ui.failures import log_file
+
         print(
             f"coach --smoke: the notes were not listed within {SMOKE_TIMEOUT_MS // 1000} s; "
-            f"see {window.context.log_file}",
+            f"see {log_file()}",
             file=sys.stderr,
             flush=True,
         )
         finish(1)
 
+    def attach() -> None:
+        context = open_context(ask=False)  # a problem is printed, not asked about
+        if context is None:
+            finish(2)
+        else:
+            window.attach(context)
+
     window.notes_listed.connect(listed)
     QTimer.singleShot(SMOKE_TIMEOUT_MS, timed_out)
     window.show()
     shown_at.append(process_age())
+    modules_at_show = [len(sys.modules)]  # the first paint's import budget (issue 16)
+    QTimer.singleShot(0, attach)
     app.exec()
     from coach_gui.ui import tasks
 
@@ -252,14 +275,28 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
     app = create_application([a for a in argv if a not in ("--smoke", "--soak")])
     setup_logging(paths.log_dir() / LOG_FILE_NAME)  # before the config, so its errors are kept
     install_excepthook()
-    window = open_main_window(ask=not smoke)
-    if window is None:
-        return 2
+    from coach_gui.ui.main_window import MainWindow
+
+    # The frame first (issue 16): on screen before the config, the journal's code and the
+    # note files' parser are loaded; the rest joins it at the next turn of the event loop.
+    window = MainWindow()
     if smoke:
         return leave(_smoke(app, window, soak=soak))
     window.show()
-    QTimer.singleShot(0, lambda: maybe_welcome(window))
-    return leave(app.exec())
+    code = [0]
+
+    def attach() -> None:
+        context = open_context(parent=window)
+        if context is None:  # the learner chose Quit (a bad config), or Coach cannot start
+            code[0] = 2
+            window.close()
+            return
+        window.attach(context)
+        QTimer.singleShot(0, lambda: maybe_welcome(window))
+
+    QTimer.singleShot(0, attach)
+    exit_code = app.exec()
+    return leave(code[0] or exit_code)
 
 
 EXIT_GRACE_MS = 250

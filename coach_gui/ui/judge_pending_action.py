@@ -17,8 +17,6 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from coach_gui.operations.judging import judge_pending_answers
-from coach_gui.operations.practice import recover
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task, TaskProgress
 
@@ -64,8 +62,15 @@ def report_text(report: JudgePendingReport) -> str:
 
 def _run(context: AppContext, progress: TaskProgress, stop: threading.Event) -> JudgePendingReport:
     """On a worker, as `coach judge-pending` does it (`operations.judging`)."""
+    from coach_gui.operations.judging import judge_pending_answers
+    from coach_gui.operations.practice import recover
+
     recover(context)
     return judge_pending_answers(context, live=True, progress=progress, cancelled=stop)
+
+
+def pending_action(parent: QWidget) -> QAction:
+    return QAction("&Judge pending answers…", parent)
 
 
 class JudgePendingAction(QObject):
@@ -73,11 +78,12 @@ class JudgePendingAction(QObject):
 
     finished = Signal(object)  # JudgePendingReport; `report_text` says it to the learner
 
-    def __init__(self, context: AppContext, parent: QWidget) -> None:
+    def __init__(self, context: AppContext, parent: QWidget, action: QAction | None = None) -> None:
+        """`action`: the menu's (built with the window's frame, before the app context)."""
         super().__init__(parent)
         self._context = context
         self._parent = parent
-        self.action = QAction("&Judge pending answers…", parent)
+        self.action = action or pending_action(parent)
         self.action.setStatusTip(READY_TIP)
         self.action.triggered.connect(lambda _checked=False: self.run())
         self.progress: QProgressDialog | None = None

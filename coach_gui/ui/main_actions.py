@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QSizePolicy, QStyle, QWidget
 
+from coach_gui.ui.judge_pending_action import pending_action
+
 if TYPE_CHECKING:
     from coach_gui.ui.main_window import MainWindow
 
@@ -74,42 +76,60 @@ def _action(
 
 
 def build_main_actions(window: MainWindow) -> MainActions:
+    """Built with the window's frame, before the app context exists (the first paint shows
+    the menus and the toolbar): a slot that needs the context runs once the window has it
+    (`when_attached`), and *Practise* once the notes are listed (`when_listed`), so a key
+    pressed while Coach opens is kept, not lost."""
     pix = QStyle.StandardPixmap
+    attached, listed = window.when_attached, window.when_listed
+
+    def shows(name: str) -> Callable[[], None]:
+        return lambda: attached(lambda: getattr(window.views, name)())
+
     actions = MainActions(
-        new=_action(window, "&New note", window.new_note, "Ctrl+N", pix.SP_FileIcon),
-        save=_action(window, "&Save", window.save_note, "Ctrl+S", pix.SP_DialogSaveButton),
-        delete=_action(window, "&Delete note…", window.delete_note, "", pix.SP_TrashIcon),
+        new=_action(window, "&New note", lambda: attached(window.new_note), "Ctrl+N",
+                    pix.SP_FileIcon),
+        save=_action(window, "&Save", lambda: attached(window.save_note), "Ctrl+S",
+                     pix.SP_DialogSaveButton),
+        delete=_action(window, "&Delete note…", lambda: attached(window.delete_note), "",
+                       pix.SP_TrashIcon),
         practise=_action(
-            window, "&Practise note", window.views.practise_open_note, "Ctrl+P", pix.SP_MediaPlay
+            window, "&Practise note", lambda: listed(lambda: window.views.practise_open_note()),
+            "Ctrl+P", pix.SP_MediaPlay,
         ),
-        show_today=_action(window, "Show t&oday", window.views.show_today, "Ctrl+0"),
-        show_notes=_action(window, "Show &notes", window.views.show_notes, "Ctrl+1"),
-        show_practice=_action(window, "Show p&ractice", window.views.show_practice, "Ctrl+2"),
-        show_sent=_action(window, "Show sent to &judge", window.views.show_sent, "Ctrl+3"),
-        show_sessions=_action(window, "Show sess&ions", window.views.show_sessions, "Ctrl+4"),
-        show_evals=_action(window, "Show judge &consistency", window.views.show_evals, "Ctrl+5"),
-        judge_pending=window.views.judge_pending.action,
-        reload=_action(window, "&Reload notes", window.reload_notes, "F5", pix.SP_BrowserReload),
+        show_today=_action(window, "Show t&oday", shows("show_today"), "Ctrl+0"),
+        show_notes=_action(window, "Show &notes", shows("show_notes"), "Ctrl+1"),
+        show_practice=_action(window, "Show p&ractice", shows("show_practice"), "Ctrl+2"),
+        show_sent=_action(window, "Show sent to &judge", shows("show_sent"), "Ctrl+3"),
+        show_sessions=_action(window, "Show sess&ions", shows("show_sessions"), "Ctrl+4"),
+        show_evals=_action(window, "Show judge &consistency", shows("show_evals"), "Ctrl+5"),
+        judge_pending=pending_action(window),  # JudgePendingAction runs it, once attached
+        reload=_action(window, "&Reload notes", lambda: attached(window.reload_notes), "F5",
+                       pix.SP_BrowserReload),
         open_folder=_action(
-            window, "&Open notes folder…", window.open_notes_folder, "Ctrl+O", pix.SP_DirOpenIcon
+            window, "&Open notes folder…", lambda: attached(window.open_notes_folder), "Ctrl+O",
+            pix.SP_DirOpenIcon,
         ),
-        settings=_action(window, "Se&ttings…", window.open_settings, "Ctrl+,"),
+        settings=_action(window, "Se&ttings…", lambda: attached(window.open_settings), "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
         find=_action(window, "&Find note", window.focus_search, "Ctrl+F"),
-        shortcuts=_action(window, "&Keyboard shortcuts", window.show_shortcuts, "F1"),
+        shortcuts=_action(window, "&Keyboard shortcuts", lambda: attached(window.show_shortcuts),
+                          "F1"),
         locations=_action(
             window,
             "&Where my data lives…",
-            lambda: _help().show_data_locations(window, window.context),
+            lambda: attached(lambda: _help().show_data_locations(window, window.context)),
         ),
         privacy_summary=_action(
             window,
             "&Privacy summary…",
-            lambda: _help().show_privacy_summary(window, window.context.config),
+            lambda: attached(lambda: _help().show_privacy_summary(window, window.context.config)),
         ),
-        welcome=_action(window, "W&elcome…", lambda: _welcome().show_welcome(window)),
+        welcome=_action(
+            window, "W&elcome…", lambda: attached(lambda: _welcome().show_welcome(window))
+        ),
         about=_action(window, "&About Coach", lambda: _help().show_about(window)),
-    )
+    )  # fmt: skip
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
     views = QActionGroup(window)  # exactly one view is shown
     views_shown = (
@@ -166,9 +186,11 @@ def build_main_actions(window: MainWindow) -> MainActions:
     toolbar.addSeparator()
     toolbar.addAction(actions.practise)
     toolbar.addSeparator()
-    toolbar.addActions(window.privacy.actions())  # judge on/off, send core assertions
-    spacer = QWidget(toolbar)  # the view switch sits at the right end
+    # The privacy switches (judge on/off, send core assertions) go here once the config is
+    # read (`MainWindow.attach`), before the spacer; the view switch sits at the right end.
+    spacer = QWidget(toolbar)
     spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-    toolbar.addWidget(spacer)
+    window.toolbar_anchor = toolbar.addWidget(spacer)
+    window.toolbar = toolbar
     toolbar.addActions(list(views_shown))
     return actions

@@ -46,21 +46,22 @@ PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
 
 
 class MainViews:
-    def __init__(self, window: MainWindow, notes: QWidget) -> None:
+    def __init__(self, window: MainWindow, stack: QStackedWidget, notes: QWidget) -> None:
+        """`stack` already shows `notes` (the window's first paint); the other views join it."""
         self.window = window
         self.notes = notes
         self.practice = PracticePane(window.context, window)
-        self.stack = QStackedWidget(window)
-        self.stack.setObjectName("mainViews")
+        self.stack = stack
         self.sent = SentToJudgeView(self._outbox_entries, window)
         self.sent.set_endpoint(window.context.config.judge.base_url)
-        self.stack.addWidget(notes)
         self.stack.addWidget(self.practice)
         self.stack.addWidget(self.sent)
         self.gap_board = GapBoard(self._trace_journal, window.notes, window)
         self.gap_board.practise_requested.connect(self.practise_gaps)
         self.sessions = SessionsView(self._trace_journal, self.gap_board, window)
-        self.judge_pending = JudgePendingAction(window.context, window)
+        self.judge_pending = JudgePendingAction(
+            window.context, window, window.menu_actions.judge_pending
+        )
         self.judge_pending.finished.connect(self._after_judging)
         self.sessions.toolbar.addAction(self.judge_pending.action)
         self.stack.addWidget(self.sessions)

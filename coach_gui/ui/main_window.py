@@ -1,4 +1,11 @@
-"""The main window: note list on the left, the open note on the right."""
+"""The main window: note list on the left, the open note on the right.
+
+It opens in two steps, so it is on screen before the rest of Coach is loaded (issue 16):
+`MainWindow()` builds the frame the first paint shows — menus, toolbar, the note list with
+its search box (typing works at once), the status bar — from Qt and a few light modules;
+`attach(context)` then adds what needs the app context (the editor, the other views, the
+privacy switches) and starts loading the notes. `MainWindow(context)` does both at once.
+"""
 
 from __future__ import annotations
 
@@ -8,37 +15,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
+from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar, QWidget
 
-from coach_gui.domain.notes import (
-    KnowledgeBaseSnapshot,
-    LinkTargets,
-    Note,
-    NoteEntry,
-    NoteSearchIndex,
-    ordered,
-)
-from coach_gui.operations.practice import recover
 from coach_gui.ui import window_state
-from coach_gui.ui.confirmations import (
-    UnsavedChoice,
-    ask_about_unsaved,
-    confirm_delete,
-    confirm_discard_new,
-)
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_actions import build_main_actions
-from coach_gui.ui.main_views import PRACTICE_KEYS, MainViews
-from coach_gui.ui.note_editor import NoteEditor
 from coach_gui.ui.note_list import NoteListPane
-from coach_gui.ui.privacy_controls import PrivacyControls
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
+    from coach_gui.domain.notes import (
+        KnowledgeBaseSnapshot,
+        LinkTargets,
+        Note,
+        NoteEntry,
+        NoteSearchIndex,
+    )
     from coach_gui.services.ports.notes import VaultWatch
+    from coach_gui.ui.main_views import MainViews
+    from coach_gui.ui.note_editor import NoteEditor
+    from coach_gui.ui.practice_pane import PracticePane
+    from coach_gui.ui.privacy_controls import PrivacyControls
 
 
 def short_path(path: str) -> str:
@@ -48,16 +48,25 @@ def short_path(path: str) -> str:
 
 
 WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a disk stalls
+OPENING_TEXT = "Opening your notes…"
 
 
 class MainWindow(QMainWindow):
     notes_listed = Signal()  # each time a load of the knowledge base is on screen
     search_ready = Signal()  # each time the search index has caught up with the notes
     vault_changed = Signal(object)  # paths another program changed (from the watcher)
+    attached = Signal()  # the app context is in: every view and action works
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    context: AppContext
+    editor: NoteEditor
+    views: MainViews
+    practice: PracticePane
+    privacy: PrivacyControls
+    toolbar: QToolBar  # set by build_main_actions
+    toolbar_anchor: QAction  # the privacy switches go before it
+
+    def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.context = context
         self._entries: dict[str, NoteEntry] = {}
         self._links: LinkTargets | None = None
         self._watcher: VaultWatch | None = None  # from the first listing on
@@ -68,36 +77,68 @@ class MainWindow(QMainWindow):
         self._broken_count = 0
         self._first_load = True
         self._load_started = False  # the first load starts once the window is on screen
+        self._attached = False
+        self._when_attached: list[Callable[[], None]] = []  # keys pressed while opening
+        self._when_listed: list[Callable[[], None]] = []
+        self._listed_once = False
         self.setWindowTitle("Coach")
         self.setAccessibleName("Coach")
 
         self.note_list = NoteListPane(self)
-        self.editor = NoteEditor(context.notes, self)
-        self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
+        self._editor_slot = QWidget(self)  # the editor takes its place in `attach`
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.note_list)
-        self.splitter.addWidget(self.editor)
+        self.splitter.addWidget(self._editor_slot)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([300, 800])
         self.splitter.setChildrenCollapsible(False)
-        self.views = MainViews(self, self.splitter)  # notes, practice, sent, sessions (Ctrl+1-4)
-        self.practice = self.views.practice
-        self.setCentralWidget(self.views.stack)
+        self.stack = QStackedWidget(self)  # notes, practice, sent, sessions (Ctrl+1-4)
+        self.stack.setObjectName("mainViews")
+        self.stack.addWidget(self.splitter)
+        self.setCentralWidget(self.stack)
 
-        self.where_label = QLabel(f"Notes in {short_path(context.notes.location)}", self)
-        self.where_label.setToolTip(context.notes.location)
+        self.where_label = QLabel(OPENING_TEXT, self)
         self.where_label.setAccessibleName("Knowledge base folder")
         self.where_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.count_label = QLabel(self)
         self.count_label.setAccessibleName("Number of notes")
         self.statusBar().addWidget(self.where_label, 1)
+        self.statusBar().addPermanentWidget(self.count_label)
+        self.menu_actions = build_main_actions(self)
+        self.menu_actions.save.setEnabled(False)
+        self.menu_actions.delete.setEnabled(False)
+        self.note_list.show_loading()
+        window_state.restore_window(self, self.splitter)
+        self.setTabOrder(self.note_list.search_box, self.note_list.view)
+        if context is not None:
+            self.attach(context)
+
+    def attach(self, context: AppContext) -> None:
+        """The app context is built: add the editor, the other views and the privacy
+        switches, run what was asked for meanwhile, and load the notes once on screen."""
+        from coach_gui.ui.main_views import MainViews
+        from coach_gui.ui.note_editor import NoteEditor
+        from coach_gui.ui.privacy_controls import PrivacyControls
+
+        self.context = context
+        self.editor = NoteEditor(context.notes, self)
+        self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
+        self.splitter.replaceWidget(1, self.editor)
+        self._editor_slot.deleteLater()
+        self.views = MainViews(self, self.stack, self.splitter)
+        self.practice = self.views.practice
+
+        self.where_label.setText(f"Notes in {short_path(context.notes.location)}")
+        self.where_label.setToolTip(context.notes.location)
         self.privacy = PrivacyControls(context.config, context.config_path, self)
         self.privacy.config_changed.connect(self._on_privacy_changed)
-        self.statusBar().addPermanentWidget(self.privacy.status_label())
-        self.statusBar().addPermanentWidget(self.views.tier1_status)
-        self.statusBar().addPermanentWidget(self.count_label)
+        self.toolbar.insertActions(self.toolbar_anchor, self.privacy.actions())
+        self.toolbar.insertSeparator(self.toolbar_anchor)
+        status = self.statusBar()
+        # After the folder (the one normal widget), before the count: as the frame had them.
+        status.insertPermanentWidget(1, self.privacy.status_label())
+        status.insertPermanentWidget(2, self.views.tier1_status)
 
-        self.menu_actions = build_main_actions(self)
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
         self.vault_changed.connect(self._on_vault_changed)  # queued: from the watcher thread
@@ -105,14 +146,40 @@ class MainWindow(QMainWindow):
         self.editor.dirty_changed.connect(self._on_dirty_changed)
         self.editor.title_changed.connect(self._update_title)
         self.editor.saved.connect(self._on_note_saved)
-        window_state.restore_layout(
-            self, self.splitter, self.editor.splitter, self.editor.body_tabs
-        )
-        self.setTabOrder(self.note_list.search_box, self.note_list.view)
+        window_state.restore_editor(self.editor.splitter, self.editor.body_tabs)
         self.setTabOrder(self.note_list.view, self.editor.title_edit)
+        self._attached = True
+        self.attached.emit()
+        waiting, self._when_attached = self._when_attached, []
+        for run in waiting:
+            run()
+        if self.isVisible():
+            self._start_loading()
+
+    @property
+    def is_attached(self) -> bool:
+        return self._attached
+
+    def when_attached(self, run: Callable[[], None]) -> None:
+        """Run `run` now, or once the app context is in (a key pressed while opening)."""
+        if self._attached:
+            run()
+        else:
+            self._when_attached.append(run)
+
+    def when_listed(self, run: Callable[[], None]) -> None:
+        """Run `run` now, or once the notes are first on screen (Ctrl+P while opening)."""
+        if self._listed_once:
+            run()
+        else:
+            self._when_listed.append(run)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if self._attached:
+            self._start_loading()
+
+    def _start_loading(self) -> None:
         if not self._load_started:
             self._load_started = True
             # After the first frame: on 2 cores a loading thread slows the first paint.
@@ -121,6 +188,8 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self._recover_sessions)
 
     def _recover_sessions(self) -> None:
+        from coach_gui.operations.practice import recover as recover_sessions
+
         """Seal sessions a crash left open (as interrupted, every submitted answer kept)."""
 
         def done(trace_ids: list[str]) -> None:
@@ -134,7 +203,7 @@ class MainWindow(QMainWindow):
 
         Task(
             self,
-            op=lambda _progress: recover(self.context),
+            op=lambda _progress: recover_sessions(self.context),
             success=done,
             lane=Lane.WRITER,
             name="recover-sessions",
@@ -262,6 +331,11 @@ class MainWindow(QMainWindow):
         self._update_counts()
         self._update_actions()
         self.notes_listed.emit()
+        if not self._listed_once:
+            self._listed_once = True
+            waiting, self._when_listed = self._when_listed, []
+            for run in waiting:
+                run()
         self._rebuild_index()  # folding 10,000 notes takes a while: list them first
         if self._load_again is not None:  # more changed while this load ran, or F5
             again, self._load_again = self._load_again, None
@@ -282,12 +356,14 @@ class MainWindow(QMainWindow):
         self.count_label.setText(text)
 
     def _rebuild_index(self) -> None:
+        from coach_gui.domain.notes import NoteSearchIndex as build_index
+
         if self._index_task is not None:
             self._index_task.cancel()
         entries = tuple(self._entries.values())
         self._index_task = Task(
             self,
-            op=lambda _p: NoteSearchIndex(entries),
+            op=lambda _p: build_index(entries),
             success=self._on_index_ready,
             name="index notes",
         ).run()
@@ -297,6 +373,8 @@ class MainWindow(QMainWindow):
         self.search_ready.emit()
 
     def _show_all_notes(self) -> None:
+        from coach_gui.domain.notes import ordered
+
         self.note_list.set_notes(ordered(self._entries.values()))
         self._rebuild_index()  # titles, tags and text all feed the search
 
@@ -308,6 +386,8 @@ class MainWindow(QMainWindow):
         if not (self.editor.has_note() and self.editor.is_dirty()):
             proceed()
             return
+        from coach_gui.ui.confirmations import UnsavedChoice, ask_about_unsaved
+
         choice = ask_about_unsaved(self, self.editor.display_title())
         if choice is UnsavedChoice.SAVE:
             if not self.editor.save(then=proceed) and cancelled:
@@ -327,6 +407,8 @@ class MainWindow(QMainWindow):
     def _link_preview(self, snapshot: KnowledgeBaseSnapshot) -> None:
         """Let the preview resolve `[[links]]` and `![[embeds]]` against this snapshot
         (dict look-ups: the preview renders on this thread)."""
+        from coach_gui.domain.notes import LinkTargets
+
         links = self._links = LinkTargets(snapshot)
         root = Path(snapshot.location)
 
@@ -389,6 +471,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Saved “{entry.note.title}” to {entry.file_name}", 5000)
 
     def delete_note(self) -> None:
+        from coach_gui.ui.confirmations import confirm_delete, confirm_discard_new
+
         editor, note_id = self.editor, self.editor.current_note_id()
         if note_id is None:
             return
@@ -422,6 +506,7 @@ class MainWindow(QMainWindow):
 
     # --- other windows -------------------------------------------------------------
     def focus_search(self) -> None:
+        """Ctrl+F: works from the first paint (the list fills in when the notes arrive)."""
         self.note_list.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.note_list.search_box.selectAll()
 
@@ -465,6 +550,8 @@ class MainWindow(QMainWindow):
 
         actions = [*self.menu_actions.with_shortcuts(), *self.privacy.actions()]
         rows = help_dialogs.shortcut_rows(actions)
+        from coach_gui.ui.main_views import PRACTICE_KEYS
+
         help_dialogs.ShortcutsDialog([*rows, *PRACTICE_KEYS], self).exec()
 
     def show_locations(self) -> None:
@@ -480,6 +567,9 @@ class MainWindow(QMainWindow):
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._attached:  # closed while opening: nothing is open or unsaved yet
+            event.accept()
+            return
         if not self._may_close and not self.practice.confirm_leave("Close Coach without it?"):
             event.ignore()
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -27,7 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.domain.notes import BrokenNote, NoteEntry, NoteSearchIndex
+if TYPE_CHECKING:
+    from coach_gui.domain.notes import BrokenNote, NoteEntry, NoteSearchIndex
 
 _Index = QModelIndex | QPersistentModelIndex
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1

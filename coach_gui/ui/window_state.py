@@ -28,6 +28,12 @@ def last_note_id() -> str:
 def restore_layout(
     window: QMainWindow, splitter: QSplitter, editor_splitter: QSplitter, body_tabs: QTabWidget
 ) -> None:
+    restore_window(window, splitter)
+    restore_editor(editor_splitter, body_tabs)
+
+
+def restore_window(window: QMainWindow, splitter: QSplitter) -> None:
+    """Size, place and the list/editor split, as the first paint shows them."""
     settings = window_settings()
     geometry = settings.value(GEOMETRY)
     if geometry is None or not window.restoreGeometry(geometry):
@@ -37,10 +43,16 @@ def restore_layout(
             width = min(width, int(screen.width() * 0.9))
             height = min(height, int(screen.height() * 0.9))
         window.resize(width, height)
-    for key, target in ((SPLITTER, splitter), (EDITOR_SPLITTER, editor_splitter)):
-        state = settings.value(key)
-        if state is not None:
-            target.restoreState(state)
+    state = settings.value(SPLITTER)
+    if state is not None:
+        splitter.restoreState(state)
+
+
+def restore_editor(editor_splitter: QSplitter, body_tabs: QTabWidget) -> None:
+    settings = window_settings()
+    state = settings.value(EDITOR_SPLITTER)
+    if state is not None:
+        editor_splitter.restoreState(state)
     tab = str(settings.value(EDITOR_TAB, "0"))
     body_tabs.setCurrentIndex(int(tab) if tab.isdigit() else 0)
 

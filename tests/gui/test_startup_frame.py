@@ -1,0 +1,92 @@
+"""The window opens in two steps (issue 16): the frame is on screen before the config and
+the rest of Coach are loaded, and what the learner does meanwhile is kept — typing in the
+search box filters the notes once they arrive, Ctrl+P practises the note that opens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from coach_gui.bootstrap import build_context
+from coach_gui.ui import window_state
+from coach_gui.ui.main_window import OPENING_TEXT, MainWindow
+from coach_gui.ui.practice_view import Phase
+from coach_gui.ui.tasks import pending_tasks
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+WAIT_MS = 15_000
+
+
+def _titles(window: MainWindow) -> list[str]:
+    model = window.note_list.model
+    return [model.entry(row).note.title for row in range(model.rowCount())]
+
+
+def test_typing_and_ctrl_p_in_the_frame_are_kept_until_the_notes_arrive(
+    qtbot: QtBot, answer_dialog: Callable[[str], Any]
+) -> None:
+    context = build_context()
+    entries = context.notes.load().notes
+    natural = next(e for e in entries if e.note.title == "Natural selection")
+    window_state.window_settings().setValue(window_state.LAST_NOTE, natural.note.id)
+
+    window = MainWindow()  # the frame, as `coach` shows it first
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()  # the learner's double-click gives it focus
+    qtbot.waitUntil(window.isActiveWindow)
+    assert not window.is_attached
+    assert window.where_label.text() == OPENING_TEXT
+    assert window.menu_actions.practise.isEnabled()  # a key pressed now is not lost
+    qtbot.keyClicks(window.note_list.search_box, "selection")
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_P, CTRL)
+
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.attach(context)
+    assert window.where_label.text().startswith("Notes in ")
+    assert window.note_list.search_box.text() == "selection"
+    qtbot.waitUntil(lambda: "Natural selection" in _titles(window), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(_titles(window)) < len(entries), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.practice.active, timeout=WAIT_MS)  # the queued Ctrl+P
+    assert window.practice.note is not None
+    assert window.practice.note.title == "Natural selection"
+    qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    window.practice.finish()
+    qtbot.waitUntil(lambda: window.practice.phase is Phase.FINISHED, timeout=WAIT_MS)
+    window.stop_watching()
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+
+
+def test_the_frame_closes_before_it_is_attached(qtbot: QtBot) -> None:
+    """Quitting while Coach opens (or on a bad config) closes the frame at once."""
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.close()
+    assert not window.isVisible()
+
+
+def test_the_frame_has_the_finished_windows_chrome(qtbot: QtBot) -> None:
+    """No jump when the rest arrives: the menus, toolbar and status bar are there from
+    the first paint, and attaching adds the privacy switches in their place."""
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    menus = [a.text() for a in window.menuBar().actions()]
+    before = len(window.toolbar.actions())
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.attach(build_context())
+    assert [a.text() for a in window.menuBar().actions()] == menus
+    toolbar = window.toolbar.actions()
+    assert len(toolbar) == before + len(window.privacy.actions()) + 1  # and a separator
+    anchor = toolbar.index(window.toolbar_anchor)
+    assert toolbar[anchor - 1].isSeparator()
+    assert all(a in toolbar[:anchor] for a in window.privacy.actions())
+    window.stop_watching()
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
