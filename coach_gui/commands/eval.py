@@ -94,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     context = build_context(seed=False)
     config = context.config.judge
     where = str(context.config_path)
+    result: dict[str, Any] = {}
     try:
         if not config.enabled:
             say(
@@ -104,47 +105,50 @@ def run(args: argparse.Namespace) -> int:
         if not config.include_assertions:
             say(f"coach: {AssertionsSwitchedOff(where)}")
             return EXIT_USAGE
-        try:  # the judge can be built: a key, a keyring (nothing is sent yet)
-            context.judge().close()
+        try:  # a key, a keyring (nothing is sent yet)
+            judge = context.judge()
         except (JudgeError, KeyringUnavailable) as exc:
             say(f"coach: {exc}")
             return EXIT_USAGE
         try:
-            recover(context)
-            items = evals.eval_items(context, session_ids=args.session, last=args.last)
-        except EvalRefused as exc:
-            say(f"coach: {exc}")
-            return EXIT_USAGE
-        stop = threading.Event()
-        total = len(items) * args.repeats * 2
-        say(
-            f"Judging {len(items)} answers {args.repeats} times with and without core "
-            f"assertions: {total} calls to {config.model}."
-        )
-        result: dict[str, Any] = {}
-
-        def work() -> None:
             try:
-                result["run"] = evals.run(
-                    context,
-                    items,
-                    repeats=args.repeats,
-                    concurrency=args.concurrency,
-                    on_progress=_ProgressBar(),
-                    cancelled=stop,
-                )
-            except Exception as exc:  # handed to the main thread, raised there
-                result["error"] = exc
+                recover(context)
+                items = evals.eval_items(context, session_ids=args.session, last=args.last)
+            except EvalRefused as exc:
+                say(f"coach: {exc}")
+                return EXIT_USAGE
+            total = len(items) * args.repeats * 2
+            say(
+                f"Judging {len(items)} answers {args.repeats} times with and without core "
+                f"assertions: {total} calls to {config.model}."
+            )
+            stop = threading.Event()
 
-        worker = threading.Thread(target=work, name="coach-eval", daemon=True)
-        worker.start()
-        try:
-            while worker.is_alive():
-                worker.join(0.2)
-        except KeyboardInterrupt:
-            stop.set()
-            say("\ncoach: stopping; the calls under way finish and are recorded")
-            worker.join()
+            def work() -> None:
+                try:
+                    result["run"] = evals.run(
+                        context,
+                        items,
+                        repeats=args.repeats,
+                        concurrency=args.concurrency,
+                        on_progress=_ProgressBar(),
+                        cancelled=stop,
+                        judge=judge,
+                    )
+                except Exception as exc:  # handed to the main thread, raised there
+                    result["error"] = exc
+
+            worker = threading.Thread(target=work, name="coach-eval", daemon=True)
+            worker.start()
+            try:
+                while worker.is_alive():
+                    worker.join(0.2)
+            except KeyboardInterrupt:
+                stop.set()
+                say("\ncoach: stopping; the calls under way finish and are recorded")
+                worker.join()
+        finally:
+            judge.close()
     finally:
         context.close()
     error = result.get("error")

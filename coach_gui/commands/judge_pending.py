@@ -67,13 +67,16 @@ def run(args: argparse.Namespace) -> int:
 
     context = build_context()
     try:
-        try:  # the judge can be built: switched on, a key, a keyring (nothing is sent yet)
-            context.judge().close()
+        try:  # switched on, a key, a keyring (nothing is sent yet)
+            judge = context.judge()
         except (JudgeError, KeyringUnavailable) as exc:
             say(f"coach: {exc}")
             return EXIT_USAGE
-        recover(context)
-        report = judge_pending_answers(context)
+        try:
+            recover(context)
+            report = judge_pending_answers(context, judge=judge)
+        finally:
+            judge.close()
     finally:
         context.close()
     if args.json:

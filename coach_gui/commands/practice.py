@@ -229,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
                 "note_id": entry.note.id,
                 "disposition": sealed.disposition.value,
                 "mode": session.mode.value,
-                "offline_reason": run_.offline_reason,
+                "offline_reason": opened.tier1_problem or run_.offline_reason,
                 "notices": notices,
                 "items": items,
             }

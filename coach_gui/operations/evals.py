@@ -12,6 +12,7 @@ from coach_gui.domain.evals import EvalReport
 from coach_gui.operations.app import App
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import EvalItem, EvalRun, judged_items, run_eval
+from coach_gui.services.ports.judge import ClosableJudge
 from coach_gui.services.review import list_sessions
 
 MAX_CONCURRENCY = 32
@@ -57,12 +58,15 @@ def run(
     on_progress: Callable[[int, int], None],
     cancelled: threading.Event,
     live: bool = False,
+    judge: ClosableJudge | None = None,
 ) -> EvalRun:
     """Judge `items` `repeats` times in each arm, `concurrency` calls at a time, and store
     the signed report. `cancelled`: send no more; what finished is recorded as partial.
-    `live`: the window's judge, reading the switches at every request."""
+    `live`: the window's judge, reading the switches at every request. `judge`: one the
+    caller built (and closes)."""
     config = app.config.judge
-    judge = app.judge(live=live)
+    owned = judge is None
+    judge = app.judge(live=live) if judge is None else judge
     try:
         return run_eval(
             items,
@@ -79,7 +83,8 @@ def run(
             config_file=str(app.config_path),
         )
     finally:
-        judge.close()
+        if owned:
+            judge.close()
 
 
 def past_runs(app: App, limit: int = 50) -> list[PastRun]:

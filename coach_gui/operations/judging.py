@@ -13,7 +13,7 @@ from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.operations.app import App
 from coach_gui.services.judge_later import JudgePendingReport, judge_pending
-from coach_gui.services.ports.judge import Judge
+from coach_gui.services.ports.judge import ClosableJudge, Judge
 
 # (done, total, what is happening): how far judging has come.
 Progress = Callable[[int, int, str], None]
@@ -61,14 +61,17 @@ def judge_pending_answers(
     live: bool = False,
     progress: Progress | None = None,
     cancelled: threading.Event | None = None,
+    judge: ClosableJudge | None = None,
 ) -> JudgePendingReport:
     """Send every answer still unjudged to the judge, bind each verdict to its session
     and seal one bound trace per session. Raises the judge's errors when it cannot even
     be built (switched off, no key, no keyring). `live`: the window's judge, reading the
     switches at every request. `cancelled`: set to send no more (the request under way
-    finishes); the rest stays pending with the reason "cancelled"."""
+    finishes); the rest stays pending with the reason "cancelled". `judge`: one the caller
+    built (and closes) to say why it cannot be built before anything else is done."""
     include = app.config.judge.include_assertions  # the switch of now
-    judge = app.judge(live=live)
+    owned = judge is None
+    judge = app.judge(live=live) if judge is None else judge
     try:
         port: Judge = judge
         if progress is not None or cancelled is not None:
@@ -86,4 +89,5 @@ def judge_pending_answers(
             note_lookup=notes.get,
         )
     finally:
-        judge.close()
+        if owned:
+            judge.close()

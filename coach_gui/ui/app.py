@@ -259,7 +259,7 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
     window.show()
     shown_at.append(process_age())
     modules_at_show = [len(sys.modules)]  # the first paint's import budget (issue 16)
-    QTimer.singleShot(0, attach)
+    window.after_first_paint(attach)
     app.exec()
     from coach_gui.ui import tasks
 
@@ -286,15 +286,21 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
     code = [0]
 
     def attach() -> None:
-        context = open_context(parent=window)
+        try:
+            context = open_context(parent=window)
+            if context is not None:
+                window.attach(context)
+        except Exception as error:  # e.g. a reset config that cannot be written
+            log.exception("Coach could not start")
+            QMessageBox.critical(window, "Coach cannot start", learner_message(error))
+            context = None
         if context is None:  # the learner chose Quit (a bad config), or Coach cannot start
             code[0] = 2
             window.close()
             return
-        window.attach(context)
         QTimer.singleShot(0, lambda: maybe_welcome(window))
 
-    QTimer.singleShot(0, attach)
+    window.after_first_paint(attach)
     exit_code = app.exec()
     return leave(code[0] or exit_code)
 

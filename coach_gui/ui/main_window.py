@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar, QWidget
 
@@ -39,6 +39,31 @@ if TYPE_CHECKING:
     from coach_gui.ui.note_editor import NoteEditor
     from coach_gui.ui.practice_pane import PracticePane
     from coach_gui.ui.privacy_controls import PrivacyControls
+
+
+class _FirstPaint(QObject):
+    """Calls `run` once, after the window's first paint (or after FALLBACK_MS)."""
+
+    FALLBACK_MS = 1000
+
+    def __init__(self, window: QWidget, run: Callable[[], None]) -> None:
+        super().__init__(window)
+        self._window = window
+        self._run: Callable[[], None] | None = run
+        window.installEventFilter(self)
+        QTimer.singleShot(self.FALLBACK_MS, self, self._go)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._window and event.type() == QEvent.Type.Paint:
+            QTimer.singleShot(0, self, self._go)  # after this paint pass is flushed
+        return False
+
+    def _go(self) -> None:
+        if self._run is not None:
+            run, self._run = self._run, None
+            self._window.removeEventFilter(self)
+            self.deleteLater()
+            run()
 
 
 def short_path(path: str) -> str:
@@ -107,6 +132,7 @@ class MainWindow(QMainWindow):
         self.menu_actions = build_main_actions(self)
         self.menu_actions.save.setEnabled(False)
         self.menu_actions.delete.setEnabled(False)
+        self.menu_actions.judge_pending.setEnabled(False)  # JudgePendingAction enables it
         self.note_list.show_loading()
         window_state.restore_window(self, self.splitter)
         self.setTabOrder(self.note_list.search_box, self.note_list.view)
@@ -150,11 +176,11 @@ class MainWindow(QMainWindow):
         self.setTabOrder(self.note_list.view, self.editor.title_edit)
         self._attached = True
         self.attached.emit()
-        waiting, self._when_attached = self._when_attached, []
-        for run in waiting:
-            run()
         if self.isVisible():
             self._start_loading()
+        waiting, self._when_attached = self._when_attached, []
+        for run in waiting:  # after the loads are queued: a dialog opened here holds none up
+            QTimer.singleShot(0, self, run)
 
     @property
     def is_attached(self) -> bool:
@@ -166,6 +192,12 @@ class MainWindow(QMainWindow):
             run()
         else:
             self._when_attached.append(run)
+
+    def after_first_paint(self, run: Callable[[], None]) -> None:
+        """Run `run` once the frame is painted (on screen), at the next turn of the event
+        loop: what it loads then never holds up the first paint. Within a second anyway,
+        should the window not be painted (started minimised, say)."""
+        _FirstPaint(self, run)
 
     def when_listed(self, run: Callable[[], None]) -> None:
         """Run `run` now, or once the notes are first on screen (Ctrl+P while opening)."""
@@ -212,7 +244,8 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         self.menu_actions.save.setEnabled(self.editor.has_note() and self.editor.is_dirty())
         self.menu_actions.delete.setEnabled(self.editor.has_note())
-        self.menu_actions.practise.setEnabled(self.editor.has_note())
+        # Until the first listing a note is still on its way: Ctrl+P waits for it.
+        self.menu_actions.practise.setEnabled(self.editor.has_note() or not self._listed_once)
 
     def _update_title(self, *_args: object) -> None:
         title = self.editor.display_title() if self.editor.has_note() else ""

@@ -210,11 +210,13 @@ class Task(Generic[T]):
         self.name: str = name or str(getattr(op, "__qualname__", "task"))
         self._cancel_flag = threading.Event()
         self._signals: _TaskSignals | None = None
+        self._started = False
         self._done = False
 
     def run(self) -> Task[T]:
-        if self._signals is not None:
+        if self._started:
             raise RuntimeError("a Task runs once; build a new one")
+        self._started = True
         self._signals = _TaskSignals(self)
         _live.add(self)
         if self._durable:
@@ -295,6 +297,12 @@ class Task(Generic[T]):
     def _finish(self) -> None:
         self._done = True
         _live.discard(self)
+        # The signals object and the task refer to each other; let go of it here, on the
+        # GUI thread that owns it, rather than leave the cycle to whichever thread the
+        # collector next runs on. Its last signal is being delivered: Qt deletes it after.
+        signals, self._signals = self._signals, None
+        if signals is not None:
+            signals.deleteLater()
 
 
 def pending_tasks() -> list[str]:
@@ -311,8 +319,11 @@ def wait_for_writes(timeout_ms: int = 10_000) -> bool:
 def wait_for_all(timeout_ms: int = 5000) -> bool:
     """Block until every worker is idle (teardown and quit); False if one is still busy.
     Results not yet delivered arrive at the next turn of the event loop."""
+    deadline = time.monotonic() + timeout_ms / 1000
     pools = [p for p in (*_pools.values(), *_other_pools) if shiboken6.isValid(p)]
-    return all(pool.waitForDone(timeout_ms) for pool in pools)
+    return all(
+        pool.waitForDone(max(int((deadline - time.monotonic()) * 1000), 0)) for pool in pools
+    )
 
 
 def register_pool(pool: QThreadPool) -> None:

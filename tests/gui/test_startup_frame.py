@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -90,3 +91,58 @@ def test_the_frame_has_the_finished_windows_chrome(qtbot: QtBot) -> None:
     assert all(a in toolbar[:anchor] for a in window.privacy.actions())
     window.stop_watching()
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+
+
+def test_ctrl_p_after_the_frame_is_attached_waits_for_the_notes(
+    qtbot: QtBot, answer_dialog: Callable[[str], Any]
+) -> None:
+    """Found in review: attaching turned Practise off until a note was open, so Ctrl+P
+    pressed while the notes were still loading was lost."""
+    context = build_context()
+    natural = next(e for e in context.notes.load().notes if e.note.title == "Natural selection")
+    window_state.window_settings().setValue(window_state.LAST_NOTE, natural.note.id)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.attach(context)
+        assert window.menu_actions.practise.isEnabled()  # listed later: the key waits
+        qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_P, CTRL)
+    qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    assert window.practice.note is not None
+    assert window.practice.note.title == "Natural selection"
+    window.practice.finish()
+    qtbot.waitUntil(lambda: window.practice.phase is Phase.FINISHED, timeout=WAIT_MS)
+    window.stop_watching()
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+
+
+def test_a_failure_while_opening_says_so_and_ends_the_app(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: an error while the frame waited for the rest (a reset config that
+    cannot be written, say) left a frame saying "Opening your notes…" for ever."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from coach_gui.ui import app
+
+    said: list[str] = []
+
+    def refuse(**_options: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(app, "open_context", refuse)
+    monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text: said.append(text))
+    guard = QTimer()
+    guard.setSingleShot(True)
+    guard.timeout.connect(lambda: QApplication.instance().exit(99))  # a hang fails, not stalls
+    guard.start(10_000)
+    assert app.run_gui([]) == 2
+    guard.stop()
+    assert said and "unexpected problem" in said[0]
+    assert "Traceback" not in said[0]
+    assert not any(w.isVisible() for w in QApplication.topLevelWidgets())
