@@ -277,8 +277,8 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
     install_excepthook()
     from coach_gui.ui.main_window import MainWindow
 
-    # The frame first (issue 16): on screen before the config, the journal's code and the
-    # note files' parser are loaded; the rest joins it at the next turn of the event loop.
+    # The frame first (issue 16, ADR 0019): painted before the config, the journal's code
+    # and the note files' parser are loaded; the rest joins it once it is on screen.
     window = MainWindow()
     if smoke:
         return leave(_smoke(app, window, soak=soak))
