@@ -83,27 +83,22 @@ def test_the_window_loads_the_preview_renderer_and_the_watcher_only_when_needed(
 def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
     """A guard that cannot fail guards nothing: plant a Qt import in services and a
     google.genai import in the domain, and expect both contracts to break."""
-    shutil.copytree(PACKAGE, tmp_path / "coach_gui", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    _copy_of_the_package(tmp_path)
     (tmp_path / "coach_gui" / "services" / "planted_qt.py").write_text(
         "from PySide6 import QtCore\n", encoding="utf-8"
     )
     (tmp_path / "coach_gui" / "domain" / "planted_genai.py").write_text(
         "from google import genai\n", encoding="utf-8"
     )
-    lint_imports = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
-    assert lint_imports
-    result = subprocess.run(
-        [lint_imports, "--no-cache"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"PYTHONPATH": str(tmp_path), "PATH": str(Path(sys.executable).parent)},
-    )
+    result = _lint(tmp_path)
     assert result.returncode == 1
     assert "coach_gui.services.planted_qt -> PySide6" in result.stdout
     assert "coach_gui.domain.planted_genai -> google" in result.stdout
+
+
+def _copy_of_the_package(tree: Path) -> None:
+    shutil.copytree(PACKAGE, tree / "coach_gui", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tree / "pyproject.toml")
 
 
 def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
@@ -123,8 +118,7 @@ def test_the_layers_and_the_adapter_rule_catch_a_violation(tmp_path: Path) -> No
     """DESIGN §2, ADR 0018: plant an import up the layers (services -> operations,
     operations -> ui), one across (commands -> ui) and an adapter reached from the window,
     and expect each to be named."""
-    shutil.copytree(PACKAGE, tmp_path / "coach_gui", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    _copy_of_the_package(tmp_path)
     planted = {
         "services/planted_up.py": "import coach_gui.operations.practice\n",
         "operations/planted_ui.py": "import coach_gui.ui.tasks\n",
