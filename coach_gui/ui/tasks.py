@@ -49,14 +49,14 @@ class TaskCancelled(Exception):
 class TaskProgress:
     """Handed to `op` on the worker thread: report progress, and notice a cancel."""
 
+    def __init__(self, emit: Callable[[ProgressUpdate], None], cancel_flag: threading.Event):
+        self._emit = emit
+        self._cancel_flag = cancel_flag
+
     def wake(self) -> None:
         """Call the task's `progress` on the GUI thread, without checking for a cancel:
         the op keeps its latest value in a `Latest`, which the GUI reads then."""
         self._emit(ProgressUpdate(0))
-
-    def __init__(self, emit: Callable[[ProgressUpdate], None], cancel_flag: threading.Event):
-        self._emit = emit
-        self._cancel_flag = cancel_flag
 
     @property
     def cancelled(self) -> bool:
