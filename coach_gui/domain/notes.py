@@ -7,6 +7,7 @@ import re
 import unicodedata
 import uuid
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
@@ -393,6 +394,7 @@ class LinkTargets:
     an alias; case-insensitive. Built from one snapshot; every lookup is a dict access."""
 
     def __init__(self, snapshot: KnowledgeBaseSnapshot) -> None:
+        self.root = Path(snapshot.location)
         self._notes: dict[str, NoteEntry] = {}
         for entry in snapshot.notes:  # a path wins over a file name, which wins over a title
             self._notes.setdefault(fold(entry.file_name[:-3]), entry)
@@ -418,3 +420,17 @@ class LinkTargets:
     def file(self, name: str) -> str | None:
         """The vault-relative path of an attachment `name` names, or None."""
         return self._files.get(fold(name.strip().lstrip("/")))
+
+    # What the preview asks (ADR 0017): the id of the note a link opens, the file a
+    # picture shows, the body an embed shows.
+    def note_id(self, name: str) -> str | None:
+        entry = self.note(name)
+        return entry.note.id if entry is not None else None
+
+    def attachment_path(self, name: str) -> Path | None:
+        found = self.file(name)
+        return self.root / found if found is not None else None
+
+    def embedded_body(self, name: str) -> str | None:
+        entry = self.note(name)
+        return entry.note.body if entry is not None else None

@@ -14,12 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar, QWidget
 
 from coach_gui.ui import window_state
 from coach_gui.ui.failures import show_failure
+from coach_gui.ui.first_paint import FirstPaint
 from coach_gui.ui.main_actions import build_main_actions
 from coach_gui.ui.note_list import NoteListPane
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
@@ -39,31 +40,6 @@ if TYPE_CHECKING:
     from coach_gui.ui.note_editor import NoteEditor
     from coach_gui.ui.practice_pane import PracticePane
     from coach_gui.ui.privacy_controls import PrivacyControls
-
-
-class _FirstPaint(QObject):
-    """Calls `run` once, after the window's first paint (or after FALLBACK_MS)."""
-
-    FALLBACK_MS = 1000
-
-    def __init__(self, window: QWidget, run: Callable[[], None]) -> None:
-        super().__init__(window)
-        self._window = window
-        self._run: Callable[[], None] | None = run
-        window.installEventFilter(self)
-        QTimer.singleShot(self.FALLBACK_MS, self, self._go)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._window and event.type() == QEvent.Type.Paint:
-            QTimer.singleShot(0, self, self._go)  # after this paint pass is flushed
-        return False
-
-    def _go(self) -> None:
-        if self._run is not None:
-            run, self._run = self._run, None
-            self._window.removeEventFilter(self)
-            self.deleteLater()
-            run()
 
 
 def short_path(path: str) -> str:
@@ -197,7 +173,7 @@ class MainWindow(QMainWindow):
         """Run `run` once the frame is painted (on screen), at the next turn of the event
         loop: what it loads then never holds up the first paint. Within a second anyway,
         should the window not be painted (started minimised, say)."""
-        _FirstPaint(self, run)
+        FirstPaint(self, run)
 
     def when_listed(self, run: Callable[[], None]) -> None:
         """Run `run` now, or once the notes are first on screen (Ctrl+P while opening)."""
@@ -443,21 +419,9 @@ class MainWindow(QMainWindow):
         from coach_gui.domain.notes import LinkTargets
 
         links = self._links = LinkTargets(snapshot)
-        root = Path(snapshot.location)
-
-        def note_id(name: str) -> str | None:
-            entry = links.note(name)
-            return entry.note.id if entry is not None else None
-
-        def attachment(name: str) -> Path | None:
-            found = links.file(name)
-            return root / found if found is not None else None
-
-        def embedded(name: str) -> str | None:
-            entry = links.note(name)
-            return entry.note.body if entry is not None else None
-
-        self.editor.body_tabs.set_vault(note_id, attachment, embedded, root=root)
+        self.editor.body_tabs.set_vault(
+            links.note_id, links.attachment_path, links.embedded_body, root=links.root
+        )
 
     def _on_note_link(self, name: str) -> None:
         """A `[[link]]` clicked in the preview: open that note (unsaved edits guarded)."""

@@ -9,6 +9,7 @@ probe is how the build, `coach --smoke --soak` and the tests prove it stayed out
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -52,7 +53,11 @@ _kept: list[object] = []  # references handed back to None/True while probing a 
 @contextmanager
 def counting() -> Iterator[Callable[[], tuple[int, int]]]:
     """Measure how far the counts of None and True move inside the block; the callable
-    gives (None, True) deltas so far. Used around whole soak runs, too."""
+    gives (None, True) deltas so far. Used around whole soak runs, too. Garbage left from
+    before is collected first: freed inside the block, it would lower the counts by what
+    it held (a long test suite leaves enough for a fall of over a hundred), which is not
+    a binding dropping references."""
+    gc.collect()
     before = sys.getrefcount(None), sys.getrefcount(True)
     yield lambda: (sys.getrefcount(None) - before[0], sys.getrefcount(True) - before[1])
 

@@ -23,6 +23,7 @@ ALLOWED_OURS = {
     "coach_gui.ui",
     "coach_gui.ui.app",
     "coach_gui.ui.failures",
+    "coach_gui.ui.first_paint",
     "coach_gui.ui.judge_pending_action",  # the menu's action; its work is imported lazily
     "coach_gui.ui.main_actions",
     "coach_gui.ui.main_window",
