@@ -178,6 +178,7 @@ def _soak(app: QApplication, window: MainWindow, done: Callable[[bool], None]) -
 
     view = window.note_list.view
     view.setFocus()
+    qt_health.settle()
     moved_total = [0, 0]
     step = [0]
 
