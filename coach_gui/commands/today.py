@@ -20,11 +20,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.memory import RATING_NAMES
-    from coach_gui.operations.today import note_lookup
+    from coach_gui.operations.app import notes_by_id
     from coach_gui.operations.today import today as due_today
 
     with opened_journal() as context:
-        today = due_today(context, note_lookup(context), rebuild=args.rebuild)
+        today = due_today(context, notes_by_id(context), rebuild=args.rebuild)
     if args.json:
         emit_json(today.to_json())
         return EXIT_OK

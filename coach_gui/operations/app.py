@@ -4,8 +4,8 @@ type checker holds `AppContext` to this shape wherever the window or a command h
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -17,7 +17,7 @@ from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.services.ports.backups import BackupFolder
 from coach_gui.services.ports.evals import EvalRunReader, EvalStore, SigningKeyLookup, SigningKeys
 from coach_gui.services.ports.judge import ClosableJudge, ConnectionTester, KeyVault, VerdictJournal
-from coach_gui.services.ports.notes import NoteStore, VaultWatch
+from coach_gui.services.ports.notes import NoteLookup, NoteStore, VaultWatch
 from coach_gui.services.ports.practice import (
     Clock,
     ClosableTier1,
@@ -114,3 +114,25 @@ class App(Protocol):
     def open_notes_folder(self, folder: Path) -> None: ...
 
     def close(self) -> None: ...
+
+
+def notes_by_id(app: App) -> NoteLookup:
+    """The notes as they are in the folder now, by id."""
+    notes = {entry.note.id: entry.note for entry in app.notes.load().notes}
+    return notes.get
+
+
+@contextmanager
+def judge_for(
+    app: App, judge: ClosableJudge | None = None, *, live: bool = False
+) -> Iterator[ClosableJudge]:
+    """`judge` when the caller built one (and closes it), else one built here and closed
+    after. `live`: the window's judge, reading the switches at every request."""
+    if judge is not None:
+        yield judge
+        return
+    built = app.judge(live=live)
+    try:
+        yield built
+    finally:
+        built.close()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.evals import EvalReport
-from coach_gui.operations.app import App
+from coach_gui.operations.app import App, judge_for
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import EvalItem, EvalRun, judged_items, run_eval
 from coach_gui.services.ports.judge import ClosableJudge
@@ -65,12 +65,10 @@ def run(
     `live`: the window's judge, reading the switches at every request. `judge`: one the
     caller built (and closes)."""
     config = app.config.judge
-    owned = judge is None
-    judge = app.judge(live=live) if judge is None else judge
-    try:
+    with judge_for(app, judge, live=live) as used:
         return run_eval(
             items,
-            judge=judge,
+            judge=used,
             clock=app.clock,
             store=app.eval_journal(),
             keys=app.signing_keys(),
@@ -82,9 +80,6 @@ def run(
             cancelled=cancelled,
             config_file=str(app.config_path),
         )
-    finally:
-        if owned:
-            judge.close()
 
 
 def past_runs(app: App, limit: int = 50) -> list[PastRun]:

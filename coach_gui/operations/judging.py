@@ -11,7 +11,7 @@ from coach_gui.domain.judge_errors import JudgeError
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
-from coach_gui.operations.app import App
+from coach_gui.operations.app import App, judge_for, notes_by_id
 from coach_gui.services.judge_later import JudgePendingReport, judge_pending
 from coach_gui.services.ports.judge import ClosableJudge, Judge
 
@@ -70,24 +70,18 @@ def judge_pending_answers(
     finishes); the rest stays pending with the reason "cancelled". `judge`: one the caller
     built (and closes) to say why it cannot be built before anything else is done."""
     include = app.config.judge.include_assertions  # the switch of now
-    owned = judge is None
-    judge = app.judge(live=live) if judge is None else judge
-    try:
-        port: Judge = judge
+    with judge_for(app, judge, live=live) as used:
+        port: Judge = used
         if progress is not None or cancelled is not None:
             report = progress or (lambda _done, _total, _text: None)
             total = pending_count(app)
             report(0, total, "Judging…")
-            port = _CountingJudge(judge, report, total, cancelled)
-        notes = {entry.note.id: entry.note for entry in app.notes.load().notes}
+            port = _CountingJudge(used, report, total, cancelled)
         return judge_pending(
             app.traces(),
             port,
             app.verdict_journal(),
             app.clock,
             include_assertions_now=include,
-            note_lookup=notes.get,
+            note_lookup=notes_by_id(app),
         )
-    finally:
-        if owned:
-            judge.close()

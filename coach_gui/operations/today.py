@@ -40,9 +40,3 @@ def today_with_plans(app: App, notes: NoteLookup) -> tuple[Today, list[DuePracti
     scheduler = app.scheduler()
     due = scheduler.today(notes, utc_offset=learners_day_offset())
     return due, [DuePractice(note, plan) for note, plan in scheduler.plans(due)]
-
-
-def note_lookup(app: App) -> NoteLookup:
-    """The notes as they are in the folder now, by id."""
-    notes = {entry.note.id: entry.note for entry in app.notes.load().notes}
-    return notes.get

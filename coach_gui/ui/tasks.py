@@ -318,7 +318,9 @@ def wait_for_writes(timeout_ms: int = 10_000) -> bool:
 
 def wait_for_all(timeout_ms: int = 5000) -> bool:
     """Block until every worker is idle (teardown and quit); False if one is still busy.
-    Results not yet delivered arrive at the next turn of the event loop."""
+    Results not yet delivered arrive at the next turn of the event loop. One deadline for
+    all the pools; a registered pool whose owner was deleted is gone with it (its threads
+    were joined)."""
     deadline = time.monotonic() + timeout_ms / 1000
     pools = [p for p in (*_pools.values(), *_other_pools) if shiboken6.isValid(p)]
     return all(
@@ -349,11 +351,4 @@ def quiesce(grace_ms: int, durable_ms: int = DURABLE_WAIT_MS) -> bool:
         writer.waitForDone(max(int((durable_deadline - time.monotonic()) * 1000), 0))
     while durable_in_flight() > 0 and time.monotonic() < durable_deadline:
         time.sleep(0.005)
-    deadline = time.monotonic() + grace_ms / 1000
-    # A registered pool whose owner was deleted is gone with it (its threads were joined).
-    pools = [p for p in (*_pools.values(), *_other_pools) if shiboken6.isValid(p)]
-    for pool in pools:
-        left_ms = max(int((deadline - time.monotonic()) * 1000), 0)
-        if not pool.waitForDone(left_ms):
-            return False
-    return True
+    return wait_for_all(grace_ms)
