@@ -17,7 +17,7 @@ from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.services.ports.backups import BackupFolder
 from coach_gui.services.ports.evals import EvalRunReader, EvalStore, SigningKeyLookup, SigningKeys
 from coach_gui.services.ports.judge import ClosableJudge, ConnectionTester, KeyVault, VerdictJournal
-from coach_gui.services.ports.notes import NoteLookup, NoteStore, VaultWatch
+from coach_gui.services.ports.notes import NoteLookup, NoteStore
 from coach_gui.services.ports.practice import (
     Clock,
     ClosableTier1,
@@ -25,7 +25,6 @@ from coach_gui.services.ports.practice import (
     PracticeJournal,
 )
 from coach_gui.services.ports.sealing import TraceJournal
-from coach_gui.services.practice_settings import PracticeSettings
 from coach_gui.services.scheduler import AssertionScheduler
 
 
@@ -72,9 +71,6 @@ class App(Protocol):
     @property
     def journal_path(self) -> Path: ...
 
-    @property
-    def data_dir(self) -> Path: ...
-
     def traces(self) -> TraceJournal: ...
 
     def session_journal(self) -> SessionJournal: ...
@@ -104,16 +100,6 @@ class App(Protocol):
     def judge(self, *, enabled: bool | None = None, live: bool = False) -> JudgeWithCheck: ...
 
     def scheduler(self) -> AssertionScheduler: ...
-
-    def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings: ...
-
-    def watch_vault(
-        self, folder: Path, on_change: Callable[[frozenset[str]], None]
-    ) -> VaultWatch: ...
-
-    def open_notes_folder(self, folder: Path) -> None: ...
-
-    def close(self) -> None: ...
 
 
 def notes_by_id(app: App) -> NoteLookup:
