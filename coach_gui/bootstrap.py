@@ -257,6 +257,9 @@ class AppContext:
             judge_enabled=config.judge.enabled if judge_enabled is None else judge_enabled,
             include_assertions=config.judge.include_assertions,
             judge_model=config.judge.model,
+            judge_temperature=config.judge.temperature,
+            judge_seed=config.judge.seed,
+            judge_thinking_budget=config.judge.thinking_budget,
         )
 
     def close(self) -> None:

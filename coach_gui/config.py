@@ -125,6 +125,12 @@ class JudgeConfig(_Section):
     base_url: str | None = Field(default=None, alias="baseUrl")
     api_version: str = Field(default="v1beta", alias="apiVersion", pattern=r"^v[0-9a-z]+$")
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    # Gemini's `seed` (null: the service picks one) and thinking budget in tokens (null:
+    # the model's default; 0 switches thinking off where the model allows; -1 lets the
+    # model decide). Both are sent as configured, recorded in the outbox with each request
+    # and sealed in each session's config digest.
+    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    thinking_budget: int | None = Field(default=None, ge=-1, le=32768, alias="thinkingBudget")
     timeout_seconds: float = Field(default=30.0, gt=0, le=600, alias="timeoutSeconds")
     max_retries: int = Field(default=2, ge=0, le=10, alias="maxRetries")
     review_payloads: bool = Field(default=False, alias="reviewPayloads")

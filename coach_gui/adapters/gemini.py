@@ -91,6 +91,8 @@ class GeminiJudge:
         temperature: float,
         max_retries: int,
         outbox: JudgeOutbox,
+        seed: int | None = None,
+        thinking_budget: int | None = None,
         assertions_allowed: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
@@ -112,6 +114,8 @@ class GeminiJudge:
         self.api_version = api_version
         self.timeout_seconds = timeout_seconds
         self.temperature = temperature
+        self.seed = seed
+        self.thinking_budget = thinking_budget
         self._outbox = outbox
         allowed = assertions_allowed
         self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
@@ -164,6 +168,8 @@ class GeminiJudge:
             temperature=judge.temperature,
             max_retries=judge.max_retries,
             outbox=outbox,
+            seed=judge.seed,
+            thinking_budget=judge.thinking_budget,
             assertions_allowed=(
                 judge.include_assertions if assertions_allowed is None else assertions_allowed
             ),
@@ -189,6 +195,12 @@ class GeminiJudge:
         config = types.GenerateContentConfig(
             system_instruction=system,
             temperature=self.temperature,
+            seed=self.seed,
+            thinking_config=(
+                None
+                if self.thinking_budget is None
+                else types.ThinkingConfig(thinking_budget=self.thinking_budget)
+            ),
             response_mime_type="application/json",
             response_json_schema=copy.deepcopy(VERDICT_SCHEMA),
         )

@@ -108,9 +108,15 @@ def _item(
         "status": "judged" if verdict is not None else "unjudged",
         "verdict": None if verdict is None else "pass" if verdict.passed else "fail",
         "gaps": [g.model_dump(mode="json") for g in verdict.gaps] if verdict else [],
+        "assessments": (
+            [a.model_dump(mode="json") for a in verdict.assessments] if verdict else []
+        ),
         "feedback": verdict.feedback if verdict else None,
         "reason": reason,
     }
+
+
+_STATUS_WORDS = {"explained": "explained", "unexplained": "not explained", "wrong": "wrong"}
 
 
 def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None:
@@ -121,7 +127,14 @@ def _report(item: dict[str, Any], assertions: tuple[str, ...], out: Any) -> None
         out.write(f"  Saved, not judged: {item['reason']}\n")
         return
     out.write(f"  Verdict: {item['verdict']}\n")
-    for gap in item["gaps"]:
+    if item["assessments"]:
+        for assessment in item["assessments"]:
+            label = gap_subject(assessment["assertion"], assertions)
+            status = _STATUS_WORDS[assessment["status"]]
+            out.write(f"  - {status}: {label}\n    {assessment['reason']}\n")
+            for span in assessment["evidence"]:
+                out.write(f"      cited: “{span}”\n")
+    for gap in () if item["assessments"] else item["gaps"]:
         label = gap_subject(gap["assertion"], assertions)
         out.write(f"  - {gap['problem']}: {label}\n    {gap['explanation']}\n")
     if item["feedback"]:

@@ -20,7 +20,7 @@ from pydantic import Field, ValidationError
 from coach_gui.domain.digests import canonical_text, digest
 from coach_gui.domain.records import Record
 from coach_gui.domain.traces import VerifyFailure
-from coach_gui.domain.verdicts import Gap
+from coach_gui.domain.verdicts import Assessment, Gap
 
 EVAL_POLICY_VERSION = 1
 Arm = Literal["assertions_on", "assertions_off"]
@@ -52,6 +52,10 @@ class EvalChildInput(Record):
     status: CallStatus
     verdict_id: str | None = None
     gaps: tuple[Gap, ...] = ()
+    # The judge's assessment of each sent assertion (DESIGN §4). Absent from children
+    # sealed before the judge assessed each, and from calls without assertions: left out
+    # of the canonical form when empty, so those ids still recompute.
+    assessments: tuple[Assessment, ...] = Field(default=(), exclude_if=lambda value: not value)
     feedback: str | None = None
     error_code: str | None = None
     error: str | None = None

@@ -14,6 +14,16 @@ Rules a reader of the report relies on:
 - Flip rate: the share of pairs of repeats of one answer whose verdicts differ (the chance
   that two runs on the same answer disagree). Latency percentiles are nearest-rank over
   the calls that returned a verdict.
+- Per assertion (DESIGN §4; only calls that sent assertions have assessments): over the
+  (answer, assertion) pairs whose R repeats all returned a verdict, `assertion_agreement`
+  is the share whose status (explained, unexplained, wrong) was the same every time, and
+  `assertion_kappa` is Fleiss' kappa of those statuses with the repeats as raters (None
+  with one repeat, or when every repeat gave every pair the same status, where kappa is
+  undefined and agreement says 1.0). `evidence_stability` is the mean Jaccard overlap,
+  between repeats, of the answer's words the judge cited for an assertion, over the pairs
+  where some repeat cited any. `downgrades` counts assessments the domain overruled (an
+  explained or wrong citing nothing found in the answer), `downgrade_rate` their share of
+  all assessments in the arm. Arms (and reports) without assessments carry none of these.
 - Verdict `pass` when `assertions_on` is at least as consistent as `assertions_off`
   (compared exactly, as fractions); `fail` otherwise, or when either arm compared nothing.
 """
@@ -31,9 +41,16 @@ from pydantic import ConfigDict, Field
 
 from coach_gui.domain.digests import canonical_text, digest
 from coach_gui.domain.eval_traces import ARMS, Arm, CallStatus, EvalChildTrace
+from coach_gui.domain.evidence import folded
 from coach_gui.domain.records import Record
+from coach_gui.domain.verdicts import Assessment, Status
 
 _ROUND = 4
+STATUSES: tuple[Status, ...] = ("explained", "unexplained", "wrong")
+
+
+def _absent(value: object) -> bool:
+    return value is None
 
 
 class CallResult(Record):
@@ -44,6 +61,7 @@ class CallResult(Record):
     item: int
     status: CallStatus
     gaps: tuple[tuple[int | None, str], ...] = ()  # (assertion index, problem)
+    assessments: tuple[Assessment, ...] = ()
     tokens_in: int | None = None
     tokens_out: int | None = None
     latency_ms: int | None = None
@@ -57,6 +75,7 @@ class CallResult(Record):
             item=child.item,
             status=child.status,
             gaps=tuple((gap.assertion, gap.problem) for gap in child.gaps),
+            assessments=child.assessments,
             tokens_in=child.tokens_in,
             tokens_out=child.tokens_out,
             latency_ms=child.latency_ms,
@@ -82,6 +101,15 @@ class ArmFigures(Record):
     tokens_out: int
     latency_ms_p50: int | None
     latency_ms_p95: int | None
+    # Per-assertion figures (see the module docstring); left out where there are none, so
+    # reports signed before they existed still recompute exactly.
+    assertion_pairs_compared: int | None = Field(default=None, exclude_if=_absent)
+    assertion_agreement: float | None = Field(default=None, exclude_if=_absent)
+    assertion_kappa: float | None = Field(default=None, exclude_if=_absent)
+    evidence_stability: float | None = Field(default=None, exclude_if=_absent)
+    assessments: int | None = Field(default=None, exclude_if=_absent)
+    downgrades: int | None = Field(default=None, exclude_if=_absent)
+    downgrade_rate: float | None = Field(default=None, exclude_if=_absent)
 
 
 class EvalDelta(Record):
@@ -161,6 +189,55 @@ def _mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), _ROUND) if values else None
 
 
+def fleiss_kappa(ratings: Sequence[Sequence[str]], categories: Sequence[str]) -> float | None:
+    """Fleiss' kappa of `ratings` (one row per subject, the same number of raters in each,
+    at least two); None when there are none or when chance agreement is already total
+    (every rating in one category: kappa is undefined)."""
+    if not ratings or len(ratings[0]) < 2:
+        return None
+    raters = len(ratings[0])
+    counts = [[row.count(category) for category in categories] for row in ratings]
+    shares = [
+        sum(row[j] for row in counts) / (len(counts) * raters) for j in range(len(categories))
+    ]
+    observed = sum(
+        (sum(n * n for n in row) - raters) / (raters * (raters - 1)) for row in counts
+    ) / len(counts)
+    chance = sum(p * p for p in shares)
+    if chance >= 1.0:
+        return None
+    return round((observed - chance) / (1.0 - chance), _ROUND)
+
+
+def _cited_words(assessment: Assessment) -> frozenset[str]:
+    return frozenset(word for span in assessment.evidence for word in folded(span).split())
+
+
+def _assertion_figures(complete: Sequence[Sequence[CallResult]]) -> dict[str, Any]:
+    """The per-assertion figures of one arm's complete answers (module docstring)."""
+    statuses: list[list[str]] = []
+    stability: list[float] = []
+    for calls in complete:
+        ordered = sorted(calls, key=lambda c: c.repeat)
+        per_repeat = [{a.assertion: a for a in c.assessments} for c in ordered]
+        shared = set.intersection(*(set(r) for r in per_repeat)) if per_repeat else set()
+        for assertion in sorted(shared):
+            seen = [repeat[assertion] for repeat in per_repeat]
+            statuses.append([a.status for a in seen])
+            words = [_cited_words(a) for a in seen]
+            if any(words):
+                pairs = list(combinations(words, 2))
+                stability.append(
+                    sum(jaccard(a, b) for a, b in pairs) / len(pairs) if pairs else 1.0
+                )
+    return {
+        "assertion_pairs_compared": len(statuses),
+        "assertion_agreement": _mean([float(len(set(row)) == 1) for row in statuses]),
+        "assertion_kappa": fleiss_kappa(statuses, STATUSES),
+        "evidence_stability": _mean(stability),
+    }
+
+
 def arm_figures(arm: Arm, results: Sequence[CallResult], repeats: int, items: int) -> ArmFigures:
     mine = [r for r in results if r.arm == arm]
     passed = sum(r.status == "pass" for r in mine)
@@ -190,6 +267,16 @@ def arm_figures(arm: Arm, results: Sequence[CallResult], repeats: int, items: in
         flips.append(sum(a.status != b.status for a, b in pairs) / len(pairs))
     latencies = [r.latency_ms for r in mine if r.status != "error" and r.latency_ms is not None]
     judged = passed + failed
+    assessed = [a for r in mine if r.status != "error" for a in r.assessments]
+    per_assertion: dict[str, Any] = {}
+    if assessed:
+        downgrades = sum(a.downgraded for a in assessed)
+        per_assertion = {
+            **_assertion_figures(complete),
+            "assessments": len(assessed),
+            "downgrades": downgrades,
+            "downgrade_rate": round(downgrades / len(assessed), _ROUND),
+        }
     return ArmFigures.model_validate(
         {
             "arm": arm,
@@ -208,6 +295,7 @@ def arm_figures(arm: Arm, results: Sequence[CallResult], repeats: int, items: in
             "tokens_out": sum(r.tokens_out or 0 for r in mine),
             "latency_ms_p50": percentile(latencies, 0.5),
             "latency_ms_p95": percentile(latencies, 0.95),
+            **per_assertion,
         }
     )
 
@@ -257,9 +345,39 @@ def _cells(a: ArmFigures) -> list[tuple[str, str]]:
     ]
 
 
+def _assertion_cells(a: ArmFigures) -> list[tuple[str, str]]:
+    if a.assessments is None:
+        return [(label, "n/a") for label in _ASSERTION_LABELS]
+    kappa = "n/a" if a.assertion_kappa is None else f"{a.assertion_kappa:.2f}"
+    return list(
+        zip(
+            _ASSERTION_LABELS,
+            (
+                f"{_pct(a.assertion_agreement)} of {a.assertion_pairs_compared}",
+                kappa,
+                _pct(a.evidence_stability),
+                f"{a.downgrades} of {a.assessments} ({_pct(a.downgrade_rate)})",
+            ),
+            strict=True,
+        )
+    )
+
+
+_ASSERTION_LABELS = (
+    "same status per key point",
+    "agreement beyond chance (Fleiss' kappa)",
+    "evidence stability",
+    "credit without evidence, overruled",
+)
+
+
 def figure_rows(report: EvalReport) -> list[tuple[str, str, str]]:
-    """(figure, assertions_on, assertions_off) for a side-by-side table."""
-    on, off = _cells(report.arm("assertions_on")), _cells(report.arm("assertions_off"))
+    """(figure, assertions_on, assertions_off) for a side-by-side table; the per-assertion
+    rows only for a report that has them."""
+    on_arm, off_arm = report.arm("assertions_on"), report.arm("assertions_off")
+    on, off = _cells(on_arm), _cells(off_arm)
+    if on_arm.assessments is not None or off_arm.assessments is not None:
+        on, off = on + _assertion_cells(on_arm), off + _assertion_cells(off_arm)
     return [(label, a, b) for (label, a), (_, b) in zip(on, off, strict=True)]
 
 
@@ -279,6 +397,16 @@ def summary_text(
         f"gap sets agreed {_pct(on.gap_agreement)} vs {_pct(off.gap_agreement)}. "
         f"Pass rate {_pct(on.pass_rate)} with assertions, {_pct(off.pass_rate)} without. "
     )
+    if on.assessments is not None:
+        text += (
+            f"Per key point, the judge gave the same status in every repeat for "
+            f"{_pct(on.assertion_agreement)} of {on.assertion_pairs_compared} (answer, key "
+            f"point) pairs (Fleiss' kappa "
+            f"{'n/a' if on.assertion_kappa is None else f'{on.assertion_kappa:.2f}'}); the "
+            f"answer's words it cited overlapped {_pct(on.evidence_stability)} between "
+            f"repeats, and {on.downgrades} of {on.assessments} assessments claimed credit "
+            "without citing the answer and were overruled. "
+        )
     errors = on.errors + off.errors
     if errors:
         text += f"{errors} call{'s' if errors != 1 else ''} failed and count as errors, not fails. "

@@ -12,7 +12,7 @@ from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.digests import content_id, digest
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
-from coach_gui.domain.verdicts import Gap
+from coach_gui.domain.verdicts import Assessment, Gap
 
 
 class SessionMode(StrEnum):
@@ -117,6 +117,9 @@ class VerdictRecord(Record):
     assertions: tuple[str, ...]  # the learner's assertions the gap indexes refer to
     judge_model: str
     created_at: str
+    # One per sent assertion, with the evidence cited (DESIGN §4); empty for a verdict
+    # without assertions, or one recorded before the judge assessed each (schema < v5).
+    assessments: tuple[Assessment, ...] = ()
 
 
 class JudgeRefusal(Record):

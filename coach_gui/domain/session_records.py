@@ -205,21 +205,23 @@ def row_digest(record: RowRecord) -> str:
 
 
 def verdict_id(verdict: VerdictRecord) -> str:
-    """The content id a verdict was stored under (as `services.judging` computes it)."""
-    return content_id(
-        "verdict",
-        {
-            "attempt_id": verdict.attempt_id,
-            "outbox_id": verdict.outbox_id,
-            "passed": verdict.passed,
-            "gaps": [gap.model_dump(mode="json") for gap in verdict.gaps],
-            "feedback": verdict.feedback,
-            "assertions_sent": verdict.assertions_sent,
-            "assertions": list(verdict.assertions),
-            "judge_model": verdict.judge_model,
-            "created_at": verdict.created_at,
-        },
-    )
+    """The content id a verdict was stored under (as `services.judging` computes it). A
+    verdict without assessments (judged without assertions, or recorded before schema v5)
+    hashes exactly as it always did."""
+    fields: dict[str, object] = {
+        "attempt_id": verdict.attempt_id,
+        "outbox_id": verdict.outbox_id,
+        "passed": verdict.passed,
+        "gaps": [gap.model_dump(mode="json") for gap in verdict.gaps],
+        "feedback": verdict.feedback,
+        "assertions_sent": verdict.assertions_sent,
+        "assertions": list(verdict.assertions),
+        "judge_model": verdict.judge_model,
+        "created_at": verdict.created_at,
+    }
+    if verdict.assessments:
+        fields["assessments"] = [a.model_dump(mode="json") for a in verdict.assessments]
+    return content_id("verdict", fields)
 
 
 def refusal_id(refusal: JudgeRefusal) -> str:

@@ -1,8 +1,15 @@
 """The judge's verdicts, and the verdict rule (DESIGN §4): the domain decides, not the model.
 
-An item passes only when the judge says "pass" AND lists no gap. A reply that is not the
-JSON asked for, that misses, repeats or invents an item index, or whose gap names an
-assertion that was not sent, is a malformed verdict: the attempts stay unjudged.
+With core assertions sent, the judge assesses each one (explained, unexplained or wrong),
+citing spans of the learner's answer. An `explained` or `wrong` assessment that cites
+nothing found in the answer counts as `unexplained` ("the judge cited nothing from your
+answer"), and says so; the item's gaps are its unexplained and wrong assertions; it passes
+only when every assertion is explained. Without assertions, an item passes only when the
+judge says "pass" AND lists no gap.
+
+A reply that is not the JSON asked for, that misses, repeats or invents an item index or an
+assessment, or that names an assertion that was not sent, is a malformed verdict: the
+attempts stay unjudged and can be judged again.
 """
 
 from __future__ import annotations
@@ -12,12 +19,16 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
+from coach_gui.domain.evidence import folded, found_in
 from coach_gui.domain.judge_errors import MalformedVerdict
 from coach_gui.domain.records import Record
-from coach_gui.domain.tier2 import Tier2Payload
+from coach_gui.domain.tier2 import Tier2Item, Tier2Payload
 
 Problem = Literal["unexplained", "wrong"]
+Status = Literal["explained", "unexplained", "wrong"]
 _Index = Annotated[int, Field(ge=0)]
+CITED_NOTHING = "the judge cited nothing from your answer"
+CITED_NOTHING_WRONG = "the judge called this wrong but cited nothing from your answer"
 
 
 class Gap(Record):
@@ -37,13 +48,33 @@ def gap_subject(assertion: int | None, assertions: Sequence[str]) -> str:
     return "the challenge"
 
 
+class Assessment(Record):
+    """The domain's reading of the judge's assessment of one sent assertion: `evidence`
+    holds the cited spans found in the answer, `unfound` those that are not in it. When
+    the domain overruled the judge (an `explained` or `wrong` citing nothing found),
+    `claimed` keeps what the judge said and `reason` says why it does not count."""
+
+    assertion: _Index
+    status: Status
+    evidence: tuple[str, ...]
+    reason: str
+    claimed: Status | None = None
+    unfound: tuple[str, ...] = ()
+
+    @property
+    def downgraded(self) -> bool:
+        return self.claimed is not None
+
+
 class ItemVerdict(Record):
-    """The domain's verdict on one item of the payload."""
+    """The domain's verdict on one item of the payload; `assessments` is empty when the
+    item was judged without assertions."""
 
     index: _Index
     passed: bool
     gaps: tuple[Gap, ...]
     feedback: str
+    assessments: tuple[Assessment, ...] = ()
 
 
 class JudgeResponse(Record):
@@ -64,10 +95,19 @@ class _ReplyGap(Record):
     explanation: str
 
 
+class _ReplyAssessment(Record):
+    assertion: _Index
+    status: Status
+    evidence: tuple[str, ...]
+    reason: str
+
+
 class _ReplyItem(Record):
     index: _Index
+    # Both default to empty: a reply for items sent without assertions may leave them out.
+    assessments: tuple[_ReplyAssessment, ...] = ()
+    gaps: tuple[_ReplyGap, ...] = ()
     verdict: Literal["pass", "fail"]
-    gaps: tuple[_ReplyGap, ...]
     feedback: str
 
 
@@ -83,8 +123,11 @@ def _first_problem(error: ValidationError) -> str:
     return f"it does not match the verdict shape ({where}: {detail['msg']})"
 
 
-def _check_gaps(item: _ReplyItem, payload: Tier2Payload) -> None:
-    sent = payload.items[item.index].core_assertions
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _check_gaps(item: _ReplyItem, sent: tuple[str, ...] | None) -> None:
     for gap in item.gaps:
         if sent is None and gap.assertion is not None:
             raise MalformedVerdict(
@@ -94,9 +137,96 @@ def _check_gaps(item: _ReplyItem, payload: Tier2Payload) -> None:
         if sent is not None and (gap.assertion is None or gap.assertion >= len(sent)):
             named = "no assertion" if gap.assertion is None else f"assertion {gap.assertion}"
             raise MalformedVerdict(
-                f"item {item.index} has a gap naming {named}, but {len(sent)} assertion"
-                f"{'s were' if len(sent) != 1 else ' was'} sent for it (0 to {len(sent) - 1})"
+                f"item {item.index} has a gap naming {named}, but "
+                f"{_plural(len(sent), 'assertion was', 'assertions were')} sent for it "
+                f"(0 to {len(sent) - 1})"
             )
+
+
+def _check_assessments(item: _ReplyItem, sent: tuple[str, ...] | None) -> None:
+    """Exactly one assessment per sent assertion (any order); none without assertions."""
+    if sent is None:
+        if item.assessments:
+            raise MalformedVerdict(
+                f"item {item.index} assesses assertion {item.assessments[0].assertion}, but "
+                "no assertions were sent for it"
+            )
+        return
+    seen: set[int] = set()
+    for assessment in item.assessments:
+        if assessment.assertion >= len(sent):
+            raise MalformedVerdict(
+                f"item {item.index} assesses assertion {assessment.assertion}, but "
+                f"{_plural(len(sent), 'assertion was', 'assertions were')} sent for it "
+                f"(0 to {len(sent) - 1})"
+            )
+        if assessment.assertion in seen:
+            raise MalformedVerdict(
+                f"item {item.index} assesses assertion {assessment.assertion} more than once"
+            )
+        seen.add(assessment.assertion)
+    missing = sorted(set(range(len(sent))) - seen)
+    if missing:
+        listed = ", ".join(str(n) for n in missing)
+        raise MalformedVerdict(
+            f"item {item.index} does not assess assertion{'s' if len(missing) > 1 else ''} {listed}"
+        )
+
+
+def checked_assessment(reply: _ReplyAssessment, folded_answer: str) -> Assessment:
+    """The domain's reading of one assessment: evidence must be in the answer."""
+    found = tuple(span for span in reply.evidence if found_in(span, folded_answer))
+    unfound = tuple(span for span in reply.evidence if span not in found)
+    if reply.status != "unexplained" and not found:
+        return Assessment(
+            assertion=reply.assertion,
+            status="unexplained",
+            evidence=(),
+            reason=CITED_NOTHING if reply.status == "explained" else CITED_NOTHING_WRONG,
+            claimed=reply.status,
+            unfound=unfound,
+        )
+    return Assessment(
+        assertion=reply.assertion,
+        status=reply.status,
+        evidence=found,
+        reason=reply.reason,
+        unfound=unfound,
+    )
+
+
+def gaps_from(assessments: Sequence[Assessment]) -> tuple[Gap, ...]:
+    """The gaps an item's assessments amount to: its unexplained and wrong assertions."""
+    return tuple(
+        Gap(assertion=a.assertion, problem=a.status, explanation=a.reason)
+        for a in assessments
+        if a.status != "explained"
+    )
+
+
+def _verdict(item: _ReplyItem, sent: Tier2Item) -> ItemVerdict:
+    if sent.core_assertions is None:
+        return ItemVerdict(
+            index=item.index,
+            # The verdict rule without assertions: "pass" with any gap listed is a fail.
+            passed=item.verdict == "pass" and not item.gaps,
+            gaps=tuple(Gap(**gap.model_dump()) for gap in item.gaps),
+            feedback=item.feedback,
+        )
+    answer = folded(sent.answer)
+    assessments = tuple(
+        checked_assessment(reply, answer)
+        for reply in sorted(item.assessments, key=lambda reply: reply.assertion)
+    )
+    return ItemVerdict(
+        index=item.index,
+        # The verdict rule with assertions: every one explained, none wrong; the model's
+        # own verdict word does not override its assessments.
+        passed=all(a.status == "explained" for a in assessments),
+        gaps=gaps_from(assessments),
+        feedback=item.feedback,
+        assessments=assessments,
+    )
 
 
 def parse_verdicts(raw_text: str, payload: Tier2Payload) -> list[ItemVerdict]:
@@ -114,24 +244,20 @@ def parse_verdicts(raw_text: str, payload: Tier2Payload) -> list[ItemVerdict]:
     for item in reply.items:
         if item.index >= count:
             raise MalformedVerdict(
-                f"it grades item {item.index}, but only {count} item"
-                f"{'s were' if count != 1 else ' was'} sent (0 to {count - 1})"
+                f"it grades item {item.index}, but only "
+                f"{_plural(count, 'item was', 'items were')} sent (0 to {count - 1})"
             )
         if item.index in seen:
             raise MalformedVerdict(f"it grades item {item.index} more than once")
         seen.add(item.index)
-        _check_gaps(item, payload)
+        sent = payload.items[item.index].core_assertions
+        _check_gaps(item, sent)
+        _check_assessments(item, sent)
     missing = sorted(set(range(count)) - seen)
     if missing:
         listed = ", ".join(str(index) for index in missing)
         raise MalformedVerdict(f"it does not grade item{'s' if len(missing) > 1 else ''} {listed}")
     return [
-        ItemVerdict(
-            index=item.index,
-            # The verdict rule: "pass" with any gap listed is a fail.
-            passed=item.verdict == "pass" and not item.gaps,
-            gaps=tuple(Gap(**gap.model_dump()) for gap in item.gaps),
-            feedback=item.feedback,
-        )
+        _verdict(item, payload.items[item.index])
         for item in sorted(reply.items, key=lambda reply_item: reply_item.index)
     ]

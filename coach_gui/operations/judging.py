@@ -14,6 +14,7 @@ from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.operations.app import App, judge_for, notes_by_id
 from coach_gui.services.judge_later import JudgePendingReport, judge_pending
 from coach_gui.services.ports.judge import ClosableJudge, Judge
+from coach_gui.services.practice_settings import judge_sampling
 
 # (done, total, what is happening): how far judging has come.
 Progress = Callable[[int, int, str], None]
@@ -84,4 +85,9 @@ def judge_pending_answers(
             app.clock,
             include_assertions_now=include,
             note_lookup=notes_by_id(app),
+            sampling=judge_sampling(
+                app.config.judge.temperature,
+                app.config.judge.seed,
+                app.config.judge.thinking_budget,
+            ),
         )

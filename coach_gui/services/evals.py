@@ -244,6 +244,7 @@ class _Harness:
             status="error" if verdict is None else "pass" if verdict.passed else "fail",
             verdict_id=None if verdict is None else verdict.id,
             gaps=() if verdict is None else verdict.gaps,
+            assessments=() if verdict is None else verdict.assessments,
             feedback=None if verdict is None else verdict.feedback,
             error_code=error_code,
             error=error,

@@ -6,6 +6,7 @@ session is sealed; the session's own trace is never changed."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from coach_gui.domain.digests import content_id, digest
@@ -148,14 +149,17 @@ def _items_to_judge(
     return items
 
 
-def _bound_config_digest(include_assertions: bool, verdicts: list[VerdictRecord]) -> str:
-    return digest(
-        {
-            "judge_enabled": True,
-            "include_assertions": include_assertions,
-            "judge_models": sorted({v.judge_model for v in verdicts}),
-        }
-    )
+def _bound_config_digest(
+    include_assertions: bool,
+    verdicts: list[VerdictRecord],
+    sampling: Mapping[str, object] | None,
+) -> str:
+    fields: dict[str, object] = {
+        "judge_enabled": True,
+        "include_assertions": include_assertions,
+        "judge_models": sorted({v.judge_model for v in verdicts}),
+    }
+    return digest({**fields, **(sampling or {})})
 
 
 def judge_pending(
@@ -167,10 +171,12 @@ def judge_pending(
     include_assertions_now: bool,
     note_lookup: NoteLookup,
     batch_size: int = JUDGE_BATCH,
+    sampling: Mapping[str, object] | None = None,
 ) -> JudgePendingReport:
     """Judge every answer of a sealed session that is still unjudged, through the same
     judging service as practice, with the privacy switch as it is *now*; then bind each
-    verdict to its session and seal one bound trace per session."""
+    verdict to its session and seal one bound trace per session. `sampling` (the judge's
+    temperature, seed and thinking budget) is sealed in each bound trace's config digest."""
     report = JudgePendingReport(assertions_sent=include_assertions_now)
     work: dict[str, _SessionWork] = {}
     items: list[JudgeRequestItem] = []
@@ -204,7 +210,7 @@ def judge_pending(
             elif outcome.refusal is not None:
                 session_work.refusal_ids.append(outcome.refusal.id)
     for session_id, session_work in work.items():
-        _seal_bound(session_id, session_work, journal, clock, report)
+        _seal_bound(session_id, session_work, journal, clock, report, sampling)
     return report
 
 
@@ -214,6 +220,7 @@ def _seal_bound(
     journal: TraceJournal,
     clock: Clock,
     report: JudgePendingReport,
+    sampling: Mapping[str, object] | None,
 ) -> None:
     records = journal.session_records(session_id)
     if records is None:
@@ -228,7 +235,7 @@ def _seal_bound(
         built = build_bound_trace_input(
             records,
             bindings,
-            config_digest=_bound_config_digest(report.assertions_sent, bound),
+            config_digest=_bound_config_digest(report.assertions_sent, bound, sampling),
             sealed_at=clock.now(),
             note_snapshot_digest=records.session.note_digest,
             judge_refusal_ids=work.refusal_ids,

@@ -136,6 +136,7 @@ def judge_items(
             assertions=item.assertions,
             judge_model=response.model,
             created_at=now,
+            assessments=verdict.assessments,
         )
         # The id `coach verify` recomputes from the stored row: one definition for both.
         record = draft.model_copy(update={"id": verdict_id(draft)})

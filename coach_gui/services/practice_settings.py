@@ -8,6 +8,18 @@ from coach_gui.domain.digests import digest
 from coach_gui.domain.practice import SessionMode
 
 
+def judge_sampling(
+    temperature: float, seed: int | None, thinking_budget: int | None
+) -> dict[str, object]:
+    """How the judge samples (DESIGN §4): sealed with every session and every bound trace,
+    so a verdict can be reproduced with the settings it was made with."""
+    return {
+        "judge_temperature": temperature,
+        "judge_seed": seed,
+        "judge_thinking_budget": thinking_budget,
+    }
+
+
 @dataclass(frozen=True)
 class PracticeSettings:
     """What a session needs from the config, as plain values (built by the caller)."""
@@ -22,6 +34,9 @@ class PracticeSettings:
     judge_enabled: bool = True
     include_assertions: bool = True
     judge_model: str = "gemini-2.5-flash"
+    judge_temperature: float = 0.0
+    judge_seed: int | None = None
+    judge_thinking_budget: int | None = None
 
     @property
     def mode(self) -> SessionMode:
@@ -31,6 +46,9 @@ class PracticeSettings:
             return SessionMode.JUDGED_WITH_ASSERTIONS
         return SessionMode.JUDGED_WITHOUT
 
+    def judge_sampling(self) -> dict[str, object]:
+        return judge_sampling(self.judge_temperature, self.judge_seed, self.judge_thinking_budget)
+
     def digest(self) -> str:
         """The config digest sealed with a session (DESIGN §6)."""
         return digest(
@@ -39,5 +57,6 @@ class PracticeSettings:
                 "include_assertions": self.include_assertions,
                 "tier1_model": self.tier1_model,
                 "judge_model": self.judge_model,
+                **self.judge_sampling(),
             }
         )

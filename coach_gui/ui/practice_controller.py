@@ -429,7 +429,9 @@ class PracticeController(QObject):
     def _on_judged(self, attempt: Attempt, outcome: JudgeOutcome | None, subject: str) -> None:
         note = self._note
         if outcome is not None and outcome.verdict is not None and note is not None:
-            self.view.verdict_view.show_verdict(outcome.verdict, note.core_assertions, subject)
+            self.view.verdict_view.show_verdict(
+                outcome.verdict, outcome.verdict.assertions, subject, attempt.answer
+            )
         elif outcome is not None:
             self.view.verdict_view.show_unjudged(outcome.reason or "", subject)
             self._offer_self_rating(attempt)

@@ -1,4 +1,6 @@
-"""What the judge made of one answer: Pass or Needs work, the gap list, the feedback.
+"""What the judge made of one answer: Pass or Needs work, each key point's assessment with
+the evidence marked in the answer (or, for a verdict without assessments, the gap list),
+the feedback.
 
 Each gap names one of the learner's own core assertions by its index; the text shown is
 looked up here, in the note on this computer. It is never sent anywhere new.
@@ -23,6 +25,8 @@ from PySide6.QtWidgets import (
     QTextBrowser,
     QVBoxLayout,
 )
+
+from coach_gui.ui.evidence_html import assessments_html, marked_answer_html
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -68,10 +72,22 @@ def gap_label(gap: Gap, assertions: Sequence[str]) -> tuple[str, str]:
     return f"Key point {index + 1}", text
 
 
-def verdict_html(verdict: VerdictRecord, assertions: Sequence[str], palette: QPalette) -> str:
+def verdict_html(
+    verdict: VerdictRecord, assertions: Sequence[str], palette: QPalette, answer: str = ""
+) -> str:
+    """The verdict's details: with assessments (DESIGN §4), the answer with each key
+    point's evidence marked and every key point's status and reason; else the gaps."""
     muted = _blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base))
     parts: list[str] = []
-    if verdict.gaps:
+    if verdict.assessments:
+        if answer.strip():
+            parts.append(
+                "<p><b>Your answer</b>, with what the judge cited for each key point:</p>"
+                f"<p style='margin-left: 12px'>"
+                f"{marked_answer_html(answer, verdict.assessments, palette)}</p>"
+            )
+        parts.append(assessments_html(verdict.assessments, assertions, palette, muted))
+    elif verdict.gaps:
         count = len(verdict.gaps)
         parts.append(f"<p><b>{count} gap{'s' if count != 1 else ''}</b></p>")
         for gap in verdict.gaps:
@@ -179,12 +195,18 @@ class VerdictView(QFrame):
     def show_judging(self, subject: str) -> None:
         self._show(VerdictState.JUDGING, f"Judging {subject}…", "")
 
-    def show_verdict(self, verdict: VerdictRecord, assertions: Sequence[str], subject: str) -> None:
+    def show_verdict(
+        self, verdict: VerdictRecord, assertions: Sequence[str], subject: str, answer: str = ""
+    ) -> None:
+        """`answer`: the learner's text the verdict is about, shown with its evidence marked
+        when the judge assessed each key point."""
         if verdict.passed:
-            details = verdict_html(verdict, (), self.palette())
+            # A pass without assessments has nothing to point at; with them, the evidence.
+            shown = assertions if verdict.assessments else ()
+            details = verdict_html(verdict, shown, self.palette(), answer)
             self._show(VerdictState.PASSED, f"✓ Pass — {subject}", details)
         else:
-            details = verdict_html(verdict, assertions, self.palette())
+            details = verdict_html(verdict, assertions, self.palette(), answer)
             self._show(VerdictState.NEEDS_WORK, f"Needs work — {subject}", details)
 
     def show_unjudged(self, reason: str, subject: str) -> None:

@@ -27,6 +27,7 @@ from enum import StrEnum
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from fakes.assessing import assessed, from_gaps
 from fakes.loopback import LoopbackServer
 
 DEFAULT_MODEL = "gemini-2.5-flash"
@@ -108,25 +109,40 @@ def prompt_items(request: RecordedRequest) -> list[PromptItem]:
     ]
 
 
+def assessed_reply(request: RecordedRequest, raw: str) -> str:
+    """`raw`, a reply written as gaps, in the contract of DESIGN §4 for this request's
+    items (`assessing.assessed`)."""
+    items = {item.index: (item.answer, item.assertions) for item in prompt_items(request)}
+    return assessed(raw, items.get)
+
+
+def assessments_for(item: PromptItem, ok: bool) -> list[dict[str, Any]]:
+    """One assessment per assertion sent: all explained (citing the start of the answer)
+    when `ok`, else all unexplained with no evidence."""
+    if item.assertions is None:
+        return []
+    gaps = [] if ok else [
+        {"assertion": n, "problem": "unexplained", "explanation": "Not explained."}
+        for n in range(len(item.assertions))
+    ]  # fmt: skip
+    return from_gaps(item.answer, len(item.assertions), gaps)
+
+
 def verdict_json(request: RecordedRequest, passes: Callable[[PromptItem], bool]) -> str:
-    """A well-formed verdict for every item of the request: passing items get no gap;
-    failing ones get an "unexplained" gap per assertion sent (or one null gap)."""
+    """A well-formed verdict for every item of the request, in the contract of DESIGN §4:
+    with assertions, one assessment per assertion (explained with evidence from the answer
+    when the item passes, unexplained otherwise) and no gap; without, no gap when it
+    passes and one null gap when it fails."""
     items = []
     for item in prompt_items(request):
         ok = passes(item)
-        if ok:
-            gaps: list[dict[str, Any]] = []
-        elif item.assertions is None:
+        gaps: list[dict[str, Any]] = []
+        if not ok and item.assertions is None:
             gaps = [{"assertion": None, "problem": "unexplained", "explanation": "Too vague."}]
-        else:
-            gaps = [
-                {"assertion": n, "problem": "unexplained", "explanation": "Not explained."}
-                for n in range(len(item.assertions))
-            ]
         feedback = "Well explained." if ok else "Explain the missing points."
         items.append(
-            {"index": item.index, "verdict": "pass" if ok else "fail", "gaps": gaps,
-             "feedback": feedback}
+            {"index": item.index, "assessments": assessments_for(item, ok), "gaps": gaps,
+             "verdict": "pass" if ok else "fail", "feedback": feedback}
         )  # fmt: skip
     return json.dumps({"items": items})
 
@@ -403,3 +419,62 @@ def _model_info(model: str) -> dict[str, Any]:
 
 
 FakeGemini.handler_class = _Handler
+
+
+# --- judges that break the contract of DESIGN §4 in one way each -----------------------------
+
+
+def _contract_reply(
+    request: RecordedRequest, edit: Callable[[PromptItem, list[dict[str, Any]]], None]
+) -> str:
+    """Every item passes with every assertion explained (citing the answer), then `edit`
+    changes each item's assessments in place."""
+    items = []
+    for item in prompt_items(request):
+        assessments = assessments_for(item, True)
+        if item.assertions is not None:
+            edit(item, assessments)
+        items.append({"index": item.index, "assessments": assessments, "gaps": [],
+                      "verdict": "pass", "feedback": "Well explained."})  # fmt: skip
+    return json.dumps({"items": items})
+
+
+def cites_words_not_in_the_answer(
+    assertion: int, span: str = "selection acts on inherited variation"
+) -> Callable[[RecordedRequest], str]:
+    """Marks `assertion` explained, citing `span`, which the answer does not hold."""
+
+    def edit(_item: PromptItem, assessments: list[dict[str, Any]]) -> None:
+        assessments[assertion]["evidence"] = [span]
+
+    return lambda request: _contract_reply(request, edit)
+
+
+def skips_an_assertion(assertion: int) -> Callable[[RecordedRequest], str]:
+    """Leaves `assertion` out of the assessments."""
+    return lambda request: _contract_reply(request, lambda _i, a: a.pop(assertion) and None)
+
+
+def assesses_one_twice(assertion: int) -> Callable[[RecordedRequest], str]:
+    """Assesses `assertion` twice (once explained, once unexplained)."""
+
+    def edit(_item: PromptItem, assessments: list[dict[str, Any]]) -> None:
+        again = {**assessments[assertion], "status": "unexplained", "evidence": []}
+        assessments.append(again)
+
+    return lambda request: _contract_reply(request, edit)
+
+
+def cites(
+    spans: dict[int, list[str]], status: dict[int, str] | None = None
+) -> Callable[[RecordedRequest], str]:
+    """Cites exactly `spans[n]` for assertion n (others as `assessments_for`), with the
+    status `status[n]` where given."""
+
+    def edit(_item: PromptItem, assessments: list[dict[str, Any]]) -> None:
+        for n, cited_spans in spans.items():
+            assessments[n]["evidence"] = cited_spans
+        for n, given in (status or {}).items():
+            assessments[n]["status"] = given
+
+    return lambda request: _contract_reply(request, edit)

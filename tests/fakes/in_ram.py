@@ -23,6 +23,7 @@ from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.ports.judge import Judge, VerdictJournal
 from coach_gui.services.ports.practice import Clock, PracticeJournal, Tier1Model
+from fakes.assessing import assessed_for
 
 
 class TickingClock:
@@ -126,11 +127,15 @@ class InRamVerdictJournal:
         self.refusals.append(refusal)
 
 
-class ScriptedJudge:
-    """Answers each request with the next scripted reply text (or raises the scripted
-    JudgeError), and records every payload it was given."""
+Reply = Callable[[Tier2Payload], str]
 
-    def __init__(self, script: Iterable[str | Exception]) -> None:
+
+class ScriptedJudge:
+    """Answers each request with the next scripted reply: a text, a function of the
+    payload that makes the text (`judged_reply`), or a JudgeError to raise; records every
+    payload it was given."""
+
+    def __init__(self, script: Iterable[str | Reply | Exception]) -> None:
         self._script = list(script)
         self.payloads: list[Tier2Payload] = []
 
@@ -139,6 +144,8 @@ class ScriptedJudge:
         entry = self._script.pop(0)
         if isinstance(entry, Exception):
             raise entry
+        if callable(entry):
+            entry = entry(payload)
         return JudgeResponse(
             raw_text=entry, model="gemini-test", latency_ms=1, request_body="{}", outbox_id=None
         )
@@ -154,6 +161,17 @@ def verdict_json(*items: tuple[str, list[dict[str, object]]], feedback: str = "o
             ]
         }
     )
+
+
+def judged_reply(*items: tuple[str, list[dict[str, object]]], feedback: str = "ok") -> Reply:
+    """A judge reply in the contract of DESIGN §4, one (verdict, gaps) per item as
+    `verdict_json` takes them: an item sent with assertions gets the assessments that
+    say what its gaps say (`assessing.from_gaps`); one sent without keeps its gaps."""
+
+    def reply_for(payload: Tier2Payload) -> str:
+        return assessed_for(verdict_json(*items, feedback=feedback), payload)
+
+    return reply_for
 
 
 def _conforms_judge() -> tuple[Judge, VerdictJournal]:

@@ -9,12 +9,14 @@ concurrent calls arrive; `flips` lets a test work out the expected figures itsel
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
 from collections import Counter
 
-from fakes.gemini_server import PromptItem, RecordedRequest, verdict_json
+from fakes.assessing import from_gaps
+from fakes.gemini_server import PromptItem, RecordedRequest, prompt_items, verdict_json
 
 
 class NoisyVerdicts:
@@ -55,3 +57,38 @@ class NoisyVerdicts:
         if self.latency_seconds:
             time.sleep(self.latency_seconds)
         return verdict_json(request, self._decide)
+
+
+class FlippingAssessments:
+    """A `reply_for` whose assessment of each assertion flips between explained (citing the
+    answer) and unexplained from one call to the next with probability `p`, seeded and
+    keyed by (answer, assertion, occurrence) like `NoisyVerdicts`; without assertions,
+    every item passes. `statuses(answer, n, repeats)` says what the first calls gave."""
+
+    def __init__(self, *, p: float, seed: int = 11) -> None:
+        self.p, self.seed = p, seed
+        self._seen: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def status(self, answer: str, assertion: int, occurrence: int) -> str:
+        draw = random.Random(f"{self.seed}|{answer}|{assertion}|{occurrence}").random()
+        return "unexplained" if draw < self.p else "explained"
+
+    def __call__(self, request: RecordedRequest) -> str:
+        items = []
+        for item in prompt_items(request):
+            assessments = []
+            if item.assertions is not None:
+                with self._lock:
+                    occurrence = self._seen[item.answer]
+                    self._seen[item.answer] += 1
+                gaps = [
+                    {"assertion": n, "problem": "unexplained", "explanation": "Not explained."}
+                    for n in range(len(item.assertions))
+                    if self.status(item.answer, n, occurrence) == "unexplained"
+                ]
+                assessments = from_gaps(item.answer, len(item.assertions), gaps)
+            passed = all(a["status"] == "explained" for a in assessments)
+            items.append({"index": item.index, "assessments": assessments, "gaps": [],
+                          "verdict": "pass" if passed else "fail", "feedback": "ok"})  # fmt: skip
+        return json.dumps({"items": items})

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.gemini_server import FakeGemini, Fault, RecordedRequest, prompt_items
+from fakes.gemini_server import FakeGemini, Fault, RecordedRequest, assessed_reply, prompt_items
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
@@ -46,7 +46,7 @@ def needs_work(request: RecordedRequest) -> str:
         gaps = [{"assertion": None, "problem": "unexplained", "explanation": "Too vague."}]
     feedback = "Say where the variation comes from, and how slow the change is."
     verdict = {"index": item.index, "verdict": "fail", "gaps": gaps, "feedback": feedback}
-    return json.dumps({"items": [verdict]})
+    return assessed_reply(request, json.dumps({"items": [verdict]}))
 
 
 def configure(ollama: FakeOllama, gemini: FakeGemini, **judge: object) -> AppContext:
@@ -157,12 +157,14 @@ def test_a_judged_answer_shows_pass_or_needs_work_and_each_gap_in_the_learners_o
     assert view.state is VerdictState.NEEDS_WORK
     assert view.heading.text() == "Needs work — your answer"
     shown = view.details.toPlainText()
-    for index, problem in ((1, "unexplained"), (3, "wrong")):
-        assert f"Key point {index + 1} — {problem}" in shown
-        assert note.core_assertions[index] in shown  # looked up here, by index
+    # Every key point with its status, in the learner's own words (looked up by index).
+    statuses = ["✓ Explained", "○ Not explained", "✓ Explained", "✗ Wrong"]
+    for index, assertion in enumerate(note.core_assertions):
+        status = statuses[index] if index < len(statuses) else "✓ Explained"
+        assert f"Key point {index + 1} — {status}" in shown
+        assert assertion in shown
     assert "only use variation that exists" in shown
     assert "Say where the variation comes from" in shown
-    assert note.core_assertions[0] not in shown  # no gap, so not listed
     assert unnamed_controls(pane) == []
     assert rows(context, "SELECT status FROM attempts") == [("judged",)]
     assert rows(context, "SELECT verdict FROM verdicts") == [("fail",)]
@@ -371,3 +373,81 @@ def test_ending_the_session_while_a_payload_waits_for_review_sends_nothing(
     assert gemini.requests == []
     assert rows(context, "SELECT answer FROM attempts") == [(ANSWER,)]
     assert rows(context, "SELECT ended_at IS NOT NULL FROM sessions") == [(1,)]
+
+
+def _marked_fragments(view: Any, block_text: str) -> list[tuple[str, str]]:
+    """(text, background colour) of each fragment with a background in the block whose
+    text starts like `block_text`: what the learner sees marked in their answer."""
+    document = view.details.document()
+    block = document.begin()
+    found: list[tuple[str, str]] = []
+    while block.isValid():
+        if block.text().startswith(block_text):
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                brush = fragment.charFormat().background()
+                if brush.style() != Qt.BrushStyle.NoBrush:
+                    found.append((fragment.text(), brush.color().name()))
+                it += 1
+        block = block.next()
+    return found
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_the_judged_answer_marks_exactly_the_cited_words_and_says_when_credit_was_overruled(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+    dark: bool,
+) -> None:
+    from fakes.gemini_server import cites
+    from PySide6.QtGui import QColor, QPalette
+
+    from coach_gui.ui.evidence_html import tint
+
+    ollama, gemini = servers
+    spans = {0: ["useful differences"], 1: ["a process that keeps traits"],
+             2: ["ADD UP over generations"], 3: ["get kept"], 4: ["get kept"]}  # fmt: skip
+    gemini.reply_for = cites(spans, status={3: "wrong"})
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini)
+    note = natural_selection(context)
+    pane = make_pane(context)
+    if dark:
+        palette = pane.palette()
+        for role, colour in ((QPalette.ColorRole.Base, "#1e1e1e"),
+                             (QPalette.ColorRole.Window, "#2b2b2b"),
+                             (QPalette.ColorRole.Text, "#eeeeee")):  # fmt: skip
+            palette.setColor(role, QColor(colour))
+        pane.setPalette(palette)
+    pane.start(note)
+    answer(qtbot, pane)
+    wait_answered(qtbot, pane)
+
+    view = pane.view.verdict_view
+    assert view.state is VerdictState.NEEDS_WORK  # key point 2 has no evidence, 4 is wrong
+    marked = _marked_fragments(view, "Useful differences")
+    # Exactly the cited spans found in the answer, as the learner wrote them (the judge's
+    # case and spacing folded), each on its key point's tint; the made-up one is not marked.
+    palette = view.details.palette()
+    assert marked == [
+        ("Useful differences", tint(0, palette)),
+        ("get kept", tint(3, palette)),
+        ("add up over generations", tint(2, palette)),
+    ]
+    assert (tint(0, palette) == "#5a4a00") is dark
+    shown = view.details.toPlainText()
+    assert "Useful differences[1] that are inherited get kept[4, 5]" in shown  # without colour
+    assert "add up over generations[3]" in shown
+    assert "Key point 2 — ○ Not explained" in shown
+    assert (
+        "The judge said this was explained and quoted “a process that keeps traits”, which is "
+        "not in your answer, so it does not count." in shown
+    )
+    assert "Key point 4 — ✗ Wrong" in shown and "Key point 1 — ✓ Explained" in shown
+    assert "Key point 2" in view.accessibleDescription()  # a screen reader hears it all
+    (stored,) = rows(context, "SELECT gaps FROM verdicts")
+    assert [(g["assertion"], g["problem"]) for g in json.loads(stored[0])] == [
+        (1, "unexplained"), (3, "wrong"),
+    ]  # fmt: skip

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
+from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
@@ -447,8 +447,8 @@ def _judge_with_gaps(request: RecordedRequest) -> str:
         "You describe the outcome, but not the mechanism. Start from the variation that is "
         "already there, then say who leaves more young, and how slowly it adds up."
     )
-    return json.dumps({"items": [{"index": item.index, "verdict": "fail", "gaps": gaps,
-                                  "feedback": feedback}]})  # fmt: skip
+    return assessed_reply(request, json.dumps({"items": [{"index": item.index,
+        "verdict": "fail", "gaps": gaps, "feedback": feedback}]}))  # fmt: skip
 
 
 def test_screenshots_of_the_practice_pane_mid_stream_and_after_a_judged_answer(

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
+from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -62,7 +62,7 @@ def _misses_assertion_1_of_natural_selection(request: RecordedRequest) -> str:
         )
         items.append({"index": item.index, "verdict": "fail" if gaps else "pass",
                       "gaps": gaps, "feedback": "ok"})  # fmt: skip
-    return json.dumps({"items": items})
+    return assessed_reply(request, json.dumps({"items": items}))
 
 
 def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, answer: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
+from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from test_cli_sessions import ASSERTIONS, KEY, _coach, _configure, _set_key
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -32,7 +32,7 @@ class Judge:
              "feedback": "ok"}
             for i in prompt_items(request)
         ]  # fmt: skip
-        return json.dumps({"items": items})
+        return assessed_reply(request, json.dumps({"items": items}))
 
 
 def _at(monkeypatch: pytest.MonkeyPatch, moment: datetime) -> None:

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
+from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from fakes.in_ram import TickingClock
 from test_cli_sessions import KEY, _coach, _configure, _practise_offline, _set_key
 
@@ -29,7 +29,7 @@ def _misses_assertion_1(request: RecordedRequest) -> str:
         {"index": item.index, "verdict": "fail", "gaps": [gap], "feedback": "Say why it is slow."}
         for item in prompt_items(request)
     ]
-    return json.dumps({"items": items})
+    return assessed_reply(request, json.dumps({"items": items}))
 
 
 def test_practising_open_gaps_targets_them_and_seals_the_decision(

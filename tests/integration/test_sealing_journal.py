@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakes.assessing import assessed_for
 from fakes.in_ram import TickingClock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -92,7 +93,7 @@ class OutboxJudge:
                     "feedback": "Good." if ok else "Not yet.",
                 }
             )
-        text = json.dumps({"items": items})
+        text = assessed_for(json.dumps({"items": items}), payload)
         self._outbox.record_outcome(
             outbox_id,
             OutboxOutcome(status="ok", response=text, tokens_in=9, tokens_out=7, latency_ms=3),
@@ -700,9 +701,10 @@ def test_flipping_a_byte_of_an_answer_in_the_file_is_caught(
     for replacement in (b"M", b"\xff"):  # another letter; a byte that is not UTF-8
         path = _closed_copy(source, tmp_path)
         data = bytearray(path.read_bytes())
-        # The answer's row, not the copy inside the outbox payload that was sent.
+        # The answer's row, not the copy inside the outbox payload that was sent, nor the
+        # judge's evidence citing it (in the outbox reply and the verdict's assessments).
         found = [i for i in range(len(data)) if data.startswith(b"Later, unsure.", i)]
-        (at,) = [i for i in found if not data[:i].endswith(b'"answer":"')]
+        (at,) = [i for i in found if not data[:i].endswith((b'"answer":"', b'["'))]
         data[at + 1 : at + 2] = replacement
         path.write_bytes(bytes(data))
         with Journal.open(path) as journal:

@@ -229,9 +229,14 @@ def test_verify_reports_the_head_the_count_and_the_first_failure(
 
 
 def _as_v3(path: Path) -> None:
-    """Take a journal back to schema v3 (it holds no refusal): no trace log."""
+    """Take a journal back to schema v3 (it holds no refusal, and no verdict with
+    assessments): no trace log, no assessments column."""
     conn = sqlite3.connect(path, isolation_level=None)
     try:
+        assert conn.execute(
+            "SELECT count(*) FROM verdicts WHERE assessments != '[]'"
+        ).fetchone() == (0,)
+        conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
         for name in ("trace_log_no_update", "trace_log_no_delete"):
             conn.execute(f"DROP TRIGGER {name}")
         conn.execute("DROP TABLE trace_log")
@@ -252,7 +257,8 @@ def _as_v3(path: Path) -> None:
 def test_a_v3_journal_gets_its_traces_adopted_into_a_signed_log(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = sweep.record_journal(tmp_path, failures=False)  # practised, and an eval run
+    # Practised (without assertions: no verdict of v3 had assessments), and an eval run.
+    path = sweep.record_journal(tmp_path, failures=False, practise_with_assertions=False)
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     traces = [r[0] for r in _rows(path, "SELECT trace_id FROM sealed_traces")]
     _as_v3(path)

@@ -74,9 +74,13 @@ def _coach(*argv: str, stdin: str = "") -> dict[str, Any]:
     return json.loads(text) if "--json" in argv and text else {}
 
 
-def record_journal(home: Path, *, failures: bool = True) -> Path:
+def record_journal(
+    home: Path, *, failures: bool = True, practise_with_assertions: bool = True
+) -> Path:
     """Record the journal under `home` (its own COACH_HOME, config and keyring); returns
-    the journal's path. Without `failures`, every call succeeds (no refusal is stored)."""
+    the journal's path. Without `failures`, every call succeeds (no refusal is stored).
+    Without `practise_with_assertions`, practice sends no assertions (so its verdicts hold
+    no assessments, as every verdict before schema v5); the eval still does."""
     from fakes.gemini_server import FakeGemini, Fault, passes_items_whose_answer_contains
     from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 
@@ -90,17 +94,22 @@ def record_journal(home: Path, *, failures: bool = True) -> Path:
         )
         config = Path(os.environ["COACH_CONFIG"])
         config.parent.mkdir(parents=True)
-        judge = {"includeAssertions": True, "baseUrl": gemini.url, "maxRetries": 0}
-        config.write_text(
-            json.dumps(
-                {
-                    "kb": {"path": str(notes)},
-                    "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL},
-                    "judge": judge | {"timeoutSeconds": 30},
-                }
-            ),
-            encoding="utf-8",
-        )
+
+        def configure(include_assertions: bool) -> None:
+            judge = {"includeAssertions": include_assertions, "baseUrl": gemini.url,
+                     "maxRetries": 0, "timeoutSeconds": 30}  # fmt: skip
+            config.write_text(
+                json.dumps(
+                    {
+                        "kb": {"path": str(notes)},
+                        "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL},
+                        "judge": judge,
+                    }
+                ),
+                encoding="utf-8",
+            )
+
+        configure(practise_with_assertions)
         _coach("key", "set", stdin=KEY + "\n")
 
         def practise(*answers: str) -> None:
@@ -112,6 +121,7 @@ def record_journal(home: Path, *, failures: bool = True) -> Path:
 
         practise("It changes slowly because each step is slight.", "No idea at all.")
         if not failures:
+            configure(True)
             _coach("eval", "--repeats", "2", "--json")
             return home / "coach-home" / "journal.sqlite3"
         gemini.inject(Fault.SERVER_ERROR, times=None)  # the judge fails: kept unjudged

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fakes.coach_files import write_config
-from fakes.gemini_server import FakeGemini, RecordedRequest, prompt_items
+from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from fakes.gemini_server import Fault as JudgeFault
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from fakes.ollama_server import RecordedRequest as OllamaRequest
@@ -143,7 +143,7 @@ def _verdict(rng: random.Random) -> Callable[[RecordedRequest], str]:
                          "explanation": "Say why the change is slow."}]  # fmt: skip
             items.append({"index": item.index, "verdict": "pass" if passed else "fail",
                           "gaps": gaps, "feedback": "Keep going."})  # fmt: skip
-        return json.dumps({"items": items})
+        return assessed_reply(request, json.dumps({"items": items}))
 
     return reply
 

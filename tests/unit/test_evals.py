@@ -8,6 +8,7 @@ import threading
 from collections.abc import Sequence
 
 import pytest
+from fakes.assessing import assessed_for
 from fakes.in_ram import TickingClock
 
 from coach_gui.domain.eval_traces import (
@@ -185,10 +186,10 @@ class _FlakyWithoutAssertions:
             raise JudgeQuotaExceeded()
         fail = item.core_assertions is None and seen == 1
         gaps = [{"assertion": None, "problem": "wrong", "explanation": "no"}] if fail else []
-        text = json.dumps(
+        text = assessed_for(json.dumps(
             {"items": [{"index": 0, "verdict": "fail" if fail else "pass", "gaps": gaps,
                         "feedback": "ok"}]}
-        )  # fmt: skip
+        ), payload)  # fmt: skip
         return JudgeResponse(
             raw_text=text,
             model="m",

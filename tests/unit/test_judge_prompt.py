@@ -142,7 +142,10 @@ def test_adr0021_d4_the_system_instruction_states_the_rules() -> None:
     assert '"pass" only when every assertion is explained' in system
     assert "0-based index" in system
     assert '"assertion": null' in system
-    assert '{"items": [{"index": 0, "verdict"' in system
+    assert '{"items": [{"index": 0, "assessments": [{"assertion": 0, "status"' in system
+    assert "assess each assertion separately" in system
+    assert "copied word for word from the answer" in system
+    assert "An assessment without evidence from the answer does not count as explained" in system
     assert user.startswith("Grade 1 item, indexes 0 to 0.")
 
 
@@ -159,8 +162,17 @@ def test_each_request_can_have_its_own_boundary() -> None:
 def test_the_verdict_schema_is_the_design_shape() -> None:
     item = VERDICT_SCHEMA["properties"]["items"]["items"]
     assert VERDICT_SCHEMA["required"] == ["items"]
-    assert item["required"] == ["index", "verdict", "gaps", "feedback"]
+    # The model writes in schema order: each assertion is assessed, with its evidence,
+    # before the item's verdict and feedback.
+    assert list(item["properties"]) == ["index", "assessments", "gaps", "verdict", "feedback"]
+    assert item["required"] == ["index", "assessments", "gaps", "verdict", "feedback"]
     assert item["properties"]["verdict"]["enum"] == ["pass", "fail"]
+    assessment = item["properties"]["assessments"]["items"]
+    assert list(assessment["properties"]) == ["assertion", "status", "evidence", "reason"]
+    assert assessment["required"] == ["assertion", "status", "evidence", "reason"]
+    assert assessment["properties"]["status"]["enum"] == ["explained", "unexplained", "wrong"]
+    assert assessment["properties"]["evidence"] == {"type": "array", "items": {"type": "string"}}
+    assert assessment["additionalProperties"] is False
     gap = item["properties"]["gaps"]["items"]
     assert gap["properties"]["assertion"]["type"] == ["integer", "null"]
     assert gap["properties"]["problem"]["enum"] == ["unexplained", "wrong"]

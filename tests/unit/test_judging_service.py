@@ -10,8 +10,8 @@ from fakes.in_ram import (
     ScriptedJudge,
     ScriptedTier1,
     TickingClock,
+    judged_reply,
     reply,
-    verdict_json,
 )
 
 from coach_gui.domain.judge_errors import JudgeDisabled, JudgeKeyInvalid, JudgeQuotaExceeded
@@ -47,7 +47,7 @@ def _judge(
 
 
 def test_adr0021_d1_only_challenge_answer_and_assertions_are_sent() -> None:
-    _, judge, _ = _judge([verdict_json(("pass", []))])
+    _, judge, _ = _judge([judged_reply(("pass", []))])
     sent = judge.payloads[0].to_json_dict()
     assert sent == {
         "items": [
@@ -63,7 +63,7 @@ def test_adr0021_d1_only_challenge_answer_and_assertions_are_sent() -> None:
 def test_adr0021_d2_switch_off_sends_exactly_challenge_and_answer() -> None:
     _, judge, journal = _judge(
         [
-            verdict_json(
+            judged_reply(
                 ("pass", [{"assertion": None, "problem": "unexplained", "explanation": "x"}])
             )
         ],
@@ -77,7 +77,7 @@ def test_adr0021_d2_switch_off_sends_exactly_challenge_and_answer() -> None:
 
 def test_adr0021_d4_an_item_passes_only_when_no_gap_is_listed() -> None:
     gap = {"assertion": 1, "problem": "unexplained", "explanation": "slowness not explained"}
-    outcomes, _, journal = _judge([verdict_json(("pass", [gap]))])
+    outcomes, _, journal = _judge([judged_reply(("pass", [gap]))])
     verdict = journal.verdicts[0]
     assert verdict.passed is False  # the model said pass, the domain says fail
     assert verdict.gaps[0].assertion == 1 and verdict.gaps[0].problem == "unexplained"
@@ -85,7 +85,7 @@ def test_adr0021_d4_an_item_passes_only_when_no_gap_is_listed() -> None:
 
 
 def test_a_malformed_verdict_keeps_the_attempt_unjudged_with_the_reason() -> None:
-    outcomes, _, journal = _judge([verdict_json(("pass", []), ("pass", []))])  # an extra index
+    outcomes, _, journal = _judge([judged_reply(("pass", []), ("pass", []))])  # an extra index
     assert journal.verdicts == []
     assert journal.refusals[0].reason_code == "malformed"
     assert not outcomes[0].judged  # type: ignore[attr-defined]
@@ -100,8 +100,8 @@ def test_judge_errors_are_recorded_as_refusals_never_as_fails(error: Exception) 
 
 
 def test_ids_are_content_addressed() -> None:
-    _, _, first = _judge([verdict_json(("fail", []))])
-    _, _, second = _judge([verdict_json(("fail", []))])
+    _, _, first = _judge([judged_reply(("fail", []))])
+    _, _, second = _judge([judged_reply(("fail", []))])
     assert first.verdicts[0].id == second.verdicts[0].id  # same content, same clock
     assert len(first.verdicts[0].id) == 64
 
@@ -127,7 +127,7 @@ def _run(
 
 def test_practice_judges_each_answer_after_storing_it() -> None:
     gap = {"assertion": 0, "problem": "wrong", "explanation": "variation is not created"}
-    run, journal, _, judge = _run([verdict_json(("fail", [gap]))])
+    run, journal, _, judge = _run([judged_reply(("fail", [gap]))])
     challenge = run.next_challenge().challenge
     attempt = run.submit(challenge, "Selection creates new variation.")
     assert journal.attempts == [attempt] and attempt.unjudged_reason == "waiting for the judge"
@@ -149,7 +149,7 @@ def test_practice_judges_each_answer_after_storing_it() -> None:
 
 
 def test_all_passed_and_judge_unavailable_dispositions() -> None:
-    run, *_ = _run([verdict_json(("pass", []))])
+    run, *_ = _run([judged_reply(("pass", []))])
     run.judge(run.submit(run.next_challenge().challenge, "answer"))
     assert run.finish() is Disposition.ALL_PASSED
     run, *_ = _run([JudgeQuotaExceeded()])
@@ -159,14 +159,14 @@ def test_all_passed_and_judge_unavailable_dispositions() -> None:
 
 
 def test_judge_off_means_no_judge_call_at_all() -> None:
-    run, _, _, judge = _run([verdict_json(("pass", []))], judge_enabled=False)
+    run, _, _, judge = _run([judged_reply(("pass", []))], judge_enabled=False)
     attempt = run.submit(run.next_challenge().challenge, "answer")
     assert run.judge(attempt) is None and judge.payloads == []
     assert attempt.unjudged_reason == "the judge is switched off"
 
 
 def test_challenge_and_attempt_ids_are_recomputable() -> None:
-    run, journal, *_ = _run([verdict_json(("pass", []))])
+    run, journal, *_ = _run([judged_reply(("pass", []))])
     challenge = run.next_challenge().challenge
     attempt = run.submit(challenge, "answer")
     session_id = journal.challenges[0][0]
@@ -177,7 +177,7 @@ def test_challenge_and_attempt_ids_are_recomputable() -> None:
 def test_adr0021_d2_turning_the_switch_off_mid_session_stops_assertions_at_once() -> None:
     privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
     journal, verdicts = InRamPracticeJournal(), InRamVerdictJournal()
-    judge = ScriptedJudge([verdict_json(("pass", []))] * 2)
+    judge = ScriptedJudge([judged_reply(("pass", []))] * 2)
     tier1 = ScriptedTier1([reply("Why is change slow in this account?")] * 2)
     run = PracticeRun(
         NOTE,
@@ -203,7 +203,7 @@ def test_the_judge_switch_mid_session_applies_to_the_next_answer_both_ways() -> 
     given; the judge is built when first switched on; none given with it on is left
     unjudged."""
     privacy = LivePrivacy(PrivacySwitches(judge_enabled=False, include_assertions=True))
-    judge = ScriptedJudge([verdict_json(("pass", []))] * 2)
+    judge = ScriptedJudge([judged_reply(("pass", []))] * 2)
     built: list[ScriptedJudge] = []
 
     def open_judge() -> ScriptedJudge:
@@ -236,7 +236,7 @@ def test_the_judge_switch_mid_session_applies_to_the_next_answer_both_ways() -> 
 
 def test_switched_off_between_saving_and_sending_nothing_is_sent() -> None:
     privacy = LivePrivacy(PrivacySwitches(judge_enabled=True, include_assertions=True))
-    judge = ScriptedJudge([verdict_json(("pass", []))])
+    judge = ScriptedJudge([judged_reply(("pass", []))])
     run = PracticeRun(
         NOTE,
         PracticeSettings(),
@@ -279,7 +279,7 @@ def test_assertions_switched_off_while_a_payload_waits_are_sent_without() -> Non
             checked = revalidated(payload, assertions_allowed=privacy.include_assertions())
             return super().judge(checked)  # as the Gemini adapter does before sending
 
-    judge = SwitchFlippedWhileWaiting([verdict_json(("pass", []))])
+    judge = SwitchFlippedWhileWaiting([judged_reply(("pass", []))])
     outcomes = _judge_with_assertions(judge, privacy)
     assert [p.carries_assertions for p in judge.payloads] == [False]
     assert outcomes[0].judged
@@ -305,7 +305,7 @@ def test_the_judge_switched_off_while_a_payload_waits_sends_nothing_at_all() -> 
                 raise JudgeDisabled()
             return super().judge(payload)
 
-    judge = SwitchedOffWhileWaiting([verdict_json(("pass", []))] * 2)
+    judge = SwitchedOffWhileWaiting([judged_reply(("pass", []))] * 2)
     outcomes = _judge_with_assertions(judge, privacy)
     assert judge.payloads == []
     assert not outcomes[0].judged and outcomes[0].refusal is not None

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coach_gui.config import JudgeConfig
+from coach_gui.domain.fencing import neutralise
 from coach_gui.domain.tier2 import (
     PayloadRejected,
     Tier2Item,
@@ -29,7 +30,8 @@ FORBIDDEN_FIELDS = [
     "feedback", "coreAssertions", "assertions", "Challenge", "answer ", "",
 ]  # fmt: skip
 
-texts = st.text(min_size=1).filter(lambda t: t.strip() and t.isprintable())
+# Visible text: what the fence strips (a lone variation selector, say) counts as blank.
+texts = st.text(min_size=1).filter(lambda t: neutralise(t).strip() and t.isprintable())
 items = st.fixed_dictionaries({"challenge": texts, "answer": texts})
 assertion_lists = st.lists(texts, min_size=1, max_size=5)
 

@@ -122,8 +122,8 @@ class SqlitePracticeJournal:
         with self._journal.write() as conn:
             conn.execute(
                 "INSERT INTO verdicts (id, attempt_id, outbox_id, verdict, gaps, feedback,"
-                " assertions_sent, assertions, judge_model, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " assertions_sent, assertions, judge_model, created_at, assessments)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     verdict.id,
                     verdict.attempt_id,
@@ -135,6 +135,10 @@ class SqlitePracticeJournal:
                     json.dumps(list(verdict.assertions), ensure_ascii=False),
                     verdict.judge_model,
                     verdict.created_at,
+                    json.dumps(
+                        [a.model_dump(mode="json") for a in verdict.assessments],
+                        ensure_ascii=False,
+                    ),
                 ),
             )
             # A sealed session's rows never change: an answer judged later counts as judged

@@ -15,6 +15,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from coach_gui.domain.challenges import ChallengeKind
 from coach_gui.domain.practice import Attempt, Disposition, JudgeRefusal, SessionMode, VerdictRecord
 from coach_gui.domain.records import Record
@@ -29,11 +31,12 @@ from coach_gui.domain.session_records import (
     StoredBinding,
     StoredTrace,
 )
-from coach_gui.domain.verdicts import Gap
+from coach_gui.domain.verdicts import Assessment, Gap
 
 CHUNK = 200  # sessions per query: well under SQLite's limit on bound parameters
 
 # Field names per record, looked up once (reading them off the class each time is slow).
+_ASSESSMENTS = TypeAdapter(tuple[Assessment, ...])
 _FIELDS: dict[type[Record], tuple[str, ...]] = {
     model: tuple(model.model_fields)
     for model in (RejectionRecord, Attempt, JudgeRefusal, OutboxRecord, StoredTrace, AttemptBinding)
@@ -110,6 +113,7 @@ def _verdict(row: sqlite3.Row) -> VerdictRecord:
         assertions=_json_list(row["assertions"]),
         judge_model=row["judge_model"],
         created_at=row["created_at"],
+        assessments=_ASSESSMENTS.validate_json(row["assessments"]),
     )
 
 

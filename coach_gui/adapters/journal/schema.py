@@ -368,11 +368,20 @@ CREATE TABLE trace_log_head (
 ) STRICT;
 """
 
+# v5: the judge assesses each sent assertion with evidence from the answer (issue 18, DESIGN
+# §4). A verdict keeps its assessments as JSON; verdicts recorded before hold none ('[]'),
+# read as before and hash as before.
+_V5 = """
+ALTER TABLE verdicts ADD COLUMN assessments TEXT NOT NULL DEFAULT '[]'
+    CHECK (json_valid(assessments));
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
     Migration(3, _V3),
     Migration(4, _V4, adopt_sealed_traces),
+    Migration(5, _V5),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
