@@ -14,27 +14,48 @@ folded character, the index of the answer character it came from.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from coach_gui.domain.fencing import _GT_CHARS, _INVISIBLE, _LT_CHARS
 
-_SPACE = re.compile(r"\s+")
-_PLAIN = str.maketrans(
-    {
-        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4\u0060", "'"),
-        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
-        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
-        **dict.fromkeys(_LT_CHARS + "[", "["),
-        **dict.fromkeys(_GT_CHARS + "]", "]"),
-        "\u2026": "...",
-    }
-)
+
+def _invisible_code_points() -> list[int]:
+    """Every code point `fencing._INVISIBLE` matches, read from its character class (so the
+    two lists cannot drift apart; a test checks them against each other)."""
+    body = _INVISIBLE.pattern[1:-1]
+    points: list[int] = []
+    index = 0
+    while index < len(body):
+        if index + 2 < len(body) and body[index + 1] == "-":
+            points += range(ord(body[index]), ord(body[index + 2]) + 1)
+            index += 3
+        else:
+            points.append(ord(body[index]))
+            index += 1
+    return points
+
+
+# One table for one C-speed pass: invisible characters dropped (as the fence drops them),
+# typographic quotes, dashes and look-alike brackets read as plain ASCII.
+_PLAIN: dict[str, str | None] = {
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4\u0060", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+    **dict.fromkeys(_LT_CHARS + "[", "["),
+    **dict.fromkeys(_GT_CHARS + "]", "]"),
+    "\u2026": "...",
+}
+_TABLE: dict[int, str | None] = {
+    **dict.fromkeys(_invisible_code_points()),
+    **str.maketrans(_PLAIN),
+}
 
 
 def folded(text: str) -> str:
-    """`text` as spans and answers are compared: see the module docstring."""
-    return _SPACE.sub(" ", _INVISIBLE.sub("", text).translate(_PLAIN).casefold()).strip()
+    """`text` as spans and answers are compared: see the module docstring. (`str.split`
+    splits on exactly the characters `str.isspace` names.)"""
+    return " ".join(text.translate(_TABLE).casefold().split())
 
 
 def found_in(span: str, folded_answer: str) -> bool:
@@ -43,15 +64,18 @@ def found_in(span: str, folded_answer: str) -> bool:
     return bool(needle) and needle in folded_answer
 
 
-def _folded_with_origins(text: str) -> tuple[str, list[int]]:
-    """`folded(text)`, and for each of its characters the index in `text` it came from."""
+@lru_cache(maxsize=8)
+def _folded_with_origins(text: str) -> tuple[str, tuple[int, ...]]:
+    """`folded(text)`, and for each of its characters the index in `text` it came from
+    (kept for the last few answers: the window asks once per key point)."""
     chars: list[str] = []
     origins: list[int] = []
     pending_space: int | None = None
     for index, char in enumerate(text):
-        if _INVISIBLE.match(char):
+        pieces = char.translate(_TABLE).casefold()
+        if not pieces:  # an invisible character (some are white space too: dropped first)
             continue
-        if char.isspace():
+        if pieces.isspace():
             if chars and pending_space is None:
                 pending_space = index
             continue
@@ -59,12 +83,9 @@ def _folded_with_origins(text: str) -> tuple[str, list[int]]:
             chars.append(" ")
             origins.append(pending_space)
             pending_space = None
-        for piece in char.translate(_PLAIN).casefold():
-            if piece.isspace():  # no mapping yields space today; keep folded() in step
-                continue
-            chars.append(piece)
-            origins.append(index)
-    return "".join(chars), origins
+        chars.append(pieces)
+        origins += [index] * len(pieces)
+    return "".join(chars), tuple(origins)
 
 
 def evidence_ranges(answer: str, spans: Iterable[str]) -> list[tuple[int, int]]:

@@ -16,11 +16,17 @@ from typing import Any
 
 import pytest
 import yaml
-from fakes.gemini_server import FakeGemini, Fault, passes_items_whose_answer_contains
-from fakes.noisy_judge import NoisyVerdicts
+from fakes.gemini_server import (
+    FakeGemini,
+    Fault,
+    cites_words_not_in_the_answer,
+    passes_items_whose_answer_contains,
+)
+from fakes.noisy_judge import FlippingAssessments, NoisyVerdicts
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 
 from coach_gui.cli import main
+from coach_gui.domain.evals import fleiss_kappa
 
 KEY = "test-key"
 ASSERTIONS = ["Selection acts only on inherited variation.", "Large change takes a long time."]
@@ -360,3 +366,62 @@ def test_no_judged_answers_or_no_key_is_a_clear_exit_2(
     code, _, err = _coach(capsys, "eval", "--repeats", "1")
     assert code == 2 and "at least 2" in err
     assert gemini.requests == []
+
+
+def _per_assertion_expected(flips: FlippingAssessments, answers: list[str]) -> dict[str, Any]:
+    """Agreement and evidence stability the flip model implies, worked out here."""
+    rows = [
+        [flips.status(answer, n, k) for k in range(REPEATS)]
+        for answer in answers
+        for n in range(len(ASSERTIONS))
+    ]
+    stability = []
+    for row in rows:  # an explained repeat cites the same words, an unexplained one none
+        if "explained" in row:
+            pairs = list(combinations(row, 2))
+            stability.append(sum(a == b for a, b in pairs) / len(pairs))
+    return {
+        "assertion_pairs_compared": len(rows),
+        "assertion_agreement": round(sum(len(set(r)) == 1 for r in rows) / len(rows), 4),
+        "assertion_kappa": fleiss_kappa(rows, ("explained", "unexplained", "wrong")),
+        "evidence_stability": round(sum(stability) / len(stability), 4),
+        "assessments": len(rows) * REPEATS,
+        "downgrades": 0,
+        "downgrade_rate": 0.0,
+    }
+
+
+def test_eval_reports_per_assertion_agreement_kappa_and_evidence_stability(
+    gemini: FakeGemini,
+    practised: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    flips = FlippingAssessments(p=0.3, seed=5)
+    gemini.reply_for = flips
+    code, report, err = _coach(capsys, "eval", "--repeats", str(REPEATS), "--json")
+    assert code == 0, err
+    arms = {arm["arm"]: arm for arm in report["arms"]}
+    on, off = arms["assertions_on"], arms["assertions_off"]
+    expected = _per_assertion_expected(flips, practised)
+    assert {name: on[name] for name in expected} == expected
+    assert 0.0 < expected["assertion_agreement"] < 1.0  # the model flips some, not all
+    assert not set(expected) & set(off)  # without assertions there is nothing per assertion
+    assert "Per key point" in report["summary"] and "Fleiss' kappa" in report["summary"]
+    code, checked, _ = _coach(capsys, "verify", report["eval_run_id"], "--json")
+    assert (code, checked["ok"]) == (0, True)
+
+
+def test_eval_counts_credit_the_domain_overruled(
+    gemini: FakeGemini,
+    practised: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gemini.reply_for = cites_words_not_in_the_answer(1, span="nothing the learner wrote")
+    code, report, err = _coach(capsys, "eval", "--repeats", "2", "--json")
+    assert code == 0, err
+    on = next(arm for arm in report["arms"] if arm["arm"] == "assertions_on")
+    calls = len(practised) * 2
+    assert (on["assessments"], on["downgrades"]) == (calls * 2, calls)  # key point 2, always
+    assert on["downgrade_rate"] == 0.5
+    assert on["fail"] == calls and on["pass"] == 0  # the downgrade is a gap, every time
+    assert on["assertion_agreement"] == 1.0 and on["assertion_kappa"] is not None

@@ -271,6 +271,37 @@ def test_a_v3_journal_gets_its_traces_adopted_into_a_signed_log(
     assert sweep.check(path).ok
 
 
+def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_upgrade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 18: verdicts recorded under the gaps-only contract read as before, verify, and
+    the upgrade is backed up first."""
+    path = sweep.record_journal(tmp_path, failures=False, practise_with_assertions=False)
+    monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
+        conn.execute("PRAGMA user_version = 4")
+    finally:
+        conn.close()
+    before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
+    with Journal.open(path) as journal:
+        assert journal.schema_version == LATEST_VERSION == 5
+        report = verify(SqliteTraceJournal(journal))
+    assert report.ok, report.first_failure
+    after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
+    assert [tuple(r)[:3] for r in after] == [tuple(r) for r in before] and len(before) == 2
+    assert {r["assessments"] for r in after} == {"[]"}
+    (backup,) = sorted((path.parent / "backups").glob("*pre-v5*"))
+    with sqlite3.connect(backup) as old:
+        assert old.execute("PRAGMA user_version").fetchone() == (4,)
+    monkeypatch.setenv("COACH_HOME", str(path.parent))
+    capsys.readouterr()
+    assert main(["sessions", "--json"]) == 0
+    sessions = json.loads(capsys.readouterr().out)["sessions"]
+    assert sorted((s["passed"], s["items"]) for s in sessions) == [(1, 2)]
+
+
 def test_restore_refuses_a_backup_whose_log_is_broken(copy: Path, tmp_path: Path) -> None:
     path = _journal(copy)
     broken = tmp_path / "broken.sqlite3"

@@ -25,6 +25,7 @@ from coach_gui.domain.evals import (
     ItemRef,
     arm_figures,
     build_report,
+    fleiss_kappa,
     jaccard,
     percentile,
     report_id,
@@ -32,7 +33,7 @@ from coach_gui.domain.evals import (
 from coach_gui.domain.judge_errors import JudgeQuotaExceeded
 from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.traces import VerifyFailure
-from coach_gui.domain.verdicts import JudgeResponse
+from coach_gui.domain.verdicts import Assessment, JudgeResponse
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import (
     AssertionsSwitchedOff,
@@ -402,3 +403,65 @@ def test_a_first_key_overwritten_by_a_concurrent_eval_still_signs_verifiably() -
     ((report, signature, key_id, _traces),) = store.runs
     assert keys.key_for(key_id) is not None
     assert signature_matches(report.canonical(), keys.held, signature)
+
+
+# --- per-assertion figures ------------------------------------------------------------------
+
+# Fleiss (1971) as worked in most textbooks: 10 subjects, 14 raters, 5 categories, kappa 0.210.
+_FLEISS_TABLE = [
+    (0, 0, 0, 0, 14), (0, 2, 6, 4, 2), (0, 0, 3, 5, 6), (0, 3, 9, 2, 0), (2, 2, 8, 1, 1),
+    (7, 7, 0, 0, 0), (3, 2, 6, 3, 0), (2, 5, 3, 2, 2), (6, 5, 2, 1, 0), (0, 2, 2, 3, 7),
+]  # fmt: skip
+
+
+def test_fleiss_kappa_matches_the_worked_example() -> None:
+    categories = "abcde"
+    ratings = [
+        [c for c, n in zip(categories, row, strict=True) for _ in range(n)] for row in _FLEISS_TABLE
+    ]
+    assert fleiss_kappa(ratings, categories) == 0.2099
+
+
+def test_fleiss_kappa_is_one_for_perfect_agreement_and_undefined_without_variety() -> None:
+    assert fleiss_kappa([["a", "a"], ["b", "b"]], "ab") == 1.0
+    assert fleiss_kappa([["a", "a"], ["a", "a"]], "ab") is None  # chance agreement is total
+    assert fleiss_kappa([["a"], ["b"]], "ab") is None  # one rater
+    assert fleiss_kappa([], "ab") is None
+    assert fleiss_kappa([["a", "b"], ["b", "a"]], "ab") == -1.0  # systematic disagreement
+
+
+def _assessed(
+    arm: str, repeat: int, item: int, *statuses: str, cite: str = "slow change"
+) -> CallResult:
+    assessments = tuple(
+        Assessment(
+            assertion=n, status=s, evidence=() if s == "unexplained" else (cite,), reason="r"
+        )
+        for n, s in enumerate(statuses)
+    )
+    status = "pass" if all(s == "explained" for s in statuses) else "fail"
+    return _call(arm, repeat, item, status).model_copy(update={"assessments": assessments})
+
+
+def test_per_assertion_figures_compare_each_key_point_across_repeats() -> None:
+    results = [
+        _assessed("assertions_on", 0, 0, "explained", "unexplained"),
+        _assessed("assertions_on", 1, 0, "explained", "explained", cite="Slow  CHANGE"),
+        _assessed("assertions_on", 0, 1, "wrong", "explained"),
+        _assessed("assertions_on", 1, 1, "wrong", "explained", cite="slow change indeed"),
+    ]
+    figures = arm_figures("assertions_on", results, repeats=2, items=2)
+    assert figures.assertion_pairs_compared == 4
+    assert figures.assertion_agreement == 0.75  # item 0's key point 2 changed
+    # Item 0: {slow, change} both times (folded): 1.0; key point 2 cited once: 0.0;
+    # item 1: {slow, change} vs {slow, change, indeed}: 2/3, twice.
+    assert figures.evidence_stability == round((1.0 + 0.0 + 2 / 3 + 2 / 3) / 4, 4)
+    assert (figures.assessments, figures.downgrades, figures.downgrade_rate) == (8, 0, 0.0)
+    assert figures.assertion_kappa is not None and 0 < figures.assertion_kappa < 1
+
+
+def test_an_arm_without_assessments_carries_no_per_assertion_figures() -> None:
+    figures = arm_figures("assertions_off", [_call("assertions_off", 0, 0, "pass")], 1, 1)
+    assert figures.assessments is None
+    dumped = figures.model_dump(mode="json", by_alias=True)
+    assert "assertion_agreement" not in dumped and "downgrades" not in dumped

@@ -87,3 +87,13 @@ def test_any_slice_of_the_answer_is_found_and_ranged_onto_itself(
     assert found_in(span, folded(text))
     ranges = evidence_ranges(text, [span])
     assert ranges and any(folded(text[a:b]).find(folded(span)) != -1 for a, b in ranges)
+
+
+def test_the_fold_drops_exactly_the_characters_the_fence_strips() -> None:
+    """The translation table is read from the fence's own pattern; check every code point."""
+    from coach_gui.domain.evidence import _TABLE
+    from coach_gui.domain.fencing import _INVISIBLE
+
+    dropped = {point for point, to in _TABLE.items() if to is None}
+    matched = {p for p in range(0x110000) if _INVISIBLE.match(chr(p))}
+    assert dropped == matched

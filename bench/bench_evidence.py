@@ -1,0 +1,137 @@
+"""Evidence checking (DESIGN §4): the cost of the domain's check that each cited span is in
+the learner's answer, for a 2,000-word answer and 10 assertions. Target: <= 1 ms per item.
+
+Measured, p50 over `--rounds` runs each:
+- the check alone: fold the answer once, look up every cited span (2 per assertion: one
+  copied from the answer, one not, so half the lookups fail and scan the whole answer);
+- `parse_verdicts` for a one-item reply (JSON validation, index and assessment checks,
+  the evidence check, the derived gaps): what judging adds per item;
+- the window's marks (`evidence_ranges` for every assertion), for an answer shown for
+  the first time (its folded form and character map are built) and again (kept).
+
+    python bench/bench_evidence.py [--rounds 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from coach_gui.domain.evidence import _folded_with_origins, evidence_ranges, folded, found_in
+from coach_gui.domain.tier2 import tier2_payload
+from coach_gui.domain.verdicts import parse_verdicts
+
+ASSERTIONS = 10
+WORDS = 2_000
+
+
+def _answer(rng: random.Random) -> str:
+    vocabulary = [
+        "variation",
+        "inherited",
+        "selection",
+        "struggle",
+        "offspring",
+        "slight",
+        "successive",
+        "advantage",
+        "breeder",
+        "organism",
+        "generations",
+        "island",
+        "beak",
+        "food",
+        "survive",
+        "preserved",
+        "harmful",
+        "useful",
+        "the",
+        "a",
+        "of",
+        "and",
+        "that",
+        "which",
+        "because",
+        "over",
+        "time",
+        "many",
+        "few",
+        "more",
+        "less",
+        "change",
+    ]
+    words = [rng.choice(vocabulary) for _ in range(WORDS)]
+    for n in range(0, WORDS, 17):  # sentences, capitals and line breaks, as people write
+        words[n] = words[n].capitalize()
+    return " ".join(w + (".\n" if n % 23 == 22 else "") for n, w in enumerate(words))
+
+
+def p50_ms(call: Callable[[], object], rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=300)
+    rounds = parser.parse_args().rounds
+    rng = random.Random(3)
+    answer = _answer(rng)
+    words = answer.split()
+    spans = []
+    for n in range(ASSERTIONS):
+        start = rng.randrange(0, len(words) - 12)
+        found = " ".join(words[start : start + 8]).upper()  # the judge's case, folded away
+        spans.append([found, f"a sentence the learner never wrote, number {n}"])
+    assessments = [
+        {"assertion": n, "status": "explained", "evidence": spans[n], "reason": "Explained."}
+        for n in range(ASSERTIONS)
+    ]
+    reply = json.dumps({"items": [{"index": 0, "assessments": assessments, "gaps": [],
+                                   "verdict": "pass", "feedback": "Good."}]})  # fmt: skip
+    payload = tier2_payload(
+        [{"challenge": "Explain natural selection.", "answer": answer,
+          "core_assertions": [f"Assertion {n}." for n in range(ASSERTIONS)]}],
+        allow_assertions=True,
+    )  # fmt: skip
+
+    def check() -> object:
+        haystack = folded(answer)
+        return [found_in(span, haystack) for pair in spans for span in pair]
+
+    def parse() -> object:
+        return parse_verdicts(reply, payload)
+
+    def marks() -> object:
+        return [evidence_ranges(answer, pair) for pair in spans]
+
+    def marks_cold() -> object:
+        _folded_with_origins.cache_clear()  # a verdict on an answer not shown before
+        return marks()
+
+    (verdict,) = parse_verdicts(reply, payload)
+    assert verdict.passed and all(len(a.evidence) == 1 for a in verdict.assessments)
+    for call in (check, parse, marks):
+        p50_ms(call, 20)
+    print(f"evidence, one item: {len(words):,}-word answer ({len(answer):,} characters), "
+          f"{ASSERTIONS} assertions, 2 cited spans each (one not in the answer), p50 of "
+          f"{rounds}:")  # fmt: skip
+    print(
+        f"  the check (fold once, {2 * ASSERTIONS} lookups)       {p50_ms(check, rounds):7.3f} ms"
+    )
+    print(f"  parse_verdicts, the whole item          {p50_ms(parse, rounds):7.3f} ms")
+    cold = p50_ms(marks_cold, max(rounds // 5, 10))
+    warm = p50_ms(marks, max(rounds // 5, 10))
+    print(f"  the window's marks, first time / again  {cold:7.3f} / {warm:.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
