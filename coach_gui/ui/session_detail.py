@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.session_state import attempt_states
-from coach_gui.domain.verdicts import gap_subject
+from coach_gui.domain.verdicts import Assessment, gap_subject
 from coach_gui.services.gap_export import (
     PROBLEM_LABELS,
     counted,
@@ -35,6 +36,7 @@ from coach_gui.services.gap_export import (
 )
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import GapEntry, SessionSummary, session_gaps
+from coach_gui.ui.evidence_html import assessments_html, marked_answer_html
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.tasks import Lane, Task
 
@@ -49,6 +51,10 @@ class AnswerDetail:
     gaps: tuple[tuple[str, str, str], ...]  # (problem, what was missed, explanation)
     feedback: str
     pending_reason: str | None
+    # Each key point's assessment with its evidence (DESIGN §4), and the assertions as they
+    # were when judged; empty for a verdict without assertions or from before schema v5.
+    assessments: tuple[Assessment, ...] = ()
+    assertions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,8 @@ def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetail
                 gaps=tuple(gaps),
                 feedback=verdict.feedback if verdict is not None else "",
                 pending_reason=state.pending_reason or ("not judged yet" if not verdict else None),
+                assessments=verdict.assessments if verdict is not None else (),
+                assertions=verdict.assertions if verdict is not None else (),
             )
         )
     return SessionDetailData(tuple(answers), tuple(session_gaps(records)))
@@ -88,7 +96,11 @@ def _esc(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
 
 
-def detail_html(summary: SessionSummary, data: SessionDetailData) -> str:
+def detail_html(
+    summary: SessionSummary, data: SessionDetailData, palette: QPalette | None = None
+) -> str:
+    """The session as HTML; `palette` colours each key point's evidence in the answers."""
+    palette = palette or QPalette()
     parts = [
         f"<h3>{_esc(summary.note_title)}</h3>",
         f"<p>Practised {_esc(when(summary.started_at))} · {counted(summary.items, 'answer')} · "
@@ -99,13 +111,20 @@ def detail_html(summary: SessionSummary, data: SessionDetailData) -> str:
         parts.append("<p>No answers were submitted in this session.</p>")
     for number, answer in enumerate(data.answers, start=1):
         parts.append(f"<h4>{number}. {_esc(answer.challenge or 'Challenge')}</h4>")
-        parts.append(f"<p><b>Your answer:</b><br>{_esc(answer.answer)}</p>")
+        if answer.assessments:
+            marked = marked_answer_html(answer.answer, answer.assessments, palette)
+            parts.append(f"<p><b>Your answer</b> (the judge's evidence marked):<br>{marked}</p>")
+        else:
+            parts.append(f"<p><b>Your answer:</b><br>{_esc(answer.answer)}</p>")
         if answer.verdict is None:
             why = answer.pending_reason or "not judged yet"
             parts.append(f"<p><b>Not judged yet</b>: {_esc(why)}</p>")
             continue
         parts.append(f"<p><b>Verdict: {answer.verdict}</b></p>")
-        if answer.gaps:
+        if answer.assessments:
+            muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
+            parts.append(assessments_html(answer.assessments, answer.assertions, palette, muted))
+        elif answer.gaps:
             items = "".join(
                 f"<li><b>{_esc(problem)}</b>: {_esc(what)}<br><i>{_esc(why)}</i></li>"
                 for problem, what, why in answer.gaps
@@ -173,7 +192,7 @@ class SessionDetail(QWidget):
     def _on_loaded(self, summary: SessionSummary, data: SessionDetailData) -> None:
         self._task = None
         self.data = data
-        self.text.setHtml(detail_html(summary, data))
+        self.text.setHtml(detail_html(summary, data, self.text.palette()))
         self.export_button.setEnabled(True)
         self.shown.emit(summary.session_id)
 

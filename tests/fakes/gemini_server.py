@@ -465,6 +465,13 @@ def assesses_one_twice(assertion: int) -> Callable[[RecordedRequest], str]:
     return lambda request: _contract_reply(request, edit)
 
 
+_REASONS = {
+    "explained": "The answer explains it.",
+    "unexplained": "The answer does not say this.",
+    "wrong": "The answer says the opposite.",
+}
+
+
 def cites(
     spans: dict[int, list[str]], status: dict[int, str] | None = None
 ) -> Callable[[RecordedRequest], str]:
@@ -476,5 +483,6 @@ def cites(
             assessments[n]["evidence"] = cited_spans
         for n, given in (status or {}).items():
             assessments[n]["status"] = given
+            assessments[n]["reason"] = _REASONS[given]
 
     return lambda request: _contract_reply(request, edit)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -170,9 +171,12 @@ def test_sessions_judged_later_from_the_window_reviewed_exported_and_practised(
     with qtbot.waitSignal(view.detail.shown, timeout=WAIT_MS):
         view.table.selectRow(1)
     text = view.detail.text.toPlainText()
-    assert "It adds up because each step helps." in text and "Verdict: pass" in text
+    # The answer reads whole once the judge's evidence marks ("[1, 2]") are left out.
+    unmarked = re.sub(r"\[\d+(?:, \d+)*\]", "", text)
+    assert "It adds up because each step helps." in unmarked and "Verdict: pass" in text
+    assert "It adds up because each[1, 2, 3, 4, 5]" in text  # the fake cites 5 words
     assert "No idea." in text and "Verdict: fail" in text
-    assert f"key point 2: {assertions[1]}" in text
+    assert f"Key point 2 — ○ Not explained\n“{assertions[1]}”" in text  # the learner's words
     assert "Explain the missing points." in text
 
     # The button, as the learner uses it: the save dialog opens, they name the file.

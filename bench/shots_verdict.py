@@ -1,0 +1,110 @@
+"""Screenshots of the practice pane after a judged answer, with each key point's evidence
+marked, light and dark, at 1.0x and 1.5x: `python bench/shots_verdict.py [folder]`
+(default /tmp/verdict-shots). A real practice pane and app context against loopback fakes
+of Ollama and Gemini (the judge cites real words for some key points, words the learner
+never wrote for one, and calls one wrong). Each scale is its own process, since
+QT_SCALE_FACTOR is read when Qt starts; QT_QPA_PLATFORM is left as given (offscreen if
+unset), so it runs under Xvfb too."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+
+KEY = "AIzaSyBench-shots-0123456789abcdefghij"
+ANSWER = (
+    "Useful differences that are inherited get kept, because those who have them leave more "
+    "young. Over many generations the slight advantages add up, so a big change takes a very "
+    "long time. It happens quickly, within a few generations."
+)
+
+
+def shoot(folder: Path, scale: str) -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["QT_SCALE_FACTOR"] = scale
+    home = Path(tempfile.mkdtemp(prefix="coach-shots-"))
+    os.environ["COACH_HOME"] = str(home / "home")
+    os.environ["COACH_CONFIG"] = str(home / "coach.config.json")
+    os.environ["COACH_TEST_KEYRING"] = str(home / "keys.json")
+    os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
+    from fakes.gemini_server import FakeGemini, cites
+    from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication
+    from shots_preview import _palette
+
+    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.bootstrap import build_context
+    from coach_gui.ui.practice_pane import Phase, PracticePane
+
+    app = QApplication([])
+    app.setStyle("Fusion")
+    spans = {0: ["Useful differences that are inherited get kept"],
+             1: ["selection only acts on variation that already exists"],
+             2: [], 3: ["slight advantages add up", "It happens quickly"],
+             4: ["leave more young"]}  # fmt: skip
+    for theme in os.environ.get("SHOTS_THEMES", "light dark").split():
+        app.setPalette(_palette(theme == "dark", QPalette, QColor))
+        with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+            ollama.queue_challenge(
+                "Why can a process that only keeps or removes traits still produce new kinds?"
+            )
+            gemini.reply_for = cites(spans, status={2: "unexplained", 3: "wrong"})
+            Path(os.environ["COACH_CONFIG"]).write_text(json.dumps({
+                "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
+                          "challengesPerSession": 1},
+                "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+            }), encoding="utf-8")  # fmt: skip
+            KeyStore().set(KEY)
+            context = build_context()
+            entry = context.notes.load().find("natural-selection")
+            assert entry is not None
+            pane = PracticePane(context)
+            pane.resize(900, 820)
+            pane.show()
+            pane.start(entry.note)
+            _until(app, lambda p=pane: p.phase is Phase.ANSWERING)
+            pane.view.answer_box.setPlainText(ANSWER)
+            pane.view.submit_button.click()
+            _until(app, lambda p=pane: p.phase is Phase.ANSWERED)
+            for _ in range(5):
+                app.processEvents()
+                time.sleep(0.05)
+            out = folder / f"practice-evidence-{theme}-{scale}x.png"
+            pane.grab().save(str(out))
+            print(out)
+            pane.shutdown(5000)
+            pane.close()
+            context.close()
+
+
+def _until(app: object, ready: object, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise SystemExit("the practice pane did not get there in time")
+        app.processEvents()  # type: ignore[attr-defined]
+        time.sleep(0.01)
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--scale":
+        shoot(Path(sys.argv[3]), sys.argv[2])
+        return
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/verdict-shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    for scale in ("1.0", "1.5"):
+        subprocess.run([sys.executable, __file__, "--scale", scale, str(folder)], check=True)
+
+
+if __name__ == "__main__":
+    main()
