@@ -5,11 +5,12 @@ shows; what happens when a button is pressed is `practice_controller`'s, and the
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass
 from enum import Enum, auto
 from itertools import pairwise
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QPalette, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -25,6 +26,7 @@ from coach_gui.ui.practice_widgets import Message, Notice, button, summary_html
 from coach_gui.ui.self_rating import SelfRatingPanel
 from coach_gui.ui.verdict_view import VerdictView
 
+_UNLIMITED = (1 << 24) - 1  # QWIDGETSIZE_MAX
 IDLE_TEXT = "No practice session.\n\nOpen a note and choose Practise (Ctrl+P) to start one."
 
 
@@ -249,7 +251,9 @@ class PracticeView(QWidget):
         )
         self.next_button.setText("&Next" if place.remaining else "&Next: summary")
         self.finish_button.setEnabled(place.has_session and phase is not Phase.BUSY)
-        self.answer_box.setReadOnly(phase in (Phase.BUSY, Phase.JUDGING, Phase.ANSWERED))
+        submitted = phase in (Phase.BUSY, Phase.JUDGING, Phase.ANSWERED)
+        self.answer_box.setReadOnly(submitted)
+        self._fit_answer_box(submitted and phase is not Phase.BUSY)
         if phase is Phase.FINISHED:
             self.banner.hide()  # they were about the session that has ended
             self.judge_notice.hide()
@@ -257,6 +261,22 @@ class PracticeView(QWidget):
         elif session and place.total:
             where = f"Challenge {place.number} of {place.total}"
             self.progress_label.setText(where + (" · follow-up" if place.follow_up else ""))
+
+    def _fit_answer_box(self, submitted: bool) -> None:
+        """A submitted answer keeps only the height its text needs (at least three lines):
+        the verdict under it, with the answer's evidence marked, gets the room."""
+        if not submitted:
+            self.answer_box.setMaximumHeight(_UNLIMITED)
+            return
+        box = self.answer_box
+        metrics = box.fontMetrics()
+        width = max(box.viewport().width() - 2 * round(box.document().documentMargin()), 80)
+        wrapped = metrics.boundingRect(
+            QRect(0, 0, width, 1 << 20), Qt.TextFlag.TextWordWrap, box.toPlainText()
+        ).height()
+        text = max(wrapped, 3 * metrics.lineSpacing())
+        chrome = box.height() - box.viewport().height() + 2 * box.document().documentMargin()
+        box.setMaximumHeight(math.ceil(text + chrome) + metrics.lineSpacing() // 2)
 
     def show_summary(self, summary: SessionEnded) -> None:
         self.summary_label.setText(summary_html(summary))
