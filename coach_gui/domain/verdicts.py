@@ -144,32 +144,31 @@ def _check_gaps(item: _ReplyItem, sent: tuple[str, ...] | None) -> None:
 
 
 def _check_assessments(item: _ReplyItem, sent: tuple[str, ...] | None) -> None:
-    """Exactly one assessment per sent assertion (any order); none without assertions."""
+    """Exactly one assessment per sent assertion (any order); none without assertions.
+    The reasons name key points and answers as the learner counts them, from 1."""
+    answer = f"answer {item.index + 1}"
     if sent is None:
         if item.assessments:
             raise MalformedVerdict(
-                f"item {item.index} assesses assertion {item.assessments[0].assertion}, but "
-                "no assertions were sent for it"
+                f"it graded key points of {answer}, which was sent without key points"
             )
         return
     seen: set[int] = set()
     for assessment in item.assessments:
+        point = f"key point {assessment.assertion + 1}"
         if assessment.assertion >= len(sent):
             raise MalformedVerdict(
-                f"item {item.index} assesses assertion {assessment.assertion}, but "
-                f"{_plural(len(sent), 'assertion was', 'assertions were')} sent for it "
-                f"(0 to {len(sent) - 1})"
+                f"it graded {point} of {answer}, which was sent with "
+                f"{_plural(len(sent), 'key point', 'key points')}"
             )
         if assessment.assertion in seen:
-            raise MalformedVerdict(
-                f"item {item.index} assesses assertion {assessment.assertion} more than once"
-            )
+            raise MalformedVerdict(f"it graded {point} of {answer} twice")
         seen.add(assessment.assertion)
     missing = sorted(set(range(len(sent))) - seen)
     if missing:
-        listed = ", ".join(str(n) for n in missing)
+        listed = ", ".join(str(n + 1) for n in missing)
         raise MalformedVerdict(
-            f"item {item.index} does not assess assertion{'s' if len(missing) > 1 else ''} {listed}"
+            f"it skipped key point{'s' if len(missing) > 1 else ''} {listed} of {answer}"
         )
 
 

@@ -451,3 +451,30 @@ def test_the_judged_answer_marks_exactly_the_cited_words_and_says_when_credit_wa
     assert [(g["assertion"], g["problem"]) for g in json.loads(stored[0])] == [
         (1, "unexplained"), (3, "wrong"),
     ]  # fmt: skip
+
+
+def test_a_verdict_that_skips_a_key_point_leaves_the_answer_kept_and_unjudged_in_the_window(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    from fakes.gemini_server import skips_an_assertion
+
+    ollama, gemini = servers
+    gemini.reply_for = skips_an_assertion(2)
+    KeyStore().set(KEY)
+    context = configure(ollama, gemini)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+    wait_answered(qtbot, pane)
+
+    view = pane.view.verdict_view
+    assert view.state is VerdictState.UNJUDGED
+    assert view.heading.text() == "Not judged — your answer is kept"
+    shown = view.details.toPlainText()
+    assert "The judge's reply could not be used: it skipped key point 3 of answer 1." in shown
+    assert "kept unjudged" in shown
+    assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
+    assert rows(context, "SELECT count(*) FROM verdicts") == [(0,)]
+    assert rows(context, "SELECT reason_code FROM judge_refusals") == [("malformed",)]

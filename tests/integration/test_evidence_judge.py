@@ -148,8 +148,8 @@ def test_credit_citing_words_not_in_the_answer_becomes_a_gap_for_that_assertion(
 @pytest.mark.parametrize(
     ("judge", "reason"),
     [
-        (skips_an_assertion(2), "item 0 does not assess assertion 2"),
-        (assesses_one_twice(0), "item 0 assesses assertion 0 more than once"),
+        (skips_an_assertion(2), "it skipped key point 3 of answer 1"),
+        (assesses_one_twice(0), "it graded key point 1 of answer 1 twice"),
     ],
 )
 def test_a_verdict_that_skips_or_repeats_an_assertion_is_malformed_and_the_answer_waits(

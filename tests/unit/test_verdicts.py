@@ -235,26 +235,26 @@ def test_an_extra_index_is_malformed() -> None:
 
 def test_a_missing_assessment_is_malformed() -> None:
     reason = malformed(reply(item(0, assessments=[assess(0), assess(2)]), item(1)))
-    assert reason == "item 0 does not assess assertion 1"
+    assert reason == "it skipped key point 2 of answer 1"
     assert malformed(reply(item(0, assessments=[]), item(1))) == (
-        "item 0 does not assess assertions 0, 1, 2"
+        "it skipped key points 1, 2, 3 of answer 1"
     )
 
 
 def test_a_duplicate_assessment_is_malformed() -> None:
     twice = [assess(0), assess(1), assess(1, "unexplained"), assess(2)]
     assert malformed(reply(item(0, assessments=twice), item(1))) == (
-        "item 0 assesses assertion 1 more than once"
+        "it graded key point 2 of answer 1 twice"
     )
 
 
 def test_an_assessment_of_an_assertion_not_sent_is_malformed() -> None:
     extra = [*all_explained(), assess(3)]
     assert malformed(reply(item(0, assessments=extra), item(1))) == (
-        "item 0 assesses assertion 3, but 3 assertions were sent for it (0 to 2)"
+        "it graded key point 4 of answer 1, which was sent with 3 key points"
     )
     assert malformed(reply(item(0), item(1, assessments=[assess(0)]))) == (
-        "item 1 assesses assertion 0, but no assertions were sent for it"
+        "it graded key points of answer 2, which was sent without key points"
     )
 
 
