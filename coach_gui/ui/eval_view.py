@@ -114,7 +114,11 @@ class EvalView(QWidget):
 
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["Figure", "With assertions", "Without"])
-        self.table.verticalHeader().setVisible(False)
+        rows = self.table.verticalHeader()
+        rows.setVisible(False)
+        # Compact rows: more figures in view before the table scrolls.
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
