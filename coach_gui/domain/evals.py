@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from itertools import combinations
 from typing import Any, Literal
@@ -155,6 +155,9 @@ class EvalReport(Record):
     arms: tuple[ArmFigures, ...]
     delta: EvalDelta
     children: tuple[ChildRef, ...]
+    # How the judge sampled (temperature, seed, thinking budget); absent from reports
+    # signed before it was recorded, so they still recompute.
+    judge_sampling: dict[str, Any] | None = Field(default=None, exclude_if=_absent)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -367,7 +370,7 @@ _ASSERTION_LABELS = (
     "same status per key point",
     "agreement beyond chance (Fleiss' kappa)",
     "evidence stability",
-    "credit without evidence, overruled",
+    "judgements without evidence, overruled",
 )
 
 
@@ -382,7 +385,14 @@ def figure_rows(report: EvalReport) -> list[tuple[str, str, str]]:
 
 
 def summary_text(
-    on: ArmFigures, off: ArmFigures, verdict: str, *, items: int, repeats: int, partial: bool
+    on: ArmFigures,
+    off: ArmFigures,
+    verdict: str,
+    *,
+    items: int,
+    repeats: int,
+    partial: bool,
+    sampling: Mapping[str, object] | None = None,
 ) -> str:
     calls = on.calls + off.calls
     text = (
@@ -405,7 +415,12 @@ def summary_text(
             f"{'n/a' if on.assertion_kappa is None else f'{on.assertion_kappa:.2f}'}); the "
             f"answer's words it cited overlapped {_pct(on.evidence_stability)} between "
             f"repeats, and {on.downgrades} of {on.assessments} assessments claimed credit "
-            "without citing the answer and were overruled. "
+            "(or a mistake) without citing the answer and were overruled. "
+        )
+    if sampling is not None and sampling.get("judge_seed") is not None:
+        text += (
+            f"The judge ran with a fixed seed ({sampling['judge_seed']}), so repeats agree "
+            "partly by construction; leave the seed unset to measure the judge itself. "
         )
     errors = on.errors + off.errors
     if errors:
@@ -430,6 +445,7 @@ def build_report(
     created_at: str,
     run_nonce: str,
     calls_planned: int,
+    sampling: Mapping[str, object] | None = None,
 ) -> EvalReport:
     """The report with its id computed (DESIGN §6); partial when calls were left out."""
     items = len(item_refs)
@@ -449,9 +465,12 @@ def build_report(
         calls_planned=calls_planned,
         calls_done=len(results),
         verdict=verdict,
-        summary=summary_text(on, off, verdict, items=items, repeats=repeats, partial=partial),
+        summary=summary_text(
+            on, off, verdict, items=items, repeats=repeats, partial=partial, sampling=sampling
+        ),
         arms=(on, off),
         delta=delta(on, off),
         children=tuple(sorted(children, key=lambda c: (c.arm, c.repeat, c.item))),
+        judge_sampling=None if sampling is None else dict(sampling),
     )
     return draft.model_copy(update={"eval_run_id": report_id(draft)})

@@ -210,9 +210,9 @@ def _system_instruction(boundary: str) -> str:
         "study next.\n"
         "Reply with JSON only, grading every item exactly once under its index:\n"
         '{"items": [{"index": 0, "assessments": [{"assertion": 0, "status": "explained", '
-        '"evidence": ["..."], "reason": "..."}], "gaps": [{"assertion": null, "problem": '
-        '"unexplained" or "wrong", "explanation": "..."}], "verdict": "pass" or "fail", '
-        '"feedback": "..."}]}'
+        '"evidence": ["words copied from the answer"], "reason": "..."}], "gaps": '
+        '[{"assertion": null, "problem": "unexplained" or "wrong", "explanation": "..."}], '
+        '"verdict": "pass" or "fail", "feedback": "..."}]}'
     )
 
 

@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
-from coach_gui.domain.evidence import folded, found_in
+from coach_gui.domain.evidence import FoldedAnswer
 from coach_gui.domain.judge_errors import MalformedVerdict
 from coach_gui.domain.records import Record
 from coach_gui.domain.tier2 import Tier2Item, Tier2Payload
@@ -128,16 +128,18 @@ def _plural(count: int, one: str, many: str) -> str:
 
 
 def _check_gaps(item: _ReplyItem, sent: tuple[str, ...] | None) -> None:
+    """Gaps name no assertion when none were sent. With assertions the gaps are derived
+    from the assessments and the judge's own are not used; one naming an assertion that
+    was not sent still makes the reply malformed (DESIGN §4)."""
     for gap in item.gaps:
         if sent is None and gap.assertion is not None:
             raise MalformedVerdict(
                 f"item {item.index} has a gap naming assertion {gap.assertion}, but no "
                 "assertions were sent for it"
             )
-        if sent is not None and (gap.assertion is None or gap.assertion >= len(sent)):
-            named = "no assertion" if gap.assertion is None else f"assertion {gap.assertion}"
+        if sent is not None and gap.assertion is not None and gap.assertion >= len(sent):
             raise MalformedVerdict(
-                f"item {item.index} has a gap naming {named}, but "
+                f"item {item.index} has a gap naming assertion {gap.assertion}, but "
                 f"{_plural(len(sent), 'assertion was', 'assertions were')} sent for it "
                 f"(0 to {len(sent) - 1})"
             )
@@ -172,9 +174,9 @@ def _check_assessments(item: _ReplyItem, sent: tuple[str, ...] | None) -> None:
         )
 
 
-def checked_assessment(reply: _ReplyAssessment, folded_answer: str) -> Assessment:
+def checked_assessment(reply: _ReplyAssessment, answer: FoldedAnswer) -> Assessment:
     """The domain's reading of one assessment: evidence must be in the answer."""
-    found = tuple(span for span in reply.evidence if found_in(span, folded_answer))
+    found = tuple(span for span in reply.evidence if answer.holds(span))
     unfound = tuple(span for span in reply.evidence if span not in found)
     if reply.status != "unexplained" and not found:
         return Assessment(
@@ -212,7 +214,7 @@ def _verdict(item: _ReplyItem, sent: Tier2Item) -> ItemVerdict:
             gaps=tuple(Gap(**gap.model_dump()) for gap in item.gaps),
             feedback=item.feedback,
         )
-    answer = folded(sent.answer)
+    answer = FoldedAnswer(sent.answer)
     assessments = tuple(
         checked_assessment(reply, answer)
         for reply in sorted(item.assessments, key=lambda reply: reply.assertion)

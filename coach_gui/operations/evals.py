@@ -13,6 +13,7 @@ from coach_gui.operations.app import App, judge_for
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import EvalItem, EvalRun, judged_items, run_eval
 from coach_gui.services.ports.judge import ClosableJudge
+from coach_gui.services.practice_settings import judge_sampling
 from coach_gui.services.review import list_sessions
 
 MAX_CONCURRENCY = 32
@@ -76,6 +77,7 @@ def run(
             concurrency=concurrency,
             assertions_allowed=config.include_assertions,
             judge_model=config.model,
+            sampling=judge_sampling(config.temperature, config.seed, config.thinking_budget),
             on_progress=on_progress,
             cancelled=cancelled,
             config_file=str(app.config_path),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -267,6 +267,7 @@ def run_eval(
     concurrency: int,
     assertions_allowed: bool,
     judge_model: str,
+    sampling: Mapping[str, object] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     cancelled: Callable[[], bool] | threading.Event | None = None,
     config_file: str = "coach.config.json",
@@ -317,6 +318,7 @@ def run_eval(
         created_at=created_at,
         run_nonce=harness.run_nonce,
         calls_planned=total,
+        sampling=sampling,
     )
     # Read the key again: if another eval created the first key at the same moment as this
     # one did, the keyring holds only one of them now, and that is the one verify will use.

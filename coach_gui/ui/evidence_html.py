@@ -3,8 +3,9 @@ beside the learner's own words (DESIGN §4, issue 18).
 
 Each key point has a colour (a light tint on a light palette, a deep one on a dark palette,
 so the text stays readable), and every marked span ends with the numbers of the key points
-that cite it, "[1]" or "[1, 3]", so the marks read the same without colour and to a screen
-reader. Only spans found in the answer are marked: `evidence.evidence_ranges` places them.
+that cite it, "[1]" or "[1, 3 ✗]" (✗: the judge found this part wrong for that key point),
+so the marks read the same without colour and to a screen reader. Only spans found in the
+answer are marked: `evidence.evidence_ranges` places them.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def marked_answer_html(answer: str, assessments: Sequence[Assessment], palette: 
     the key point numbers that cite it."""
     cover: list[set[int]] = [set() for _ in answer]
     ends: dict[int, set[int]] = {}
+    wrong = {a.assertion for a in assessments if a.status == "wrong"}
     for assessment in assessments:
         for start, end in evidence_ranges(answer, assessment.evidence):
             for index in range(start, end):
@@ -68,7 +70,9 @@ def marked_answer_html(answer: str, assessments: Sequence[Assessment], palette: 
         else:
             parts.append(text)
         if index in ends:
-            numbers = ", ".join(str(n + 1) for n in sorted(ends[index]))
+            numbers = ", ".join(
+                f"{n + 1} ✗" if n in wrong else str(n + 1) for n in sorted(ends[index])
+            )
             parts.append(f"<sup><b>[{numbers}]</b></sup>")
         start = index
     return "".join(parts)

@@ -438,7 +438,8 @@ def test_the_judged_answer_marks_exactly_the_cited_words_and_says_when_credit_wa
     ]
     assert (tint(0, palette) == "#5a4a00") is dark
     shown = view.details.toPlainText()
-    assert "Useful differences[1] that are inherited get kept[4, 5]" in shown  # without colour
+    # Without colour: each mark's key point numbers, ✗ where the judge found it wrong.
+    assert "Useful differences[1] that are inherited get kept[4 ✗, 5]" in shown
     assert "add up over generations[3]" in shown
     assert "Key point 2 — ○ Not explained" in shown
     assert (

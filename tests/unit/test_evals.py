@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from fakes.assessing import assessed_for
@@ -103,7 +104,9 @@ def test_figures_from_scripted_results() -> None:
     assert {"pass", "fail", "error", "pass_rate", "consistency", "gap_agreement"} <= set(as_json)
 
 
-def _report(on: Sequence[str], off: Sequence[str], repeats: int = 2) -> EvalReport:
+def _report(
+    on: Sequence[str], off: Sequence[str], repeats: int = 2, sampling: dict[str, Any] | None = None
+) -> EvalReport:
     results = [
         _call(arm, r, 0, status)
         for arm, statuses in (("assertions_on", on), ("assertions_off", off))
@@ -123,6 +126,7 @@ def _report(on: Sequence[str], off: Sequence[str], repeats: int = 2) -> EvalRepo
         created_at="2026-11-01T09:00:00+00:00",
         run_nonce="n",
         calls_planned=2 * repeats,
+        sampling=sampling,
     )
 
 
@@ -465,3 +469,15 @@ def test_an_arm_without_assessments_carries_no_per_assertion_figures() -> None:
     assert figures.assessments is None
     dumped = figures.model_dump(mode="json", by_alias=True)
     assert "assertion_agreement" not in dumped and "downgrades" not in dumped
+
+
+def test_a_report_records_how_the_judge_sampled_and_warns_of_a_fixed_seed() -> None:
+    sampling = {"judge_temperature": 0.0, "judge_seed": 7, "judge_thinking_budget": 0}
+    report = _report(["pass", "pass"], ["pass", "fail"], sampling=sampling)
+    assert report.to_json()["judge_sampling"] == sampling
+    assert "fixed seed (7)" in report.summary
+    unseeded = _report(
+        ["pass", "pass"], ["pass", "fail"], sampling={**sampling, "judge_seed": None}
+    )
+    assert "seed" not in unseeded.summary
+    assert "judge_sampling" not in _report(["pass"], ["pass"], repeats=1).to_json()  # as before

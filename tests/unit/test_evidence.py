@@ -7,7 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coach_gui.domain.evidence import _folded_with_origins, evidence_ranges, folded, found_in
+from coach_gui.domain.evidence import (
+    FoldedAnswer,
+    _folded_with_origins,
+    evidence_ranges,
+    folded,
+)
 from coach_gui.domain.fencing import neutralise
 
 ANSWER = "Traits vary.  Some variation is\nINHERITED — and the fit leave more offspring."
@@ -29,12 +34,12 @@ def test_folding_ignores_case_and_white_space_runs() -> None:
     ],
 )
 def test_a_span_is_found_only_when_it_is_in_the_answer(span: str, found: bool) -> None:
-    assert found_in(span, folded(ANSWER)) is found
+    assert FoldedAnswer(ANSWER).holds(span) is found
 
 
 def test_typographic_quotes_read_as_plain_ones() -> None:
     answer = "It\u2019s the \u201cfittest\u201d that leave offspring."
-    assert found_in('it\'s the "fittest"', folded(answer))
+    assert FoldedAnswer(answer).holds('it\'s the "fittest"')
 
 
 def test_a_span_copied_from_the_fenced_answer_is_found_in_the_answer() -> None:
@@ -44,7 +49,7 @@ def test_a_span_copied_from_the_fenced_answer_is_found_in_the_answer() -> None:
     assert seen_by_judge != answer
     for span in ("[b]bold[/b] claim", "zerowidth space"):
         assert span in seen_by_judge
-        assert found_in(span, folded(answer))
+        assert FoldedAnswer(answer).holds(span)
 
 
 def test_ranges_point_at_the_spans_in_the_original_answer() -> None:
@@ -73,27 +78,86 @@ def test_a_character_that_folds_to_two_maps_back_to_itself() -> None:
 @given(st.text(max_size=200))
 def test_the_slow_fold_and_the_fast_fold_agree(text: str) -> None:
     assert _folded_with_origins(text)[0] == folded(text)
+    haystack, starts, ends = _folded_with_origins(text)
+    assert len(starts) == len(ends) == len(haystack)
+    assert all(0 <= a < b <= len(text) for a, b in zip(starts, ends, strict=True))
 
 
-@given(st.text(min_size=1, max_size=120), st.data())
-def test_any_slice_of_the_answer_is_found_and_ranged_onto_itself(
+_WORDS = st.lists(
+    st.text(st.characters(exclude_categories=("Zs", "Zl", "Zp", "Cc")), min_size=1, max_size=8),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(_WORDS, st.data())
+def test_any_run_of_whole_words_of_the_answer_is_found_and_marked(
+    words: list[str], data: st.DataObject
+) -> None:
+    text = " ".join(words)
+    start = data.draw(st.integers(0, len(words) - 1))
+    end = data.draw(st.integers(start + 1, len(words)))
+    span = " ".join(words[start:end])
+    if not any(char.isalnum() for char in folded(span)):
+        return  # no letter or digit: never evidence
+    assert FoldedAnswer(text).holds(span)
+    ranges = evidence_ranges(text, [span])
+    assert ranges and any(folded(span) in folded(text[a:b]) for a, b in ranges)
+
+
+@given(st.text(max_size=80), st.data())
+def test_any_run_of_whole_words_of_the_answer_the_judge_saw_is_found(
     text: str, data: st.DataObject
 ) -> None:
-    start = data.draw(st.integers(0, len(text) - 1))
-    end = data.draw(st.integers(start + 1, len(text)))
-    span = text[start:end]
-    if not folded(span):
+    """Whatever the fence did to the answer (entities and tags defused, invisible
+    characters dropped), words copied from what the judge saw count as evidence."""
+    words = neutralise(text).split()
+    if not words:
         return
-    assert found_in(span, folded(text))
-    ranges = evidence_ranges(text, [span])
-    assert ranges and any(folded(text[a:b]).find(folded(span)) != -1 for a, b in ranges)
+    start = data.draw(st.integers(0, len(words) - 1))
+    end = data.draw(st.integers(start + 1, len(words)))
+    span = " ".join(words[start:end])
+    if any(char.isalnum() for char in folded(span)):
+        assert FoldedAnswer(text).holds(span)
+
+
+@pytest.mark.parametrize(
+    "span",
+    ["is immutable", "mutable object", ".", "...", " - ", "\u2026", "?!"],
+)
+def test_part_of_a_word_or_punctuation_alone_is_no_evidence(span: str) -> None:
+    answer = "Use this immutable object… or not - really?!"
+    assert not FoldedAnswer(answer).holds(span)
+    assert evidence_ranges(answer, [span]) == []
+
+
+def test_a_span_may_end_in_punctuation_or_start_after_it() -> None:
+    answer = "Use this immutable object… or not - really?!"
+    holds = FoldedAnswer(answer).holds
+    assert holds("this immutable object...") and holds("really?!") and holds("not - really")
+
+
+def test_composed_and_decomposed_letters_and_full_width_forms_read_the_same() -> None:
+    answer = "Le cafe\u0301 est chaud; ＡＢＣ order."
+    holds = FoldedAnswer(answer).holds
+    assert holds("le café est") and holds("ABC order")
+    ((start, end),) = evidence_ranges(answer, ["café"])
+    assert answer[start:end] == "cafe\u0301"
+
+
+def test_words_the_judge_saw_after_the_fence_defused_an_entity_tag_count() -> None:
+    answer = "Escape it as &lt;script&gt; before output."
+    seen = neutralise(answer)
+    assert "[script]" in seen
+    assert FoldedAnswer(answer).holds("Escape it as [script] before output")
+    assert evidence_ranges(answer, ["Escape it as [script]"]) == []  # counted, not marked
 
 
 def test_the_fold_drops_exactly_the_characters_the_fence_strips() -> None:
     """The translation table is read from the fence's own pattern; check every code point."""
-    from coach_gui.domain.evidence import _TABLE
+    from coach_gui.domain.evidence import _DROP
     from coach_gui.domain.fencing import _INVISIBLE
 
-    dropped = {point for point, to in _TABLE.items() if to is None}
+    dropped = set(_DROP)
     matched = {p for p in range(0x110000) if _INVISIBLE.match(chr(p))}
     assert dropped == matched

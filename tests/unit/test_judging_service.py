@@ -75,11 +75,11 @@ def test_adr0021_d2_switch_off_sends_exactly_challenge_and_answer() -> None:
     assert journal.verdicts[0].assertions_sent is False
 
 
-def test_adr0021_d4_an_item_passes_only_when_no_gap_is_listed() -> None:
+def test_adr0021_d4_an_item_passes_only_when_every_assertion_is_explained() -> None:
     gap = {"assertion": 1, "problem": "unexplained", "explanation": "slowness not explained"}
     outcomes, _, journal = _judge([judged_reply(("pass", [gap]))])
     verdict = journal.verdicts[0]
-    assert verdict.passed is False  # the model said pass, the domain says fail
+    assert verdict.passed is False  # the model said pass, but left key point 2 unexplained
     assert verdict.gaps[0].assertion == 1 and verdict.gaps[0].problem == "unexplained"
     assert outcomes[0].judged  # type: ignore[attr-defined]
 

@@ -270,9 +270,12 @@ def test_a_gap_naming_an_assertion_when_none_were_sent_is_malformed() -> None:
     assert reason == "item 1 has a gap naming assertion 0, but no assertions were sent for it"
 
 
-def test_a_null_gap_when_assertions_were_sent_is_malformed() -> None:
-    reason = malformed(reply(item(0, "fail", [gap(None)]), item(1)))
-    assert reason.startswith("item 0 has a gap naming no assertion, but 3 assertions were sent")
+def test_with_assertions_the_judges_own_gaps_are_not_used() -> None:
+    """The gaps are the assessments' (DESIGN §4): a null gap or one naming a sent assertion
+    beside complete assessments changes nothing, and does not lose the verdict."""
+    raw = reply(item(0, "fail", [gap(None), gap(1, "wrong")]), item(1))
+    first = parse_verdicts(raw, PAYLOAD)[0]
+    assert first.passed is True and first.gaps == ()
 
 
 @pytest.mark.parametrize(
