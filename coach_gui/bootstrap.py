@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from coach_gui.adapters.journal.outbox import SqliteOutbox
     from coach_gui.adapters.journal.practice import SqlitePracticeJournal
     from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
+    from coach_gui.adapters.local_judge import OllamaJudge
     from coach_gui.adapters.notes_fs import MarkdownNoteStore
     from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.adapters.secrets import KeyringSigningKeys, KeyStore
@@ -207,13 +208,14 @@ class AppContext:
     def key_store(self) -> KeyStore:
         return key_store()
 
-    def judge(self, *, enabled: bool | None = None, live: bool = False) -> GeminiJudge:
-        """The Gemini judge with the key from the OS keyring. Raises JudgeDisabled (switched
-        off), JudgeKeyMissing (no key) or KeyringUnavailable (no OS keyring). `live`: the
-        window's judge, which reads both privacy switches at every request (a command
+    def judge(
+        self, *, enabled: bool | None = None, live: bool = False
+    ) -> GeminiJudge | OllamaJudge:
+        """The configured judge: Gemini with the key from the OS keyring, or the model on
+        this computer (`judge.provider: local`). Raises JudgeDisabled (switched off), and
+        for Gemini JudgeKeyMissing (no key) or KeyringUnavailable (no OS keyring). `live`:
+        the window's judge, which reads both privacy switches at every request (a command
         keeps the config it started with, and `--judge on` its own word)."""
-        from coach_gui.adapters.gemini import GeminiJudge
-
         config = self.config.judge
         if enabled is not None:
             config = config.model_copy(update={"enabled": enabled})
@@ -221,6 +223,18 @@ class AppContext:
             from coach_gui.domain.judge_errors import JudgeDisabled
 
             raise JudgeDisabled()
+        if config.local:
+            from coach_gui.adapters.local_judge import OllamaJudge
+
+            return OllamaJudge.from_config(
+                config,
+                self.config.tier1,
+                self.outbox(),
+                assertions_allowed=self.privacy.include_assertions if live else None,
+                enabled_now=self.privacy.judge_enabled if live else None,
+            )
+        from coach_gui.adapters.gemini import GeminiJudge
+
         return GeminiJudge.from_config(
             config,
             self.key_store().get(),
@@ -256,7 +270,7 @@ class AppContext:
             tier1_model=config.tier1.model,
             judge_enabled=config.judge.enabled if judge_enabled is None else judge_enabled,
             include_assertions=config.judge.include_assertions,
-            judge_model=config.judge.model,
+            judge_model=config.judge.judge_model,
             judge_temperature=config.judge.temperature,
             judge_seed=config.judge.seed,
             judge_thinking_budget=config.judge.thinking_budget,

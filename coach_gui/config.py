@@ -11,7 +11,7 @@ import ipaddress
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -118,9 +118,20 @@ class Tier1Config(_Section):
         return check_loopback_url(value)
 
 
+def local_model_name(model: str) -> str:
+    """How a verdict, the outbox and a report name a model on this computer."""
+    return f"local:{model}"
+
+
 class JudgeConfig(_Section):
     enabled: bool = True
     include_assertions: bool = Field(default=True, alias="includeAssertions")
+    # Which judge grades: Google Gemini, or a model on this computer (Ollama at
+    # tier1.ollamaUrl, loopback only), for learners who want nothing to leave (issue 22).
+    provider: Literal["gemini", "local"] = "gemini"
+    local_model: str = Field(default="qwen2.5:7b", min_length=1, alias="localModel")
+    local_timeout_seconds: float = Field(default=300.0, gt=0, le=3600, alias="localTimeoutSeconds")
+    local_batch_size: int = Field(default=1, ge=1, le=8, alias="localBatchSize")
     model: str = Field(default="gemini-2.5-flash", min_length=1)
     base_url: str | None = Field(default=None, alias="baseUrl")
     api_version: str = Field(default="v1beta", alias="apiVersion", pattern=r"^v[0-9a-z]+$")
@@ -163,7 +174,19 @@ class JudgeConfig(_Section):
 
     def endpoint(self) -> str:
         """Where judge requests go, as the learner should see it."""
+        if self.provider == "local":
+            return f"this computer ({self.local_model} on Ollama)"
         return self.base_url or "https://generativelanguage.googleapis.com (Google Gemini)"
+
+    @property
+    def local(self) -> bool:
+        """The judge runs on this computer: nothing leaves it."""
+        return self.provider == "local"
+
+    @property
+    def judge_model(self) -> str:
+        """The model that grades, as verdicts, the outbox and reports name it."""
+        return local_model_name(self.local_model) if self.local else self.model
 
 
 class NoQuoteConfig(_Section):

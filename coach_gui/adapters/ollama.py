@@ -248,6 +248,11 @@ class _NdjsonStream:
         self._socket: socket.socket | None = None
         self._response: httpx.Response | None = None
 
+    def request_body(self) -> str:
+        """The request's body exactly as it will be sent (httpx's JSON encoding)."""
+        request = self._client._streams_http.build_request("POST", self._path, json=self._body)
+        return request.content.decode("utf-8")
+
     def cancel(self) -> None:
         """Stop the stream now: the reading thread raises GenerationCancelled."""
         self._cancelled.set()
@@ -376,6 +381,10 @@ class ChatStream(_Streamed):
     @property
     def text(self) -> str:
         return self._so_far.text
+
+    def request_body(self) -> str:
+        """What this stream sends, byte for byte (for the judge's outbox)."""
+        return self._source.request_body()
 
     @property
     def stats(self) -> ChatStats | None:

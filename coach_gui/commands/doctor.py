@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
         check_journal,
         check_judge_endpoint,
         check_keyring,
+        check_local_judge,
         check_notes,
         check_ollama,
     )
@@ -41,16 +42,19 @@ def run(args: argparse.Namespace) -> int:
         checks.append(Check("config", True, f"{context.config_path} is valid"))
         checks.append(check_notes(context.notes))
         checks.append(check_journal(lambda: context.journal, str(context.journal_path)))
+        judge = context.config.judge
         with context.ollama_client() as ollama:
             checks.extend(
                 check_ollama(ollama, context.config.tier1.ollama_url, context.config.tier1.model)
             )
-        judge = context.config.judge
-        checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
+            if judge.local:
+                checks.append(check_local_judge(ollama, judge.local_model, enabled=judge.enabled))
+        if not judge.local:
+            checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
         key = context.key_store().status()
         checks.extend(
             check_keyring(key.backend, key.usable, key.has_key, key.detail,
-                          judge_enabled=context.config.judge.enabled)
+                          judge_enabled=judge.enabled and not judge.local)
         )  # fmt: skip
         context.close()
     ok = all(c.ok for c in checks)

@@ -256,3 +256,22 @@ class EmptyKey(CoachError):
         super().__init__(
             "The key is empty. Paste the whole key from Google AI Studio and try again."
         )
+
+
+class LocalJudgeUnavailable(JudgeError):
+    """The judge on this computer (Ollama, `judge.provider: local`) could not grade."""
+
+    reason_code = "local_judge"
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+        super().__init__(f"The judge on this computer could not grade: {problem}. {_KEPT}.")
+
+
+class JudgeCancelled(JudgeError):
+    """The learner stopped judging (before a request, or during one to the local model)."""
+
+    reason_code = "cancelled"
+
+    def __init__(self) -> None:
+        super().__init__("You cancelled judging; this answer is kept and can be judged later.")

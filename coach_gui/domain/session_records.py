@@ -11,6 +11,8 @@ from collections.abc import Collection, Mapping
 from enum import Enum
 from typing import Literal
 
+from pydantic import Field
+
 from coach_gui.domain.challenges import Challenge, ChallengeKind, ChallengeOrigin
 from coach_gui.domain.digests import content_id, digest
 from coach_gui.domain.practice import (
@@ -90,6 +92,9 @@ class OutboxRecord(Record):
     tokens_in: int | None
     tokens_out: int | None
     latency_ms: int | None
+    # Which judge the request went to: "gemini", or "local" (the model on this computer,
+    # issue 22). Rows of Gemini requests hash without it, as they did before it existed.
+    provider: str = Field(default="gemini", exclude_if=lambda value: value == "gemini")
 
 
 class AttemptBinding(Record):
@@ -200,6 +205,8 @@ def row_digest(record: RowRecord) -> str:
             fields[name] = value.value
     if isinstance(record, SessionRecord):
         del fields["sealed_trace_id"]
+    if isinstance(record, OutboxRecord) and fields["provider"] == "gemini":
+        del fields["provider"]
     fields["row"] = _ROW_KIND[type(record)]
     return digest(fields)
 

@@ -300,6 +300,7 @@ class OutboxEntry(Record):
     model: str
     payload: str  # Tier2Payload.canonical()
     request_body: str  # the HTTP body; the key travels in a header, never here
+    provider: Literal["gemini", "local"] = "gemini"  # local: the model on this computer
 
 
 class OutboxOutcome(Record):

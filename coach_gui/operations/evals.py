@@ -76,7 +76,7 @@ def run(
             repeats=repeats,
             concurrency=concurrency,
             assertions_allowed=config.include_assertions,
-            judge_model=config.model,
+            judge_model=config.judge_model,
             sampling=judge_sampling(config.temperature, config.seed, config.thinking_budget),
             on_progress=on_progress,
             cancelled=cancelled,

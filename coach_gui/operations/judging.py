@@ -5,26 +5,20 @@ window and `coach judge-pending` alike (issue 5)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from coach_gui.domain.judge_errors import JudgeError
+from coach_gui.domain.judge_errors import JudgeCancelled
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.operations.app import App, judge_for, notes_by_id
-from coach_gui.services.judge_later import JudgePendingReport, judge_pending
+from coach_gui.services.judge_later import JUDGE_BATCH, JudgePendingReport, judge_pending
 from coach_gui.services.ports.judge import ClosableJudge, Judge
 from coach_gui.services.practice_settings import judge_sampling
 
 # (done, total, what is happening): how far judging has come.
 Progress = Callable[[int, int, str], None]
-
-
-class JudgingCancelled(JudgeError):
-    reason_code = "cancelled"
-
-    def __init__(self) -> None:
-        super().__init__("You cancelled judging; this answer is kept and can be judged later.")
 
 
 class _CountingJudge:
@@ -38,7 +32,7 @@ class _CountingJudge:
 
     def judge(self, payload: Tier2Payload) -> JudgeResponse:
         if self._stop is not None and self._stop.is_set():
-            raise JudgingCancelled()
+            raise JudgeCancelled()
         try:
             return self._judge.judge(payload)
         finally:
@@ -68,10 +62,12 @@ def judge_pending_answers(
     and seal one bound trace per session. Raises the judge's errors when it cannot even
     be built (switched off, no key, no keyring). `live`: the window's judge, reading the
     switches at every request. `cancelled`: set to send no more (the request under way
-    finishes); the rest stays pending with the reason "cancelled". `judge`: one the caller
+    finishes, unless the judge can stop it: the local one can); the rest stays pending
+    with the reason "cancelled". `judge`: one the caller
     built (and closes) to say why it cannot be built before anything else is done."""
-    include = app.config.judge.include_assertions  # the switch of now
-    with judge_for(app, judge, live=live) as used:
+    config = app.config.judge
+    include = config.include_assertions  # the switch of now
+    with judge_for(app, judge, live=live) as used, _cancelling(used, cancelled):
         port: Judge = used
         if progress is not None or cancelled is not None:
             report = progress or (lambda _done, _total, _text: None)
@@ -85,9 +81,32 @@ def judge_pending_answers(
             app.clock,
             include_assertions_now=include,
             note_lookup=notes_by_id(app),
-            sampling=judge_sampling(
-                app.config.judge.temperature,
-                app.config.judge.seed,
-                app.config.judge.thinking_budget,
-            ),
+            # A model on this computer may take tens of seconds per answer: small requests.
+            batch_size=config.local_batch_size if config.local else JUDGE_BATCH,
+            sampling=judge_sampling(config.temperature, config.seed, config.thinking_budget),
         )
+
+
+@contextmanager
+def _cancelling(judge: object, cancelled: threading.Event | None) -> Iterator[None]:
+    """While judging: a cancel also stops the request under way, for a judge that can
+    (the local model's, which may take long); others finish the request that left."""
+    stop = getattr(judge, "cancel", None)
+    if cancelled is None or not callable(stop):
+        yield
+        return
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(0.1):
+            if cancelled.is_set():
+                stop()
+                return
+
+    watcher = threading.Thread(target=watch, name="coach-judge-cancel", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        finished.set()
+        watcher.join()

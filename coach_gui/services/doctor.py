@@ -129,6 +129,23 @@ def check_keyring(
     return checks
 
 
+def check_local_judge(ollama: Tier1Health, model: str, *, enabled: bool) -> Check:
+    """The judge on this computer (`judge.provider: local`): its model installed in Ollama."""
+    try:
+        present = ollama.has_model(model)
+    except CoachError as exc:
+        return Check("judge model", True, f"the judge runs on this computer: {exc}", warn=enabled)
+    if present:
+        return Check("judge model", True, f"{model} grades on this computer; nothing leaves")
+    return Check(
+        "judge model",
+        True,
+        f"{model} is not installed: run `ollama pull {model}` (until then answers are kept "
+        "unjudged)",
+        warn=enabled,
+    )
+
+
 def check_judge_endpoint(enabled: bool, base_url: str | None) -> Check:
     """Where the judge sends requests; a non-default endpoint is said plainly (a config
     could name any server), and warned about while the judge is on."""

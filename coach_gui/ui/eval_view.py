@@ -275,7 +275,7 @@ class EvalView(QWidget):
             if self.sessions.item(n).checkState() == Qt.CheckState.Checked
         )
         calls = items * self.repeats.value() * 2
-        if confirm and not self._confirmed(items, calls, config.model):
+        if confirm and not self._confirmed(items, calls, config.judge_model):
             return
         self._launch(ids, calls)
 
@@ -284,7 +284,12 @@ class EvalView(QWidget):
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Run the eval")
-        box.setText(f"Send {calls} calls to the judge ({model})?")
+        local = self._context.config.judge.local
+        box.setText(
+            f"Run {calls} judge calls on this computer ({model})?"
+            if local
+            else f"Send {calls} calls to the judge ({model})?"
+        )
         box.setInformativeText(
             f"Each of your {items} answers is judged {self.repeats.value()} times with your "
             f"core assertions and {self.repeats.value()} times without. Half of the calls "
@@ -292,7 +297,7 @@ class EvalView(QWidget):
             "answer. Each payload is kept in “Sent to judge”."
         )
         box.setStandardButtons(buttons.Ok | buttons.Cancel)
-        box.button(buttons.Ok).setText("Send")
+        box.button(buttons.Ok).setText("Run" if local else "Send")
         box.setDefaultButton(buttons.Cancel)
         box.setAccessibleName("Run the eval")
         return box.exec() == buttons.Ok

@@ -189,6 +189,17 @@ def privacy_summary_html(config: Config) -> str:
     switches say now. The welcome and Help > Privacy summary both show it."""
     from coach_gui.ui.privacy_controls import status_text
 
+    if config.judge.local:
+        return (
+            "<p><b>Nothing leaves this computer.</b> Your notes, your answers, your practice "
+            "history and verdicts, your settings and the log stay here. Challenges are "
+            "written here, and your answers are graded here too, by "
+            f"{html.escape(config.judge.local_model)} running in Ollama on this computer. "
+            "What the judge gets (each challenge, your answer and, with <i>Send core "
+            "assertions</i> on, the note's core assertions) is listed in the <i>Sent to "
+            "judge</i> view, marked as judged on this computer.</p>"
+            f"<p><b>Now:</b> {html.escape(status_text(config))}.</p>"
+        )
     return (
         "<p><b>Stays on this computer, always:</b> your notes, your answers, your practice "
         "history and verdicts, your settings and the log. Challenges are written here too, "

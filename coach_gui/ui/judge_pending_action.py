@@ -121,7 +121,7 @@ class JudgePendingAction(QObject):
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
         dialog.canceled.connect(stop.set)
-        dialog.canceled.connect(lambda: dialog.setLabelText("Stopping after this request…"))
+        dialog.canceled.connect(lambda: dialog.setLabelText("Stopping…"))
         self.action.setEnabled(False)
         context = self._context
         Task(

@@ -196,7 +196,7 @@ class PracticeController(QObject):
         wrap: Callable[[Judge], Judge] | None = None
         # Whether or not the judge is on now: it may be switched on mid-session.
         if context.config.judge.review_payloads:
-            gate = self._gate = ReviewGate(context.config.judge.model, self)
+            gate = self._gate = ReviewGate(context.config.judge.judge_model, self)
             gate.asked.connect(self._review)
             review = gate.review
             wrap = lambda judge: ReviewedJudge(judge, review)  # noqa: E731

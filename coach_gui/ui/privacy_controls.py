@@ -30,6 +30,7 @@ ASSERTIONS_KEYS = "Ctrl+Shift+A"
 OFFLINE_TEXT = "Offline: nothing leaves this computer"
 WITH_ASSERTIONS_TEXT = "Judge on: challenge + answer + core assertions are sent to Gemini"
 WITHOUT_ASSERTIONS_TEXT = "Judge on: challenge + answer only are sent to Gemini"
+LOCAL_TEXT = "Judged on this computer: nothing leaves"
 _NEVER = "Never the note's text, title, tags, source or file name."
 
 
@@ -37,7 +38,16 @@ def status_text(config: Config) -> str:
     """The status-bar line for `config`: what leaves this computer."""
     if not config.judge.enabled:
         return OFFLINE_TEXT
+    if config.judge.local:
+        return LOCAL_TEXT
     return WITH_ASSERTIONS_TEXT if config.judge.include_assertions else WITHOUT_ASSERTIONS_TEXT
+
+
+def judge_switch_text(config: Config) -> str:
+    """The judge switch's menu text: who grades."""
+    if config.judge.local:
+        return "&Judge answers on this computer"
+    return "&Judge answers with Gemini"
 
 
 def _sent(config: Config) -> str:
@@ -46,6 +56,18 @@ def _sent(config: Config) -> str:
 
 
 def judge_tooltip(config: Config) -> str:
+    if config.judge.local:
+        model = config.judge.local_model
+        if config.judge.enabled:
+            return (
+                f"Judge on: {model}, a model on this computer (Ollama), grades {_sent(config)}; "
+                f"nothing leaves this computer. Switch off to keep answers unjudged "
+                f"({JUDGE_KEYS})."
+            )
+        return (
+            "Judge off: your answers are kept and can be judged later. Switch on to have "
+            f"{model}, a model on this computer, grade them; nothing leaves ({JUDGE_KEYS})."
+        )
     if config.judge.enabled:
         return (
             f"Judge on: {_sent(config)} go to Google Gemini to be graded. {_NEVER} "
@@ -58,6 +80,13 @@ def judge_tooltip(config: Config) -> str:
 
 
 def assertions_tooltip(config: Config) -> str:
+    if config.judge.local and config.judge.enabled:
+        state = "on" if config.judge.include_assertions else "off"
+        return (
+            f"{state.capitalize()}: the judge on this computer gets each challenge and your "
+            f"answer{' and the note' + chr(8217) + 's core assertions' if state == 'on' else ''}"
+            f"; nothing leaves this computer either way ({ASSERTIONS_KEYS})."
+        )
     if not config.judge.enabled:
         state = "on" if config.judge.include_assertions else "off"
         return (
@@ -188,6 +217,7 @@ class PrivacyControls(QObject):
     # --- showing -------------------------------------------------------------------
     def _show(self, config: Config) -> None:
         judge = config.judge
+        self.judge_action.setText(judge_switch_text(config))
         self.judge_action.setChecked(judge.enabled)
         self.assertions_action.setChecked(judge.include_assertions)
         self.assertions_action.setEnabled(judge.enabled)

@@ -49,15 +49,17 @@ if TYPE_CHECKING:
 
 EMPTY_TEXT = (
     "Nothing has been sent to the judge yet.\n\n"
-    "Each time Coach asks Google Gemini to grade your answers, the request is listed here: "
+    "Each time Coach asks the judge (Google Gemini, or a model on this computer if you chose "
+    "one in Settings) to grade your answers, the request is listed here: "
     "when it was sent, to which model, and exactly what was sent — each challenge, your "
     "answer and, if you allow it, the note's core assertions — with the judge's reply or "
     "the error. While the judge is off, nothing is sent and this list stays empty."
 )
 LOADING_TEXT = "Reading the list of requests sent to the judge…"
 INTRO_TEXT = (
-    "Every request Coach sent to the judge (Google Gemini), newest first. "
-    "Nothing else about your notes leaves this computer."
+    "Every request Coach sent to the judge, newest first: to Google Gemini, or marked (on "
+    "this computer) when a model here graded it and nothing left. Nothing else about your "
+    "notes leaves this computer."
 )
 NO_REPLY_TEXT = (
     "No reply was recorded: the request was still under way, or Coach closed before it "
@@ -131,8 +133,9 @@ class OutboxTableModel(RowTableModel["OutboxRecord"]):
     def _cell(row: OutboxRecord, column: int) -> str:
         if column == 0:
             return local_time(row.created_at)
-        if column == 1:
-            return row.model
+        if column == 1:  # a request to the model on this computer says so
+            model = row.model.removeprefix("local:")
+            return f"{model} (on this computer)" if row.provider == "local" else model
         if column == 2:
             return _STATUS.get(row.status, row.status)
         number = (row.tokens_in, row.tokens_out, row.latency_ms)[column - 3]

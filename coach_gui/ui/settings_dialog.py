@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -34,7 +35,7 @@ from coach_gui.ui.theme import warning_colour
 if TYPE_CHECKING:
     from coach_gui.services.ports.judge import ConnectionTester, KeyVault
 
-_Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox
+_Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox | QComboBox
 
 
 def _folder_text(config: Config) -> str:
@@ -103,12 +104,26 @@ class SettingsDialog(QDialog):
             tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
         )
 
-        judge = self._group("Judge (Tier 2, Google Gemini)")
+        judge = self._group("Judge (Tier 2)")
+        self.judge_provider = self._choice(
+            judge,
+            "judge.provider",
+            "&Who grades",
+            (("gemini", "Google Gemini"), ("local", "This computer (Ollama)")),
+            "Google Gemini: the judge runs at Google and gets what the switches below allow. "
+            "This computer: a model in Ollama grades; slower, but nothing leaves",
+        )
+        self.local_judge_model = self._text(
+            judge,
+            "judge.localModel",
+            "&Local judge model",
+            "The Ollama model that grades when the judge runs on this computer, e.g. qwen2.5:7b",
+        )
         self.judge_enabled = self._check(
             judge,
             "judge.enabled",
-            "&Judge answers with Gemini",
-            "Off: nothing leaves this computer; answers are kept and can be judged later",
+            "&Judge answers",
+            "Off: nothing is judged; answers are kept and can be judged later",
         )
         self.include_assertions = self._check(
             judge,
@@ -121,12 +136,13 @@ class SettingsDialog(QDialog):
             judge,
             "judge.reviewPayloads",
             "&Review each payload before it is sent",
-            "Shows exactly what would go to Gemini and waits for Send or Don't send",
+            "Shows exactly what would go to the judge and waits for Send or Don't send",
         )
         self.judge_model = self._text(
-            judge, "judge.model", "Judge mo&del", "The Gemini model that grades answers"
+            judge, "judge.model", "Gemini mo&del", "The Gemini model that grades answers"
         )
-        self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Judge &timeout", 1, 600)
+        self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Gemini &timeout", 1, 600)
+        self.judge_provider.currentIndexChanged.connect(self._show_provider)
         # Where requests go: set in the file only (judge.baseUrl), shown here (issue 21).
         endpoint_text = config.judge.endpoint()
         if config.judge.base_url is not None:
@@ -274,6 +290,20 @@ class SettingsDialog(QDialog):
         self._add(form, key, text, field, help_text)
         return field
 
+    def _choice(
+        self,
+        form: QFormLayout,
+        key: str,
+        text: str,
+        options: tuple[tuple[str, str], ...],
+        help_text: str,
+    ) -> QComboBox:
+        field = QComboBox(self)
+        for value, label in options:
+            field.addItem(label, value)
+        self._add(form, key, text, field, help_text)
+        return field
+
     def _seconds(
         self, form: QFormLayout, key: str, text: str, low: float, high: float
     ) -> QDoubleSpinBox:
@@ -299,8 +329,19 @@ class SettingsDialog(QDialog):
             field.textChanged.connect(self._validate)
         elif isinstance(field, QCheckBox):
             field.toggled.connect(self._validate)
+        elif isinstance(field, QComboBox):
+            field.currentIndexChanged.connect(self._validate)
         else:
             field.valueChanged.connect(self._validate)
+
+    def _show_provider(self, *_args: object) -> None:
+        """Only the chosen judge's own settings can be edited."""
+        local = self.judge_provider.currentData() == "local"
+        self.local_judge_model.setEnabled(local)
+        for field in (self.judge_model, self.judge_timeout):
+            field.setEnabled(not local)
+        if self.key_section is not None:
+            self.key_section.setEnabled(not local)
 
     # --- values --------------------------------------------------------------------
     def use_notes_folder(self, config: Config) -> None:
@@ -318,10 +359,13 @@ class SettingsDialog(QDialog):
                 field.setText(str(value))
             elif isinstance(field, QCheckBox):
                 field.setChecked(bool(value))
+            elif isinstance(field, QComboBox):
+                field.setCurrentIndex(max(field.findData(value), 0))
             elif isinstance(field, QSpinBox):
                 field.setValue(int(value))
             else:
                 field.setValue(float(value))
+        self._show_provider()
         self._validate()
 
     def _changes(self) -> dict[str, Any]:
@@ -331,6 +375,8 @@ class SettingsDialog(QDialog):
                 changes[key] = field.text().strip()
             elif isinstance(field, QCheckBox):
                 changes[key] = field.isChecked()
+            elif isinstance(field, QComboBox):
+                changes[key] = field.currentData()
             else:
                 changes[key] = field.value()
         return changes

@@ -139,9 +139,17 @@ class WelcomeDialog(QDialog):
         tier1_layout.addLayout(tier1_buttons)
 
         # Tier 2: the toolbar's own switches, so all three places agree at once.
-        judge = QGroupBox("Grading by Google Gemini (optional)", self)
+        local = context.config.judge.local
+        judge = QGroupBox(
+            "Grading on this computer (Ollama)" if local else "Grading by Google Gemini (optional)",
+            self,
+        )
         judge.setAccessibleName("Judge")
-        self.judge_box = SwitchBox(privacy.judge_action, "&Judge answers with Gemini", judge)
+        self.judge_box = SwitchBox(
+            privacy.judge_action,
+            "&Judge answers on this computer" if local else "&Judge answers with Gemini",
+            judge,
+        )
         self.assertions_box = SwitchBox(
             privacy.assertions_action, "Send core &assertions to the judge", judge
         )
@@ -152,6 +160,15 @@ class WelcomeDialog(QDialog):
         judge_layout.addWidget(self.judge_box)
         judge_layout.addWidget(self.assertions_box)
         judge_layout.addWidget(self.key_section)
+        if local:  # no key is needed: the model runs here (Settings chooses the judge)
+            self.key_section.hide()
+            self.local_judge_label = QLabel(
+                f"{context.config.judge.local_model} grades your answers on this computer; "
+                "nothing is sent anywhere. Choose the judge in Settings.",
+                judge,
+            )
+            self.local_judge_label.setWordWrap(True)
+            judge_layout.addWidget(self.local_judge_label)
 
         # Your notes: the sample set, or the learner's own vault (issue 14).
         notes = QGroupBox("Your notes", self)

@@ -54,6 +54,26 @@ class RecordedRequest:
     # inside httpcore's pool lock, and the practice worker deadlocked).
     others_open: int = 0
 
+    def _messages(self, role: str) -> str:
+        messages = self.body.get("messages", []) if isinstance(self.body, dict) else []
+        return "".join(m.get("content", "") for m in messages if m.get("role") == role)
+
+    @property
+    def user_text(self) -> str:
+        """The user messages' text: for a judge request, the fenced items (the same
+        prompt Gemini gets, so `gemini_server.prompt_items` reads it)."""
+        return self._messages("user")
+
+    @property
+    def system_text(self) -> str:
+        return self._messages("system")
+
+    @property
+    def is_judge(self) -> bool:
+        """A request for a verdict (its `format` is the judge's schema), not a challenge."""
+        schema = self.body.get("format") if isinstance(self.body, dict) else None
+        return isinstance(schema, dict) and "items" in schema.get("properties", {})
+
 
 @dataclass
 class _Injected:
@@ -72,6 +92,10 @@ class FakeOllama(LoopbackServer):
     pull_delay: float = 0.0
     not_in_library: set[str] = field(default_factory=set)  # /api/pull fails for these
     reply_for: Callable[[RecordedRequest], str] | None = None  # content from the request
+    # The local judge's replies (judge requests only): any `reply_for` of the fake Gemini
+    # works here too, since both read the items from the same fenced prompt. Default: every
+    # item passes with each assertion explained, citing the answer.
+    judge_reply_for: Callable[[RecordedRequest], str] | None = None
     redirect_to: str = "http://example.com/api/chat"
     # Benchmarks: when a list, each chat token's send time (time.perf_counter) is appended.
     token_sent_at: list[float] | None = None
@@ -135,7 +159,16 @@ class FakeOllama(LoopbackServer):
                     return injected
         return None
 
+    @property
+    def judge_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests_to("/api/chat") if r.is_judge]
+
     def _content_for(self, request: RecordedRequest) -> str:
+        if request.is_judge:
+            from fakes.gemini_server import passes_items_whose_answer_contains
+
+            judge = self.judge_reply_for or passes_items_whose_answer_contains("")
+            return judge(request)  # type: ignore[arg-type]
         with self._lock:
             if self._replies:
                 return self._replies.popleft()

@@ -479,3 +479,36 @@ def test_a_verdict_that_skips_a_key_point_leaves_the_answer_kept_and_unjudged_in
     assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
     assert rows(context, "SELECT count(*) FROM verdicts") == [(0,)]
     assert rows(context, "SELECT reason_code FROM judge_refusals") == [("malformed",)]
+
+
+def test_an_answer_is_judged_on_this_computer_and_the_window_says_nothing_leaves(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    """Issue 22: `judge.provider: local` grades on the loopback Ollama; no key, nothing sent
+    to Gemini, and every place that says what leaves says nothing does."""
+    from coach_gui.ui.help_dialogs import privacy_summary_html
+    from coach_gui.ui.privacy_controls import LOCAL_TEXT, PrivacyControls, status_text
+
+    ollama, gemini = servers
+    ollama.judge_reply_for = needs_work
+    context = configure(ollama, gemini, provider="local", localModel=DEFAULT_MODEL)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    answer(qtbot, pane)
+    wait_answered(qtbot, pane)
+
+    view = pane.view.verdict_view
+    assert view.state is VerdictState.NEEDS_WORK
+    assert "Key point 2 — ○ Not explained" in view.details.toPlainText()
+    assert gemini.requests == [] and len(ollama.judge_requests) == 1
+    assert rows(context, "SELECT provider, model FROM outbox") == [
+        ("local", f"local:{DEFAULT_MODEL}")
+    ]
+    assert status_text(context.config) == LOCAL_TEXT == "Judged on this computer: nothing leaves"
+    controls = PrivacyControls(context.config, context.config_path)
+    assert controls.judge_action.text() == "&Judge answers on this computer"
+    assert "nothing leaves this computer" in controls.judge_action.toolTip()
+    summary = privacy_summary_html(context.config)
+    assert "Nothing leaves this computer." in summary and "Gemini" not in summary

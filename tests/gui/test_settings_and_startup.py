@@ -44,7 +44,7 @@ def test_a_remote_ollama_address_is_refused_inline_and_save_is_disabled(qtbot: Q
 
     dialog.judge_model.clear()
     assert not dialog.ok_button.isEnabled()
-    assert dialog.problem_label.text().startswith("Judge model: ")
+    assert dialog.problem_label.text().startswith("Gemini model: ")
 
 
 def test_saved_settings_land_in_the_config_file(qtbot: QtBot) -> None:
@@ -68,6 +68,28 @@ def test_saved_settings_land_in_the_config_file(qtbot: QtBot) -> None:
     assert on_disk["tier1"]["model"] == "qwen2.5:3b"
     assert on_disk["noQuote"]["maxSharedWords"] == 8
     assert dialog.config == load_config(config_path())
+
+
+def test_the_judge_can_be_moved_to_this_computer_from_settings(qtbot: QtBot) -> None:
+    dialog = make_dialog(qtbot)
+    assert dialog.judge_provider.currentData() == "gemini"
+    dialog.judge_provider.setFocus()
+    qtbot.keyClick(dialog.judge_provider, Qt.Key.Key_Down)  # as the learner picks it
+    assert dialog.judge_provider.currentData() == "local"
+    assert dialog.judge_provider.currentText() == "This computer (Ollama)"
+    assert dialog.local_judge_model.isEnabled() and not dialog.judge_model.isEnabled()
+    dialog.local_judge_model.selectAll()
+    qtbot.keyClicks(dialog.local_judge_model, "llama3.1:8b")
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    on_disk = json.loads(config_path().read_text(encoding="utf-8"))
+    assert (on_disk["judge"]["provider"], on_disk["judge"]["localModel"]) == (
+        "local",
+        "llama3.1:8b",
+    )
+    again = SettingsDialog(load_config(config_path()), config_path())
+    qtbot.addWidget(again)
+    assert again.judge_provider.currentData() == "local"  # shown as saved
 
 
 def test_cancel_leaves_the_config_file_alone(qtbot: QtBot) -> None:

@@ -535,6 +535,7 @@ def _changed(column: str, value: Any, rows: dict[str, Any]) -> Any:
         "origin": "tier1",
         "status": {"judged": "unjudged", "unjudged": "judged", "ok": "error"}.get(value, "ok"),
         "verdict": "pass" if value == "fail" else "fail",
+        "provider": "local" if value == "gemini" else "gemini",  # a Gemini request passed off
     }
     if column in allowed:
         return allowed[column]

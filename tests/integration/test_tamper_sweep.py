@@ -237,6 +237,7 @@ def _as_v3(path: Path) -> None:
             "SELECT count(*) FROM verdicts WHERE assessments != '[]'"
         ).fetchone() == (0,)
         conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
+        conn.execute("ALTER TABLE outbox DROP COLUMN provider")
         for name in ("trace_log_no_update", "trace_log_no_delete"):
             conn.execute(f"DROP TRIGGER {name}")
         conn.execute("DROP TABLE trace_log")
@@ -281,6 +282,7 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
+        conn.execute("ALTER TABLE outbox DROP COLUMN provider")
         conn.execute("PRAGMA user_version = 4")
     finally:
         conn.close()

@@ -30,9 +30,16 @@ class SqliteOutbox:
         outbox_id = uuid.uuid4().hex
         with self._journal.write() as conn:
             conn.execute(
-                "INSERT INTO outbox (id, created_at, model, payload, request_body, status)"
-                " VALUES (?, ?, ?, ?, ?, 'sent')",
-                (outbox_id, self._now(), entry.model, entry.payload, entry.request_body),
+                "INSERT INTO outbox (id, created_at, model, payload, request_body, status,"
+                " provider) VALUES (?, ?, ?, ?, ?, 'sent', ?)",
+                (
+                    outbox_id,
+                    self._now(),
+                    entry.model,
+                    entry.payload,
+                    entry.request_body,
+                    entry.provider,
+                ),
             )
         return outbox_id
 
@@ -57,7 +64,7 @@ class SqliteOutbox:
         with self._journal.read() as conn:
             rows = conn.execute(
                 "SELECT id, created_at, model, payload, request_body, response, status, error,"
-                " tokens_in, tokens_out, latency_ms FROM outbox"
+                " tokens_in, tokens_out, latency_ms, provider FROM outbox"
                 " ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (limit,),
             ).fetchall()

@@ -370,10 +370,13 @@ CREATE TABLE trace_log_head (
 
 # v5: the judge assesses each sent assertion with evidence from the answer (issue 18, DESIGN
 # §4). A verdict keeps its assessments as JSON; verdicts recorded before hold none ('[]'),
-# read as before and hash as before.
+# read as before and hash as before. An outbox row says which judge it went to (issue 22):
+# Google Gemini, or the local model on this computer; rows recorded before went to Gemini.
 _V5 = """
 ALTER TABLE verdicts ADD COLUMN assessments TEXT NOT NULL DEFAULT '[]'
     CHECK (json_valid(assessments));
+ALTER TABLE outbox ADD COLUMN provider TEXT NOT NULL DEFAULT 'gemini'
+    CHECK (provider IN ('gemini', 'local'));
 """
 
 MIGRATIONS: tuple[Migration, ...] = (

@@ -1,0 +1,77 @@
+"""Screenshots of what says who grades when the judge runs on this computer (issue 22):
+Settings, the Welcome and the privacy summary, light and dark, at 1.0x and 1.5x:
+`python bench/shots_local_judge.py [folder]` (default /tmp/local-judge-shots). Each scale
+is its own process (QT_SCALE_FACTOR is read when Qt starts); QT_QPA_PLATFORM is left as
+given (offscreen if unset)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+
+
+def shoot(folder: Path, scale: str) -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["QT_SCALE_FACTOR"] = scale
+    home = Path(tempfile.mkdtemp(prefix="coach-shots-"))
+    os.environ["COACH_HOME"] = str(home / "home")
+    os.environ["COACH_CONFIG"] = str(home / "coach.config.json")
+    os.environ["COACH_TEST_KEYRING"] = str(home / "keys.json")
+    os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
+    Path(os.environ["COACH_CONFIG"]).write_text(
+        json.dumps({"judge": {"provider": "local", "localModel": "qwen2.5:7b"}}), encoding="utf-8"
+    )
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QApplication, QLabel
+    from shots_preview import _palette
+
+    from coach_gui.bootstrap import build_context
+    from coach_gui.ui.help_dialogs import privacy_summary_html
+    from coach_gui.ui.privacy_controls import PrivacyControls
+    from coach_gui.ui.settings_dialog import SettingsDialog
+    from coach_gui.ui.welcome import WelcomeDialog
+
+    app = QApplication([])
+    app.setStyle("Fusion")
+    context = build_context()
+    for theme in ("light", "dark"):
+        app.setPalette(_palette(theme == "dark", QPalette, QColor))
+        privacy = PrivacyControls(context.config, context.config_path)
+        settings = SettingsDialog(context.config, context.config_path)
+        welcome = WelcomeDialog(context, privacy)
+        summary = QLabel(privacy_summary_html(context.config))
+        summary.setWordWrap(True)
+        summary.setFixedWidth(560)
+        status = QLabel(privacy.status_label().text())
+        for name, widget in (("settings", settings), ("welcome", welcome),
+                             ("privacy-summary", summary), ("status", status)):  # fmt: skip
+            widget.show()
+            widget.adjustSize()
+            app.processEvents()
+            out = folder / f"local-{name}-{theme}-{scale}x.png"
+            widget.grab().save(str(out))
+            print(out)
+            widget.close()
+    context.close()
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--scale":
+        shoot(Path(sys.argv[3]), sys.argv[2])
+        return
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/local-judge-shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    for scale in ("1.0", "1.5"):
+        subprocess.run([sys.executable, __file__, "--scale", scale, str(folder)], check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""The judge on this computer (issue 22, `judge.provider: local`): the judge port over the
+loopback Ollama, for learners who want nothing to leave.
+
+It is held to the same rules as the Gemini judge (DESIGN §4): every payload is rebuilt
+through `tier2_payload`, the prompt is the same fenced prompt, the reply must match the same
+`VERDICT_SCHEMA` (sent as Ollama's `format`), the request body is written to the outbox
+(marked `local`) before it is sent, and the reply is returned unparsed for the same verdict
+rule. Ollama is reached only through `OllamaClient`, which refuses anything but loopback.
+Every Ollama failure leaves as one of our `JudgeError`s, in the learner's words.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+from coach_gui.adapters.ollama import OllamaClient
+from coach_gui.config import JudgeConfig, Tier1Config, local_model_name
+from coach_gui.domain.connections import ConnectionCheck
+from coach_gui.domain.errors import CoachError
+from coach_gui.domain.fencing import new_boundary
+from coach_gui.domain.judge_errors import (
+    JudgeCancelled,
+    JudgeDisabled,
+    JudgeError,
+    JudgeTruncated,
+    LocalJudgeUnavailable,
+)
+from coach_gui.domain.tier1_errors import (
+    GenerationCancelled,
+    ModelMissing,
+    OllamaNotRunning,
+    OllamaTimeout,
+    Tier1Error,
+)
+from coach_gui.domain.tier2 import (
+    VERDICT_SCHEMA,
+    OutboxEntry,
+    OutboxOutcome,
+    Tier2Payload,
+    judge_prompt,
+    revalidated,
+)
+from coach_gui.domain.verdicts import JudgeResponse
+from coach_gui.services.ports.judge import JudgeOutbox
+
+log = logging.getLogger(__name__)
+LOCAL: Final = "local"
+# A verdict with assessments is long: room for ~10 items of 10 assertions with evidence.
+NUM_PREDICT = 8192
+
+
+class OllamaJudge:
+    """One configured local judge. Safe to share between threads; build it in bootstrap."""
+
+    def __init__(
+        self,
+        client: OllamaClient,
+        *,
+        model: str,
+        temperature: float,
+        seed: int | None,
+        keep_alive: str,
+        timeout_seconds: float,
+        outbox: JudgeOutbox,
+        assertions_allowed: bool | Callable[[], bool] = True,
+        enabled_now: Callable[[], bool] | None = None,
+        on_progress: Callable[[int], None] | None = None,
+    ) -> None:
+        """`on_progress(characters)`: how much of the reply has streamed in so far (a
+        local model may take tens of seconds per answer)."""
+        self._client = client
+        self.model = model
+        self.temperature = temperature
+        self.timeout_seconds = timeout_seconds
+        self._options: dict[str, Any] = {"temperature": temperature, "num_predict": NUM_PREDICT}
+        if seed is not None:
+            self._options["seed"] = seed
+        self._keep_alive = keep_alive
+        self._outbox = outbox
+        allowed = assertions_allowed
+        self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
+        self._enabled_now = enabled_now
+        self.on_progress = on_progress
+
+    @classmethod
+    def from_config(
+        cls,
+        judge: JudgeConfig,
+        tier1: Tier1Config,
+        outbox: JudgeOutbox,
+        *,
+        assertions_allowed: bool | Callable[[], bool] | None = None,
+        enabled_now: Callable[[], bool] | None = None,
+    ) -> OllamaJudge:
+        if not judge.enabled:
+            raise JudgeDisabled()
+        client = OllamaClient(
+            tier1.ollama_url,
+            connect_timeout=tier1.connect_timeout_seconds,
+            read_timeout=judge.local_timeout_seconds,
+        )
+        return cls(
+            client,
+            model=judge.local_model,
+            temperature=judge.temperature,
+            seed=judge.seed,
+            keep_alive=tier1.keep_alive,
+            timeout_seconds=judge.local_timeout_seconds,
+            outbox=outbox,
+            assertions_allowed=(
+                judge.include_assertions if assertions_allowed is None else assertions_allowed
+            ),
+            enabled_now=enabled_now,
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def cancel(self) -> None:
+        """Stop the request under way (from any thread): it raises JudgeCancelled."""
+        self._client.cancel()
+
+    # --- judging -----------------------------------------------------------------------------
+    def judge(self, payload: Tier2Payload, *, boundary: str | None = None) -> JudgeResponse:
+        """Grade one payload on the local model and return its raw reply, unparsed (apply
+        `verdicts.parse_verdicts` to it). Raises PayloadRejected (nothing sent) or a
+        JudgeError; a request that was sent is in the outbox either way."""
+        if self._enabled_now is not None and not self._enabled_now():
+            raise JudgeDisabled()
+        checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
+        system, user = judge_prompt(checked, boundary or new_boundary())
+        stream = self._client.chat_stream(
+            self.model,
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            format_schema=copy.deepcopy(VERDICT_SCHEMA),
+            options=self._options,
+            keep_alive=self._keep_alive,
+        )
+        body = stream.request_body()
+        outbox_id = self._outbox.record_sent(
+            OutboxEntry(
+                model=local_model_name(self.model),
+                payload=checked.canonical(),
+                request_body=body,
+                provider=LOCAL,
+            )
+        )
+        started = time.perf_counter()
+        failure: JudgeError | None = None
+        try:
+            for _piece in stream:
+                if self.on_progress is not None:
+                    self.on_progress(len(stream.text))
+        except Tier1Error as error:
+            failure = self._translate(error)
+        finally:
+            stream.close()
+        latency_ms = round((time.perf_counter() - started) * 1000)
+        stats = stream.stats
+        if failure is None and stats is not None and stats.done_reason == "length":
+            failure = JudgeTruncated()
+        text = stream.text
+        self._outbox.record_outcome(
+            outbox_id,
+            OutboxOutcome(
+                status="error" if failure else "ok",
+                response=text or None,
+                error=str(failure) if failure else None,
+                tokens_in=stats.prompt_eval_count if stats else None,
+                tokens_out=stats.eval_count if stats else None,
+                latency_ms=latency_ms,
+            ),
+        )
+        if failure is not None:
+            failure.outbox_id = outbox_id
+            raise failure
+        return JudgeResponse(
+            raw_text=text,
+            model=local_model_name(self.model),
+            tokens_in=stats.prompt_eval_count if stats else None,
+            tokens_out=stats.eval_count if stats else None,
+            latency_ms=latency_ms,
+            request_body=body,
+            outbox_id=outbox_id,
+        )
+
+    def test_connection(self) -> ConnectionCheck:
+        """Check that Ollama runs and has the judge model, sending no learner data."""
+        started = time.perf_counter()
+        try:
+            present = self._client.has_model(self.model)
+        except Tier1Error as error:
+            raise self._translate(error) from None
+        if not present:
+            raise self._translate(ModelMissing(self.model))
+        latency_ms = round((time.perf_counter() - started) * 1000)
+        return ConnectionCheck(
+            local_model_name(self.model), latency_ms, f"Ollama has {self.model} on this computer"
+        )
+
+    def _translate(self, error: CoachError) -> JudgeError:
+        log.info("local judge request failed: %s", type(error).__name__)
+        if isinstance(error, GenerationCancelled):
+            return JudgeCancelled()
+        if isinstance(error, OllamaNotRunning):
+            return LocalJudgeUnavailable(
+                f"Ollama is not running at {error.url}; start it with `ollama serve`"
+            )
+        if isinstance(error, ModelMissing):
+            return LocalJudgeUnavailable(
+                f"the judge model '{error.model}' is not installed; run `ollama pull "
+                f"{error.model}`, or choose another judge model in Settings"
+            )
+        if isinstance(error, OllamaTimeout):
+            return LocalJudgeUnavailable(
+                f"it did not answer within {self.timeout_seconds:g} s (a large model on a "
+                "laptop can be slow); try a smaller judge model, or allow it more time in "
+                "Settings"
+            )
+        return LocalJudgeUnavailable("Ollama did not finish the reply; try again")

@@ -1,0 +1,301 @@
+"""The judge on this computer (issue 22, `judge.provider: local`) end to end from the command
+line: a fake Ollama on loopback answers judge requests in the judge schema; a fake Gemini
+runs beside it and must receive nothing. The suite's socket guard fails any connection
+outside loopback.
+
+The contract tests are shared between the providers: a reply that cites words not in the
+answer, skips an assertion or is not JSON is handled the same whichever judge sent it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fakes.gemini_server import (
+    FakeGemini,
+    cites_words_not_in_the_answer,
+    passes_items_whose_answer_contains,
+    skips_an_assertion,
+)
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+from fakes.ollama_server import Fault as OllamaFault
+
+from coach_gui.cli import main
+from coach_gui.domain.verdicts import CITED_NOTHING
+
+KEY = "test-key"
+JUDGE_MODEL = "qwen2.5:7b"
+ASSERTIONS = ["Selection acts only on inherited variation.", "Large change takes a long time."]
+ANSWER = "Heritable differences get kept because the better fitted leave more young."
+
+
+@pytest.fixture
+def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    with (
+        FakeOllama(models=[DEFAULT_MODEL, JUDGE_MODEL]) as ollama,
+        FakeGemini(api_keys={KEY}) as gemini,
+    ):
+        yield ollama, gemini
+
+
+def _configure(home: Path, ollama: FakeOllama, gemini: FakeGemini, **judge: Any) -> None:
+    config = Path(os.environ["COACH_CONFIG"])
+    config.parent.mkdir(parents=True, exist_ok=True)
+    settings = {"provider": "local", "localModel": JUDGE_MODEL, "baseUrl": gemini.url,
+                "maxRetries": 0, **judge}  # fmt: skip
+    config.write_text(
+        json.dumps(
+            {
+                "kb": {"path": str(home / "notes")},
+                "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+                "judge": settings,
+            }
+        ),
+        encoding="utf-8",
+    )
+    folder = home / "notes"
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        front = {"id": "note1", "title": "Natural selection", "core_assertions": ASSERTIONS}
+        (folder / "natural-selection.md").write_text(
+            "---\n" + yaml.safe_dump(front) + "---\nBody of the note.\n", encoding="utf-8"
+        )
+
+
+def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if "--json" in argv and out.out else out.out), out.err
+
+
+def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, *answers: str) -> Any:
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(list(answers)), encoding="utf-8")
+    code, data, err = _coach(
+        capsys, "practice", "natural-selection", "--count", str(len(answers)),
+        "--answers", str(path), "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    return data
+
+
+def _rows(home: Path, sql: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(home / "journal.sqlite3") as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_practice_is_judged_on_this_computer_and_nothing_reaches_gemini(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ollama, gemini = servers
+    ollama.judge_reply_for = passes_items_whose_answer_contains("because")
+    _configure(coach_home, ollama, gemini)  # no Gemini key is stored at all
+    data = _practise(capsys, tmp_path, ANSWER, "No idea.")
+
+    first, second = data["items"]
+    assert (first["status"], first["verdict"]) == ("judged", "pass")
+    assert [a["status"] for a in first["assessments"]] == ["explained", "explained"]
+    assert (second["status"], second["verdict"]) == ("judged", "fail")
+    assert gemini.requests == []  # not even a connection check
+    (request, _) = ollama.judge_requests
+    assert request.body["model"] == JUDGE_MODEL and request.body["format"]["required"] == ["items"]
+    assert "untrusted_item0_answer_" in request.user_text  # the same fenced prompt
+    assert "Body of the note." not in json.dumps(request.body)  # the payload rules hold
+    outbox = _rows(coach_home, "SELECT provider, model, status, request_body FROM outbox")
+    assert [(p, m, s) for p, m, s, _ in outbox] == [("local", f"local:{JUDGE_MODEL}", "ok")] * 2
+    assert json.loads(outbox[0][3]) == request.body  # kept exactly as sent
+    assert {m for (m,) in _rows(coach_home, "SELECT judge_model FROM verdicts")} == {
+        f"local:{JUDGE_MODEL}"
+    }
+    code, verified, _ = _coach(capsys, "verify", "--json")
+    assert (code, verified["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("provider", ["gemini", "local"])
+@pytest.mark.parametrize(
+    ("reply", "expect"),
+    [
+        (cites_words_not_in_the_answer(1), "downgraded"),
+        (skips_an_assertion(1), "it skipped key point 2 of answer 1"),
+        (lambda _request: "Sure! Your answer is great.", "it is not valid JSON"),
+    ],
+    ids=["cites-words-not-in-the-answer", "skips-an-assertion", "not-json"],
+)
+def test_a_bad_reply_is_handled_the_same_whichever_judge_sent_it(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    provider: str,
+    reply: Callable[[Any], str],
+    expect: str,
+) -> None:
+    ollama, gemini = servers
+    ollama.judge_reply_for = reply
+    gemini.reply_for = reply
+    _configure(coach_home, ollama, gemini, provider=provider)
+    if provider == "gemini":
+        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+        assert main(["key", "set"]) == 0
+    (item,) = _practise(capsys, tmp_path, ANSWER)["items"]
+
+    if expect == "downgraded":
+        assert (item["status"], item["verdict"]) == ("judged", "fail")
+        assert item["gaps"] == [
+            {"assertion": 1, "problem": "unexplained", "explanation": CITED_NOTHING}
+        ]
+    else:
+        assert (item["status"], item["verdict"]) == ("unjudged", None)
+        assert expect in item["reason"]
+        assert _rows(coach_home, "SELECT reason_code FROM judge_refusals") == [("malformed",)]
+    used, unused = (
+        (ollama.judge_requests, gemini.generate_requests)
+        if provider == "local"
+        else (gemini.generate_requests, ollama.judge_requests)
+    )
+    assert len(used) == 1 and unused == []
+
+
+def test_answers_kept_offline_are_judged_later_on_this_computer_one_per_request(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ollama, gemini = servers
+    _configure(coach_home, ollama, gemini, enabled=False)
+    _practise(capsys, tmp_path, ANSWER, "It takes a long time because steps are slight.")
+    assert ollama.judge_requests == []  # the judge was off
+
+    _configure(coach_home, ollama, gemini, enabled=True)
+    code, report, err = _coach(capsys, "judge-pending", "--json")
+    assert code == 0, err
+    assert len(report["judged"]) == 2
+    assert len(ollama.judge_requests) == 2  # judge.localBatchSize 1: bounded requests
+    assert gemini.requests == []
+    code, verified, _ = _coach(capsys, "verify", "--json")
+    assert (code, verified["ok"]) == (0, True)
+
+
+def test_the_eval_runs_on_the_local_judge_and_is_signed(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ollama, gemini = servers
+    ollama.judge_reply_for = passes_items_whose_answer_contains("because")
+    _configure(coach_home, ollama, gemini)
+    _practise(capsys, tmp_path, ANSWER, "No idea.")
+    before = len(ollama.judge_requests)
+    code, report, err = _coach(capsys, "eval", "--repeats", "2", "--json")
+    assert code == 0, err
+    assert len(ollama.judge_requests) - before == 2 * 2 * 2  # answers × repeats × arms
+    assert report["judge_model"] == f"local:{JUDGE_MODEL}"
+    on = next(arm for arm in report["arms"] if arm["arm"] == "assertions_on")
+    assert on["assertion_agreement"] == 1.0
+    assert gemini.requests == []
+    code, verified, _ = _coach(capsys, "verify", report["eval_run_id"], "--json")
+    assert (code, verified["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize(
+    ("break_it", "said"),
+    [
+        (lambda o: o.inject(OllamaFault.MODEL_NOT_FOUND, times=None), "ollama pull qwen2.5:7b"),
+        (lambda o: o.inject(OllamaFault.CUT_STREAM, times=None), "did not finish the reply"),
+    ],
+    ids=["model-missing", "stream-cut"],
+)
+def test_a_local_judge_that_fails_keeps_the_answer_with_a_reason_in_plain_words(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    break_it: Callable[[FakeOllama], None],
+    said: str,
+) -> None:
+    ollama, gemini = servers
+    _configure(coach_home, ollama, gemini, enabled=False)
+    _practise(capsys, tmp_path, ANSWER)
+    _configure(coach_home, ollama, gemini, enabled=True)
+    break_it(ollama)
+    _code, report, _err = _coach(capsys, "judge-pending", "--json")
+    assert report["judged"] == []
+    (reason,) = {p["reason"] for p in report["pending"]}
+    assert reason.startswith("The judge on this computer could not grade")
+    assert said in reason and "kept unjudged" in reason
+    assert "Error" not in reason and "judge." not in reason  # no class or key names
+    assert _rows(coach_home, "SELECT status FROM attempts") == [("unjudged",)]
+    assert _rows(coach_home, "SELECT provider, status FROM outbox") == [("local", "error")]
+
+
+def test_cancel_stops_a_slow_local_request_at_once_and_keeps_the_answer(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from coach_gui.bootstrap import build_context
+    from coach_gui.operations.judging import judge_pending_answers
+
+    ollama, gemini = servers
+    _configure(coach_home, ollama, gemini, enabled=False)
+    _practise(capsys, tmp_path, ANSWER)
+    _configure(coach_home, ollama, gemini, enabled=True)
+    ollama.inject(OllamaFault.HANG, times=None)  # a model that takes forever
+    context = build_context()
+    cancelled = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        outcome["report"] = judge_pending_answers(context, cancelled=cancelled)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert ollama.hanging.wait(10)
+    started = time.monotonic()
+    cancelled.set()
+    worker.join(10)
+    stopped_in = time.monotonic() - started
+    context.close()
+    assert not worker.is_alive() and stopped_in < 2.0  # not the 300 s timeout
+    report = outcome["report"]
+    assert report.judged == []
+    assert "cancelled judging" in report.pending[0].reason
+    assert _rows(coach_home, "SELECT status FROM attempts") == [("unjudged",)]
+
+
+def test_doctor_checks_the_local_judge_model_and_asks_for_no_key(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ollama, gemini = servers
+    _configure(coach_home, ollama, gemini)
+    _code, report, _ = _coach(capsys, "doctor", "--json")
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["judge model"]["ok"] and "nothing leaves" in checks["judge model"]["detail"]
+    assert "judge endpoint" not in checks
+    assert checks["judge key"]["level"] == "ok"  # no key is needed to judge here
+    _configure(coach_home, ollama, gemini, localModel="mistral-nemo:12b")
+    _code, report, _ = _coach(capsys, "doctor", "--json")
+    checks = {c["name"]: c for c in report["checks"]}
+    assert "ollama pull mistral-nemo:12b" in checks["judge model"]["detail"]
+    assert checks["judge model"]["level"] == "warn"
+    assert gemini.requests == []
