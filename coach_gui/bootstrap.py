@@ -209,7 +209,7 @@ class AppContext:
         return key_store()
 
     def judge(
-        self, *, enabled: bool | None = None, live: bool = False
+        self, *, enabled: bool | None = None, live: bool = False, provider: str | None = None
     ) -> GeminiJudge | OllamaJudge:
         """The configured judge: Gemini with the key from the OS keyring, or the model on
         this computer (`judge.provider: local`). Raises JudgeDisabled (switched off), and
@@ -219,10 +219,17 @@ class AppContext:
         config = self.config.judge
         if enabled is not None:
             config = config.model_copy(update={"enabled": enabled})
+        if provider is not None:  # this judge, whichever grades now (comparing the two)
+            config = config.model_copy(update={"provider": provider})
         if not config.enabled:
             from coach_gui.domain.judge_errors import JudgeDisabled
 
             raise JudgeDisabled()
+        provider = config.provider
+
+        def current() -> bool:  # Settings may choose another judge while this one works
+            return self.privacy.provider() == provider
+
         if config.local:
             from coach_gui.adapters.local_judge import OllamaJudge
 
@@ -232,6 +239,7 @@ class AppContext:
                 self.outbox(),
                 assertions_allowed=self.privacy.include_assertions if live else None,
                 enabled_now=self.privacy.judge_enabled if live else None,
+                still_current=current if live else None,
             )
         from coach_gui.adapters.gemini import GeminiJudge
 
@@ -242,6 +250,7 @@ class AppContext:
             # The switches as they are at each request, not as when this judge was built.
             assertions_allowed=self.privacy.include_assertions if live else None,
             enabled_now=self.privacy.judge_enabled if live else None,
+            still_current=current if live else None,
         )
 
     def scheduler(self) -> AssertionScheduler:
@@ -273,7 +282,7 @@ class AppContext:
             judge_model=config.judge.judge_model,
             judge_temperature=config.judge.temperature,
             judge_seed=config.judge.seed,
-            judge_thinking_budget=config.judge.thinking_budget,
+            judge_thinking_budget=config.judge.sent_thinking_budget,
         )
 
     def close(self) -> None:
@@ -283,7 +292,9 @@ class AppContext:
 
 
 def _switches(config: Config) -> PrivacySwitches:
-    return PrivacySwitches(config.judge.enabled, config.judge.include_assertions)
+    return PrivacySwitches(
+        config.judge.enabled, config.judge.include_assertions, config.judge.provider
+    )
 
 
 def setup_logging(log_file: Path, *, debug: bool | None = None) -> None:

@@ -131,7 +131,7 @@ class JudgeConfig(_Section):
     provider: Literal["gemini", "local"] = "gemini"
     local_model: str = Field(default="qwen2.5:7b", min_length=1, alias="localModel")
     local_timeout_seconds: float = Field(default=300.0, gt=0, le=3600, alias="localTimeoutSeconds")
-    local_batch_size: int = Field(default=1, ge=1, le=8, alias="localBatchSize")
+    local_batch_size: int = Field(default=1, ge=1, le=4, alias="localBatchSize")
     model: str = Field(default="gemini-2.5-flash", min_length=1)
     base_url: str | None = Field(default=None, alias="baseUrl")
     api_version: str = Field(default="v1beta", alias="apiVersion", pattern=r"^v[0-9a-z]+$")
@@ -182,6 +182,11 @@ class JudgeConfig(_Section):
     def local(self) -> bool:
         """The judge runs on this computer: nothing leaves it."""
         return self.provider == "local"
+
+    @property
+    def sent_thinking_budget(self) -> int | None:
+        """The thinking budget the judge is given: Gemini's; none for the local judge."""
+        return None if self.local else self.thinking_budget
 
     @property
     def judge_model(self) -> str:

@@ -39,6 +39,7 @@ from coach_gui.domain.judge_errors import (
     JudgeNetworkDown,
     JudgeQuotaExceeded,
     JudgeRedirected,
+    JudgeReplaced,
     JudgeRequestRejected,
     JudgeServerError,
     JudgeTimeout,
@@ -96,10 +97,13 @@ class GeminiJudge:
         assertions_allowed: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
+        still_current: Callable[[], bool] | None = None,
     ) -> None:
         """`assertions_allowed` and `enabled_now` may be read at each request (the live
-        privacy switches): with the judge switched off, nothing is sent at all."""
+        privacy switches): with the judge switched off, nothing is sent at all; nor once
+        `still_current` says another judge was chosen (JudgeReplaced)."""
         self._enabled_now = enabled_now
+        self._still_current = still_current
         if not api_key or not api_key.strip():
             raise JudgeKeyMissing()
         self._key = checked_key(api_key)  # a malformed key is refused before any request
@@ -154,6 +158,7 @@ class GeminiJudge:
         assertions_allowed: bool | Callable[[], bool] | None = None,
         enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
+        still_current: Callable[[], bool] | None = None,
     ) -> GeminiJudge:
         """The judge `judge` configures; JudgeDisabled when it is switched off, so nothing
         built from a switched-off config can send anything."""
@@ -175,10 +180,15 @@ class GeminiJudge:
             ),
             enabled_now=enabled_now,
             retry_initial_delay=retry_initial_delay,
+            still_current=still_current,
         )
 
     def _switched_off(self) -> bool:
         return self._enabled_now is not None and not self._enabled_now()
+
+    def _check_current(self) -> None:
+        if self._still_current is not None and not self._still_current():
+            raise JudgeReplaced()
 
     def close(self) -> None:
         self._client.close()
@@ -190,6 +200,7 @@ class GeminiJudge:
         JudgeError; a request that left is in the outbox either way."""
         if self._switched_off():  # the judge switch, read at this request
             raise JudgeDisabled()
+        self._check_current()
         checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
         system, user = judge_prompt(checked, boundary or new_boundary())
         config = types.GenerateContentConfig(
@@ -275,6 +286,7 @@ class GeminiJudge:
             raise JudgeRedirected(_shown(target))
         if self._switched_off():  # switched off while this request was being built
             raise JudgeDisabled()
+        self._check_current()
         body = request.content.decode("utf-8")
         pending: _Pending | None = getattr(self._local, "pending", None)
         if not body:

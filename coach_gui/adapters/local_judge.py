@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, Final
@@ -26,13 +27,16 @@ from coach_gui.domain.judge_errors import (
     JudgeCancelled,
     JudgeDisabled,
     JudgeError,
+    JudgeReplaced,
     JudgeTruncated,
     LocalJudgeUnavailable,
+    MalformedVerdict,
 )
 from coach_gui.domain.tier1_errors import (
     GenerationCancelled,
     ModelMissing,
     OllamaNotRunning,
+    OllamaServerError,
     OllamaTimeout,
     Tier1Error,
 )
@@ -49,8 +53,10 @@ from coach_gui.services.ports.judge import JudgeOutbox
 
 log = logging.getLogger(__name__)
 LOCAL: Final = "local"
-# A verdict with assessments is long: room for ~10 items of 10 assertions with evidence.
-NUM_PREDICT = 8192
+# A verdict with assessments is long; the context must hold the whole prompt (the system
+# instruction first: Ollama drops the start of a prompt that does not fit) and the reply.
+NUM_PREDICT = 4096
+NUM_CTX = 12288
 
 
 class OllamaJudge:
@@ -69,14 +75,21 @@ class OllamaJudge:
         assertions_allowed: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         on_progress: Callable[[int], None] | None = None,
+        still_current: Callable[[], bool] | None = None,
     ) -> None:
         """`on_progress(characters)`: how much of the reply has streamed in so far (a
-        local model may take tens of seconds per answer)."""
+        local model may take tens of seconds per answer). `enabled_now` and
+        `still_current` (another judge was chosen) are read before and again just before
+        each request is sent, like the Gemini judge's."""
         self._client = client
         self.model = model
         self.temperature = temperature
         self.timeout_seconds = timeout_seconds
-        self._options: dict[str, Any] = {"temperature": temperature, "num_predict": NUM_PREDICT}
+        self._options: dict[str, Any] = {
+            "temperature": temperature,
+            "num_predict": NUM_PREDICT,
+            "num_ctx": NUM_CTX,
+        }
         if seed is not None:
             self._options["seed"] = seed
         self._keep_alive = keep_alive
@@ -84,7 +97,9 @@ class OllamaJudge:
         allowed = assertions_allowed
         self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
         self._enabled_now = enabled_now
+        self._still_current = still_current
         self.on_progress = on_progress
+        self._cancelled = threading.Event()
 
     @classmethod
     def from_config(
@@ -95,6 +110,7 @@ class OllamaJudge:
         *,
         assertions_allowed: bool | Callable[[], bool] | None = None,
         enabled_now: Callable[[], bool] | None = None,
+        still_current: Callable[[], bool] | None = None,
     ) -> OllamaJudge:
         if not judge.enabled:
             raise JudgeDisabled()
@@ -115,22 +131,36 @@ class OllamaJudge:
                 judge.include_assertions if assertions_allowed is None else assertions_allowed
             ),
             enabled_now=enabled_now,
+            still_current=still_current,
         )
 
     def close(self) -> None:
         self._client.close()
 
     def cancel(self) -> None:
-        """Stop the request under way (from any thread): it raises JudgeCancelled."""
+        """Stop the request under way, and any later one (from any thread): they raise
+        JudgeCancelled. A cancel that comes before a request starts is not lost."""
+        self._cancelled.set()
         self._client.cancel()
+
+    def _refuse_now(self) -> JudgeError | None:
+        """Why nothing may be sent now, if anything."""
+        if self._cancelled.is_set():
+            return JudgeCancelled()
+        if self._enabled_now is not None and not self._enabled_now():
+            return JudgeDisabled()
+        if self._still_current is not None and not self._still_current():
+            return JudgeReplaced()
+        return None
 
     # --- judging -----------------------------------------------------------------------------
     def judge(self, payload: Tier2Payload, *, boundary: str | None = None) -> JudgeResponse:
         """Grade one payload on the local model and return its raw reply, unparsed (apply
         `verdicts.parse_verdicts` to it). Raises PayloadRejected (nothing sent) or a
         JudgeError; a request that was sent is in the outbox either way."""
-        if self._enabled_now is not None and not self._enabled_now():
-            raise JudgeDisabled()
+        refused = self._refuse_now()
+        if refused is not None:
+            raise refused
         checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
         system, user = judge_prompt(checked, boundary or new_boundary())
         stream = self._client.chat_stream(
@@ -150,11 +180,14 @@ class OllamaJudge:
             )
         )
         started = time.perf_counter()
-        failure: JudgeError | None = None
+        failure = self._refuse_now()  # switched off, replaced or cancelled meanwhile
         try:
-            for _piece in stream:
-                if self.on_progress is not None:
-                    self.on_progress(len(stream.text))
+            if failure is None:
+                for _piece in stream:
+                    if self._cancelled.is_set():
+                        raise GenerationCancelled()
+                    if self.on_progress is not None:
+                        self.on_progress(len(stream.text))
         except Tier1Error as error:
             failure = self._translate(error)
         finally:
@@ -164,6 +197,8 @@ class OllamaJudge:
         if failure is None and stats is not None and stats.done_reason == "length":
             failure = JudgeTruncated()
         text = stream.text
+        if failure is None and not text.strip():
+            failure = MalformedVerdict("the judge sent an empty reply")
         self._outbox.record_outcome(
             outbox_id,
             OutboxOutcome(
@@ -218,7 +253,13 @@ class OllamaJudge:
         if isinstance(error, OllamaTimeout):
             return LocalJudgeUnavailable(
                 f"it did not answer within {self.timeout_seconds:g} s (a large model on a "
-                "laptop can be slow); try a smaller judge model, or allow it more time in "
-                "Settings"
+                "laptop can be slow); try a smaller judge model, or allow it more time "
+                "(Local judge time limit, in Settings)"
+            )
+        if isinstance(error, OllamaServerError):  # Ollama's own words stay in its log
+            return LocalJudgeUnavailable(
+                "Ollama reported an error while grading (its log says why; a model too big "
+                "for this computer's memory is a common one); try again, or choose a smaller "
+                "judge model in Settings"
             )
         return LocalJudgeUnavailable("Ollama did not finish the reply; try again")

@@ -1,6 +1,8 @@
-"""`coach eval [--last N | --session ID ...] --repeats R [--concurrency C] [--json]`: judge
-recorded answers again, R times with core assertions and R times without, and record a
-signed report of how consistent the judge was (DESIGN §7, ADR 0014 shape).
+"""`coach eval [--last N | --session ID ...] --repeats R [--concurrency C] [--compare-judges]
+[--json]`: judge recorded answers again, R times with core assertions and R times without,
+and record a signed report of how consistent the judge was (DESIGN §7, ADR 0014 shape).
+With `--compare-judges`, R times by the judge on this computer and R times by Gemini, both
+with core assertions, and report how far the two agree (issue 22).
 
 The report goes to stdout (one JSON object with --json); a progress bar and the summary
 go to stderr. Ctrl+C stops sending; the calls under way finish and what finished is
@@ -47,7 +49,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--repeats", type=_positive, required=True, metavar="R", help="judge each answer R times"
     )
     parser.add_argument(
-        "--concurrency", type=_positive, default=4, metavar="C", help="calls at a time (4)"
+        "--concurrency",
+        type=_positive,
+        default=None,
+        metavar="C",
+        help="calls at a time (4; 1 with the judge on this computer)",
+    )
+    parser.add_argument(
+        "--compare-judges",
+        action="store_true",
+        help="judge with the model on this computer and with Gemini, both with core "
+        "assertions, and report how far they agree (sends Gemini's half to Google)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
@@ -75,9 +87,12 @@ def _print(run: EvalRun) -> None:
 
     report = run.report
     print(f"eval run {report.eval_run_id}: verdict {report.verdict}")
-    print(f"{'':26}{'assertions_on':>15}{'assertions_off':>15}")
-    for label, on, off in figure_rows(report):
-        print(f"{label:26}{on:>15}{off:>15}")
+    first, second = (figures.arm for figures in report.arms)
+    rows = figure_rows(report)
+    width = max(len(label) for label, _, _ in rows) + 2
+    print(f"{'':{width}}{first:>15}{second:>15}")
+    for label, on, off in rows:
+        print(f"{label:{width}}{on:>15}{off:>15}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.repeats < 2:
         raise UsageError("--repeats must be at least 2: consistency compares repeats")
-    if args.concurrency > evals.MAX_CONCURRENCY:
+    if args.concurrency is not None and args.concurrency > evals.MAX_CONCURRENCY:
         raise UsageError(f"--concurrency may be at most {evals.MAX_CONCURRENCY}")
     context = build_context(seed=False)
     config = context.config.judge
@@ -105,11 +120,17 @@ def run(args: argparse.Namespace) -> int:
         if not config.include_assertions:
             say(f"coach: {AssertionsSwitchedOff(where)}")
             return EXIT_USAGE
+        judges: list[Any] = []
         try:  # a key, a keyring (nothing is sent yet)
-            judge = context.judge()
+            judges.append(context.judge(provider="local" if args.compare_judges else None))
+            if args.compare_judges:  # the judge on this computer against Gemini
+                judges.append(context.judge(provider="gemini"))
         except (JudgeError, KeyringUnavailable) as exc:
+            for built in judges:
+                built.close()
             say(f"coach: {exc}")
             return EXIT_USAGE
+        judge, compare = judges[0], (judges[1] if args.compare_judges else None)
         try:
             try:
                 recover(context)
@@ -118,19 +139,44 @@ def run(args: argparse.Namespace) -> int:
                 say(f"coach: {exc}")
                 return EXIT_USAGE
             total = len(items) * args.repeats * 2
-            say(
-                f"Judging {len(items)} answers {args.repeats} times with and without core "
-                f"assertions: {total} calls to {config.model}."
-            )
+            if compare is not None:
+                say(
+                    f"Judging {len(items)} answers {args.repeats} times on this computer "
+                    f"({config.local_model}) and {args.repeats} times by Gemini "
+                    f"({config.model}), both with core assertions: {total} calls; Gemini's "
+                    "half sends each challenge, answer and the note's core assertions to Google."
+                )
+            else:
+                say(
+                    f"Judging {len(items)} answers {args.repeats} times with and without core "
+                    f"assertions: {total} calls to {config.judge_model}"
+                    f"{' (on this computer: nothing leaves)' if config.local else ''}."
+                )
             stop = threading.Event()
+
+            # Ollama grades one request at a time unless told otherwise: queued calls would
+            # only wait (and could time out) on a local judge.
+            concurrency = args.concurrency or (1 if config.local or compare else 4)
 
             def work() -> None:
                 try:
+                    if compare is not None:
+                        result["run"] = evals.compare_judges(
+                            context,
+                            items,
+                            repeats=args.repeats,
+                            concurrency=concurrency,
+                            on_progress=_ProgressBar(),
+                            cancelled=stop,
+                            local=judge,
+                            gemini=compare,
+                        )
+                        return
                     result["run"] = evals.run(
                         context,
                         items,
                         repeats=args.repeats,
-                        concurrency=args.concurrency,
+                        concurrency=concurrency,
                         on_progress=_ProgressBar(),
                         cancelled=stop,
                         judge=judge,
@@ -148,7 +194,8 @@ def run(args: argparse.Namespace) -> int:
                 say("\ncoach: stopping; the calls under way finish and are recorded")
                 worker.join()
         finally:
-            judge.close()
+            for built in judges:
+                built.close()
     finally:
         context.close()
     error = result.get("error")

@@ -23,8 +23,10 @@ from coach_gui.domain.traces import VerifyFailure
 from coach_gui.domain.verdicts import Assessment, Gap
 
 EVAL_POLICY_VERSION = 1
-Arm = Literal["assertions_on", "assertions_off"]
+Arm = Literal["assertions_on", "assertions_off", "judge_local", "judge_gemini"]
 ARMS: tuple[Arm, Arm] = ("assertions_on", "assertions_off")
+# The two judges compared on the same answers, both with core assertions (issue 22).
+JUDGE_ARMS: tuple[Arm, Arm] = ("judge_local", "judge_gemini")
 CallStatus = Literal["pass", "fail", "error"]
 
 

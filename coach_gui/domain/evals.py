@@ -40,7 +40,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from coach_gui.domain.digests import canonical_text, digest
-from coach_gui.domain.eval_traces import ARMS, Arm, CallStatus, EvalChildTrace
+from coach_gui.domain.eval_traces import ARMS, JUDGE_ARMS, Arm, CallStatus, EvalChildTrace
 from coach_gui.domain.evidence import folded
 from coach_gui.domain.records import Record
 from coach_gui.domain.verdicts import Assessment, Status
@@ -138,6 +138,23 @@ class ChildRef(Record):
     trace_id: str
 
 
+class JudgeAgreement(Record):
+    """How far two judges agree on the same answers (a report of kind "judges"): over the
+    (answer, key point) pairs both judged in every repeat, the share given the same status
+    by both (each judge's status being the one it gave most often; a tie counts as the worse
+    status), Cohen's kappa of those statuses, and the share of answers given the same
+    verdict (again each judge's most frequent, a tie counting as fail)."""
+
+    pairs_compared: int
+    status_agreement: float | None
+    kappa: float | None
+    items_compared: int
+    verdict_agreement: float | None
+
+
+AGREEMENT_BAR = Fraction(4, 5)  # judges agreeing on 80% of key points: the verdict "pass"
+
+
 class EvalReport(Record):
     eval_run_id: str
     created_at: str
@@ -158,6 +175,13 @@ class EvalReport(Record):
     # How the judge sampled (temperature, seed, thinking budget); absent from reports
     # signed before it was recorded, so they still recompute.
     judge_sampling: dict[str, Any] | None = Field(default=None, exclude_if=_absent)
+    # "assertions": with and without core assertions (ADR 0014); "judges": the judge on
+    # this computer against Gemini, both with assertions (issue 22). Left out for the
+    # first, so reports signed before it existed still recompute.
+    kind: Literal["assertions", "judges"] = Field(
+        default="assertions", exclude_if=lambda value: value == "assertions"
+    )
+    judge_agreement: JudgeAgreement | None = Field(default=None, exclude_if=_absent)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -374,14 +398,143 @@ _ASSERTION_LABELS = (
 )
 
 
+ARM_LABELS: dict[str, str] = {
+    "assertions_on": "With assertions",
+    "assertions_off": "Without",
+    "judge_local": "This computer",
+    "judge_gemini": "Gemini",
+}
+
+
+def arm_labels(report: EvalReport) -> tuple[str, str]:
+    """The two columns' headings, in the order of `figure_rows`."""
+    first, second = report.arms
+    return ARM_LABELS[first.arm], ARM_LABELS[second.arm]
+
+
 def figure_rows(report: EvalReport) -> list[tuple[str, str, str]]:
-    """(figure, assertions_on, assertions_off) for a side-by-side table; the per-assertion
-    rows only for a report that has them."""
-    on_arm, off_arm = report.arm("assertions_on"), report.arm("assertions_off")
+    """(figure, first arm, second arm) for a side-by-side table (assertions_on and _off,
+    or the judge on this computer and Gemini); the per-assertion rows only for a report
+    that has them, and the two judges' agreement for a report comparing them."""
+    on_arm, off_arm = report.arms
     on, off = _cells(on_arm), _cells(off_arm)
     if on_arm.assessments is not None or off_arm.assessments is not None:
         on, off = on + _assertion_cells(on_arm), off + _assertion_cells(off_arm)
-    return [(label, a, b) for (label, a), (_, b) in zip(on, off, strict=True)]
+    rows = [(label, a, b) for (label, a), (_, b) in zip(on, off, strict=True)]
+    agreement = report.judge_agreement
+    if agreement is not None:  # one figure for both judges: shown across both columns
+        kappa = "n/a" if agreement.kappa is None else f"{agreement.kappa:.2f}"
+        rows += [
+            ("judges agree per key point",
+             f"{_pct(agreement.status_agreement)} of {agreement.pairs_compared}", ""),
+            ("judges agree beyond chance (Cohen's kappa)", kappa, ""),
+            ("judges give the same verdict",
+             f"{_pct(agreement.verdict_agreement)} of {agreement.items_compared}", ""),
+        ]  # fmt: skip
+    return rows
+
+
+_SEVERITY = {"explained": 0, "unexplained": 1, "wrong": 2, "pass": 0, "fail": 1}
+
+
+def _modal(values: Sequence[str]) -> str:
+    """The value given most often; a tie counts as the worse one (an undecided judge)."""
+    counts = {value: values.count(value) for value in values}
+    top = max(counts.values())
+    return max((v for v, n in counts.items() if n == top), key=lambda v: _SEVERITY.get(v, 0))
+
+
+def cohen_kappa(
+    first: Sequence[str], second: Sequence[str], categories: Sequence[str]
+) -> float | None:
+    """Cohen's kappa of two raters' labels for the same subjects; None when there are none
+    or when chance agreement is already total (both gave one label throughout)."""
+    if not first:
+        return None
+    n = len(first)
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    chance = sum((first.count(c) / n) * (second.count(c) / n) for c in categories)
+    if chance >= 1.0:
+        return None
+    return round((observed - chance) / (1.0 - chance), _ROUND)
+
+
+def _complete(results: Sequence[CallResult], arm: Arm, repeats: int) -> dict[int, list[CallResult]]:
+    by_item: dict[int, list[CallResult]] = defaultdict(list)
+    for result in results:
+        if result.arm == arm:
+            by_item[result.item].append(result)
+    return {
+        item: sorted(calls, key=lambda c: c.repeat)
+        for item, calls in by_item.items()
+        if len({c.repeat for c in calls}) == repeats and all(c.status != "error" for c in calls)
+    }
+
+
+def judge_agreement(
+    results: Sequence[CallResult], repeats: int, arms: tuple[Arm, Arm] = JUDGE_ARMS
+) -> JudgeAgreement:
+    """How far the two judges of `arms` agree, over the answers both judged in every repeat."""
+    first, second = (_complete(results, arm, repeats) for arm in arms)
+    items = sorted(set(first) & set(second))
+    verdicts = [
+        (_modal([c.status for c in first[i]]), _modal([c.status for c in second[i]])) for i in items
+    ]
+    statuses: list[tuple[str, str]] = []
+    for item in items:
+        a_runs = [{a.assertion: a.status for a in c.assessments} for c in first[item]]
+        b_runs = [{a.assertion: a.status for a in c.assessments} for c in second[item]]
+        shared = set.intersection(*(set(r) for r in a_runs + b_runs))
+        for assertion in sorted(shared):
+            statuses.append(
+                (_modal([r[assertion] for r in a_runs]), _modal([r[assertion] for r in b_runs]))
+            )
+    return JudgeAgreement(
+        pairs_compared=len(statuses),
+        status_agreement=_mean([float(a == b) for a, b in statuses]),
+        kappa=cohen_kappa([a for a, _ in statuses], [b for _, b in statuses], STATUSES),
+        items_compared=len(items),
+        verdict_agreement=_mean([float(a == b) for a, b in verdicts]),
+    )
+
+
+def judges_verdict(agreement: JudgeAgreement) -> Literal["pass", "fail"]:
+    """`pass` when the judges agree on at least AGREEMENT_BAR of the key points compared."""
+    if not agreement.pairs_compared:
+        return "fail"
+    agreed = round((agreement.status_agreement or 0.0) * agreement.pairs_compared)
+    return "pass" if Fraction(agreed, agreement.pairs_compared) >= AGREEMENT_BAR else "fail"
+
+
+def judges_summary(
+    local: ArmFigures, gemini: ArmFigures, agreement: JudgeAgreement, verdict: str, *,
+    items: int, repeats: int, partial: bool,
+) -> str:  # fmt: skip
+    calls = local.calls + gemini.calls
+    kappa = "n/a" if agreement.kappa is None else f"{agreement.kappa:.2f}"
+    text = (
+        f"Judged {items} answer{'s' if items != 1 else ''} {repeats} times by the judge on "
+        f"this computer and {repeats} times by Gemini, both with core assertions ({calls} "
+        f"calls{', stopped early' if partial else ''}). The two judges gave the same status "
+        f"to {_pct(agreement.status_agreement)} of {agreement.pairs_compared} (answer, key "
+        f"point) pairs (Cohen's kappa {kappa}) and the same verdict to "
+        f"{_pct(agreement.verdict_agreement)} of {agreement.items_compared} answers. Pass "
+        f"rate {_pct(local.pass_rate)} on this computer, {_pct(gemini.pass_rate)} with "
+        f"Gemini; each judge repeated its own status per key point "
+        f"{_pct(local.assertion_agreement)} and {_pct(gemini.assertion_agreement)} of the "
+        "time. "
+    )
+    errors = local.errors + gemini.errors
+    if errors:
+        text += f"{errors} call{'s' if errors != 1 else ''} failed and count as errors, not fails. "
+    if verdict == "pass":
+        return text + (
+            "Verdict: pass — the judge on this computer agrees with Gemini on at least 80% "
+            "of key points."
+        )
+    if not agreement.pairs_compared:
+        return text + "Verdict: fail — no key point was judged in every repeat by both judges."
+    return text + "Verdict: fail — the judges agree on fewer than 80% of key points."
 
 
 def summary_text(
@@ -446,12 +599,25 @@ def build_report(
     run_nonce: str,
     calls_planned: int,
     sampling: Mapping[str, object] | None = None,
+    kind: Literal["assertions", "judges"] = "assertions",
 ) -> EvalReport:
-    """The report with its id computed (DESIGN §6); partial when calls were left out."""
+    """The report with its id computed (DESIGN §6); partial when calls were left out.
+    `kind` "judges": the judge on this computer against Gemini (JUDGE_ARMS)."""
     items = len(item_refs)
-    on, off = (arm_figures(arm, results, repeats, items) for arm in ARMS)
+    arms = JUDGE_ARMS if kind == "judges" else ARMS
+    on, off = (arm_figures(arm, results, repeats, items) for arm in arms)
     partial = len(results) < calls_planned
-    verdict = verdict_for(on, off)
+    agreement = judge_agreement(results, repeats) if kind == "judges" else None
+    if agreement is not None:
+        verdict = judges_verdict(agreement)
+        summary = judges_summary(
+            on, off, agreement, verdict, items=items, repeats=repeats, partial=partial
+        )
+    else:
+        verdict = verdict_for(on, off)
+        summary = summary_text(
+            on, off, verdict, items=items, repeats=repeats, partial=partial, sampling=sampling
+        )
     draft = EvalReport(
         eval_run_id="",
         created_at=created_at,
@@ -465,12 +631,12 @@ def build_report(
         calls_planned=calls_planned,
         calls_done=len(results),
         verdict=verdict,
-        summary=summary_text(
-            on, off, verdict, items=items, repeats=repeats, partial=partial, sampling=sampling
-        ),
+        summary=summary,
         arms=(on, off),
         delta=delta(on, off),
         children=tuple(sorted(children, key=lambda c: (c.arm, c.repeat, c.item))),
         judge_sampling=None if sampling is None else dict(sampling),
+        kind=kind,
+        judge_agreement=agreement,
     )
     return draft.model_copy(update={"eval_run_id": report_id(draft)})

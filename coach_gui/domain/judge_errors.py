@@ -275,3 +275,15 @@ class JudgeCancelled(JudgeError):
 
     def __init__(self) -> None:
         super().__init__("You cancelled judging; this answer is kept and can be judged later.")
+
+
+class JudgeReplaced(JudgeError):
+    """Settings chose another judge while this one was about to grade: nothing was sent."""
+
+    reason_code = "judge_changed"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Another judge was chosen in Settings just as this answer was being sent, so it "
+            f"was not sent. {_KEPT}."
+        )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 class PrivacySwitches:
     judge_enabled: bool
     include_assertions: bool
+    provider: str = "gemini"  # who grades: "gemini", or "local" (this computer, issue 22)
 
 
 class LivePrivacy:
@@ -33,6 +34,10 @@ class LivePrivacy:
 
     def judge_enabled(self) -> bool:
         return self.now().judge_enabled
+
+    def provider(self) -> str:
+        """Who grades now: a judge built for another provider must not send anything."""
+        return self.now().provider
 
     def include_assertions(self) -> bool:
         """Whether assertions may go with the next request (never with the judge off)."""

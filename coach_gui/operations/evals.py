@@ -8,8 +8,10 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from coach_gui.config import local_model_name
 from coach_gui.domain.evals import EvalReport
 from coach_gui.operations.app import App, judge_for
+from coach_gui.operations.judging import cancelling
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import EvalItem, EvalRun, judged_items, run_eval
 from coach_gui.services.ports.judge import ClosableJudge
@@ -66,7 +68,7 @@ def run(
     `live`: the window's judge, reading the switches at every request. `judge`: one the
     caller built (and closes)."""
     config = app.config.judge
-    with judge_for(app, judge, live=live) as used:
+    with judge_for(app, judge, live=live) as used, cancelling(used, cancelled):
         return run_eval(
             items,
             judge=used,
@@ -77,6 +79,41 @@ def run(
             concurrency=concurrency,
             assertions_allowed=config.include_assertions,
             judge_model=config.judge_model,
+            sampling=judge_sampling(config.temperature, config.seed, config.sent_thinking_budget),
+            on_progress=on_progress,
+            cancelled=cancelled,
+            config_file=str(app.config_path),
+        )
+
+
+def compare_judges(
+    app: App,
+    items: Sequence[EvalItem],
+    *,
+    repeats: int,
+    concurrency: int,
+    on_progress: Callable[[int, int], None],
+    cancelled: threading.Event,
+    local: ClosableJudge,
+    gemini: ClosableJudge,
+) -> EvalRun:
+    """Judge `items` `repeats` times by the judge on this computer and by Gemini, both with
+    core assertions, and store the signed report of kind "judges" (issue 22). The caller
+    builds both judges (`app.judge(provider=...)`, so a missing key is said before anything
+    is sent) and closes them."""
+    config = app.config.judge
+    with cancelling(local, cancelled):
+        return run_eval(
+            items,
+            judge=local,
+            compare_with=gemini,
+            clock=app.clock,
+            store=app.eval_journal(),
+            keys=app.signing_keys(),
+            repeats=repeats,
+            concurrency=concurrency,
+            assertions_allowed=config.include_assertions,
+            judge_model=f"{local_model_name(config.local_model)} vs {config.model}",
             sampling=judge_sampling(config.temperature, config.seed, config.thinking_budget),
             on_progress=on_progress,
             cancelled=cancelled,

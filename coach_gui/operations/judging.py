@@ -67,7 +67,7 @@ def judge_pending_answers(
     built (and closes) to say why it cannot be built before anything else is done."""
     config = app.config.judge
     include = config.include_assertions  # the switch of now
-    with judge_for(app, judge, live=live) as used, _cancelling(used, cancelled):
+    with judge_for(app, judge, live=live) as used, cancelling(used, cancelled):
         port: Judge = used
         if progress is not None or cancelled is not None:
             report = progress or (lambda _done, _total, _text: None)
@@ -83,12 +83,12 @@ def judge_pending_answers(
             note_lookup=notes_by_id(app),
             # A model on this computer may take tens of seconds per answer: small requests.
             batch_size=config.local_batch_size if config.local else JUDGE_BATCH,
-            sampling=judge_sampling(config.temperature, config.seed, config.thinking_budget),
+            sampling=judge_sampling(config.temperature, config.seed, config.sent_thinking_budget),
         )
 
 
 @contextmanager
-def _cancelling(judge: object, cancelled: threading.Event | None) -> Iterator[None]:
+def cancelling(judge: object, cancelled: threading.Event | None) -> Iterator[None]:
     """While judging: a cancel also stops the request under way, for a judge that can
     (the local model's, which may take long); others finish the request that left."""
     stop = getattr(judge, "cancel", None)

@@ -19,14 +19,13 @@ from pydantic import ValidationError
 from coach_gui.domain.digests import digest
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.eval_traces import (
-    ARMS,
     EvalChildTrace,
     EvalVerifyFailure,
     StoredEvalRun,
     inspect_child,
     signature_matches,
 )
-from coach_gui.domain.evals import CallResult, EvalReport, arm_figures, report_id
+from coach_gui.domain.evals import CallResult, EvalReport, arm_figures, judge_agreement, report_id
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.traces import VerifyFailure
 from coach_gui.services.ports.evals import EvalRunReader, SigningKeyLookup
@@ -147,9 +146,12 @@ def check_eval_run(reader: EvalRunReader, keys: SigningKeyLookup, eval_run_id: s
         traces.append(trace)
         checked += 1
     results = [CallResult.from_child(t) for t in traces]
-    for arm in ARMS:
-        if arm_figures(arm, results, report.repeats, report.items) != report.arm(arm):
+    for figures in report.arms:
+        if arm_figures(figures.arm, results, report.repeats, report.items) != figures:
             raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
+    expected = judge_agreement(results, report.repeats) if report.kind == "judges" else None
+    if expected != report.judge_agreement:
+        raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
     return checked
 
 

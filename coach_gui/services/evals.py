@@ -24,6 +24,7 @@ from coach_gui.domain.errors import CoachError
 from coach_gui.domain.eval_traces import (
     ARMS,
     EVAL_POLICY_VERSION,
+    JUDGE_ARMS,
     Arm,
     EvalChildInput,
     EvalChildTrace,
@@ -192,6 +193,7 @@ class _Harness:
     ) -> None:
         self.judge, self.clock, self.judge_model = judge, clock, judge_model
         self.run_nonce, self.stopwatch, self.store = run_nonce, stopwatch, store
+        self.judges: dict[Arm, Judge] = {}  # per arm, when the arms are two judges
 
     def _outbox_digest(self, outbox_id: str | None) -> str | None:
         """The request's outbox row as it ended; None (only the payload is then sealed)
@@ -206,7 +208,8 @@ class _Harness:
 
     def call(self, call: _Call) -> EvalChildTrace:
         item = call.item
-        metered, kept = _Metered(self.judge, self.stopwatch), _Kept()
+        judge = self.judges.get(call.arm, self.judge)
+        metered, kept = _Metered(judge, self.stopwatch), _Kept()
         request = JudgeRequestItem(item.attempt_id, item.challenge, item.answer, item.assertions)
         failure: CoachError | None = None
         try:
@@ -215,7 +218,7 @@ class _Harness:
                 judge=metered,
                 journal=kept,
                 clock=self.clock,
-                include_assertions=call.arm == "assertions_on",
+                include_assertions=call.arm != "assertions_off",  # the judges both get them
             )
         except CoachError as raised:  # e.g. the outbox could not be written: nothing left
             failure = raised
@@ -272,10 +275,13 @@ def run_eval(
     cancelled: Callable[[], bool] | threading.Event | None = None,
     config_file: str = "coach.config.json",
     stopwatch: Callable[[], float] = time.perf_counter,
+    compare_with: Judge | None = None,
 ) -> EvalRun:
     """Judge every item `repeats` times in each arm, `concurrency` calls at a time; seal
     each call, then sign and store the report. Refuses (EvalRefused) before sending
-    anything when the switch forbids assertions or there is nothing to judge."""
+    anything when the switch forbids assertions or there is nothing to judge.
+    `compare_with`: a report of kind "judges" instead: `judge` is the one on this computer
+    (arm judge_local), `compare_with` Gemini (judge_gemini), both with core assertions."""
     if not assertions_allowed:
         raise AssertionsSwitchedOff(config_file)
     if not items:
@@ -286,12 +292,15 @@ def run_eval(
     key_id, key = keys.signing_key()  # before any call: a keyring failure wastes nothing
     created_at = clock.now()
     harness = _Harness(judge, clock, judge_model, new_id(), stopwatch, store)
+    arms = ARMS if compare_with is None else JUDGE_ARMS
+    if compare_with is not None:
+        harness.judges = {"judge_local": judge, "judge_gemini": compare_with}
     # Arms interleaved, repeat by repeat: a cancel leaves both arms equally far along.
     calls = [
         _Call(arm, repeat, index, item)
         for repeat in range(repeats)
         for index, item in enumerate(items)
-        for arm in ARMS
+        for arm in arms
     ]
     total, done, lock = len(calls), 0, threading.Lock()
 
@@ -319,6 +328,7 @@ def run_eval(
         run_nonce=harness.run_nonce,
         calls_planned=total,
         sampling=sampling,
+        kind="assertions" if compare_with is None else "judges",
     )
     # Read the key again: if another eval created the first key at the same moment as this
     # one did, the keyring holds only one of them now, and that is the one verify will use.

@@ -101,6 +101,9 @@ class PracticeRun:
         self._privacy = privacy
         self._judge = judge if settings.judge_enabled or privacy is not None else None
         self._open_judge = open_judge
+        # Who the judge built grades for; another chosen in Settings mid-session means a
+        # new judge for the next answer (the old one refuses to send anything, issue 22).
+        self._judge_provider = privacy.provider() if privacy is not None else None
         self._verdicts = verdicts
         self._judge_unavailable = judge_unavailable
         count = len(note.core_assertions)
@@ -371,11 +374,29 @@ class PracticeRun:
             return self._privacy.include_assertions()
         return self.settings.include_assertions
 
+    def _follow_provider(self) -> None:
+        """Another judge was chosen since this one was built: build the new one next."""
+        if self._privacy is None or self._open_judge is None:
+            return
+        if self._privacy.provider() != self._judge_provider:
+            self._judge = None
+            self._judge_unavailable = None  # e.g. no Gemini key: the new judge may need none
+            self._judge_provider = self._privacy.provider()
+
+    def stop_judging(self) -> None:
+        """Stop a judge request under way, for a judge that can (the local model's); the
+        answer stays unjudged with the reason. Any thread."""
+        stop = getattr(self._judge, "cancel", None)
+        if callable(stop):
+            stop()
+
     def _ready_judge(self) -> tuple[Judge | None, CoachError | None]:
         """The judge, built now if it was not when the session began (e.g. switched on
         mid-session), or why it cannot be (no key, no keyring)."""
+        self._follow_provider()
         if self._judge is None and self._open_judge is not None:
             try:
+                self._judge_provider = self._privacy.provider() if self._privacy else None
                 self._judge = self._open_judge()
             except CoachError as exc:
                 self._judge_unavailable = str(exc)  # later answers are kept with the reason
@@ -387,6 +408,7 @@ class PracticeRun:
         Call `judge(attempt)` afterwards to have it judged (`will_judge` says whether).
         Nothing here waits on the keyring or the network: the answer is committed first."""
         session = self._require_session()
+        self._follow_provider()
         # A judge not built yet is built when this answer is judged, not here — unless
         # building it already failed (no key): then the answer is kept with that reason.
         can_judge = self._judge is not None or (

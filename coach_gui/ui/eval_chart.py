@@ -24,20 +24,28 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
+def _legend_words(report: EvalReport) -> tuple[str, str]:
+    if report.kind == "judges":
+        return "on this computer", "with Gemini"
+    return "with assertions", "without"
+
+
 def describe(report: EvalReport | None) -> str:
     """The chart in words."""
     if report is None:
         return "No eval report to show yet."
-    on, off = report.arm("assertions_on"), report.arm("assertions_off")
+    on, off = report.arms
+    first, second = _legend_words(report)
     parts = []
     for name, label in FIGURES:
         a, b = _value(on, name), _value(off, name)
-        parts.append(f"{label}: {_pct(a)} with assertions, {_pct(b)} without")
+        parts.append(f"{label}: {_pct(a)} {first}, {_pct(b)} {second}")
     return "; ".join(parts) + "."
 
 
 class ArmChart(QWidget):
-    """Grouped bars, with assertions (left of each pair) and without (right)."""
+    """Grouped bars: with assertions (left of each pair) and without (right), or the judge on
+    this computer and Gemini."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -83,7 +91,10 @@ class ArmChart(QWidget):
         with_colour = palette.color(QPalette.ColorRole.Highlight)
         without_colour = QColor(with_colour)
         without_colour.setAlpha(70)
-        self._legend(painter, line, ((with_colour, "with assertions"), (without_colour, "without")))
+        first, second = (
+            _legend_words(self.report) if self.report else ("with assertions", "without")
+        )
+        self._legend(painter, line, ((with_colour, first), (without_colour, second)))
         if self.report is None or plot.width() < 10 or plot.height() < 10:
             painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, describe(self.report))
             return
@@ -92,7 +103,7 @@ class ArmChart(QWidget):
         painter.setPen(grid)
         painter.drawLine(plot.bottomLeft(), plot.bottomRight())
         painter.drawLine(plot.topLeft(), plot.topRight())
-        on, off = self.report.arm("assertions_on"), self.report.arm("assertions_off")
+        on, off = self.report.arms
         group = plot.width() / len(FIGURES)
         bar = min(group * 0.3, 5.0 * self.fontMetrics().averageCharWidth())
         for n, (name, label) in enumerate(FIGURES):

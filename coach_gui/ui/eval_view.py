@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.domain.evals import EvalReport, figure_rows
+from coach_gui.domain.evals import EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.failures import show_failure
@@ -83,7 +83,9 @@ class EvalView(QWidget):
         _named(self.repeats, "Repeats", "How many times each answer is judged in each arm")
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 16)
-        self.concurrency.setValue(4)
+        self.concurrency.setValue(
+            1 if self._context.config.judge.local else 4
+        )  # Ollama: one at a time
         _named(self.concurrency, "Concurrency", "How many judge calls run at a time")
         self.run_button = QPushButton("&Run")
         _named(self.run_button, "Run the eval", "Judge the chosen answers again, in both arms")
@@ -226,6 +228,7 @@ class EvalView(QWidget):
 
     def show_report(self, report: EvalReport) -> None:
         self.shown_report = report
+        self.table.setHorizontalHeaderLabels(["Figure", *arm_labels(report)])
         rows = figure_rows(report)
         self.table.setRowCount(len(rows))
         for r, cells in enumerate(rows):

@@ -239,7 +239,7 @@ def about_html() -> str:
         "<p>Licence: MIT. Built with Python and Qt (PySide6, LGPLv3).</p>"
         f'<p>Challenges: <a href="{OLLAMA_URL}">Ollama</a> on this computer. '
         f'Optional judge: Google Gemini, with a key from <a href="{AI_STUDIO_URL}">'
-        "Google AI Studio</a>.</p>"
+        "Google AI Studio</a>, or a model in Ollama on this computer.</p>"
     )
 
 

@@ -28,7 +28,13 @@ JUDGE_OFF_TIP = "The judge is off. Switch it on (toolbar) to judge the answers k
 READY_TIP = "Send the answers still waiting to be judged, with today's privacy switch"
 
 
-def privacy_notice(include_assertions: bool) -> str:
+def privacy_notice(include_assertions: bool, *, local: bool = False) -> str:
+    if local:
+        sent = " and the note's core assertions" if include_assertions else ""
+        return (
+            f"A model on this computer grades each challenge and your answer{sent}; "
+            "nothing leaves this computer."
+        )
     if include_assertions:
         return (
             "Each challenge and your answer will be sent to the judge (Google Gemini), with "
@@ -104,7 +110,7 @@ class JudgePendingAction(QObject):
             box.setIcon(QMessageBox.Icon.Question)
             box.setWindowTitle("Judge pending answers")
             box.setText("Judge the answers still waiting to be judged?")
-            box.setInformativeText(privacy_notice(include))
+            box.setInformativeText(privacy_notice(include, local=self._context.config.judge.local))
             box.setStandardButtons(buttons.Ok | buttons.Cancel)
             box.button(buttons.Ok).setText("&Judge now")
             box.setDefaultButton(buttons.Ok)

@@ -53,7 +53,8 @@ class MainViews:
         self.practice = PracticePane(window.context, window)
         self.stack = stack
         self.sent = SentToJudgeView(self._outbox_entries, window)
-        self.sent.set_endpoint(window.context.config.judge.base_url)
+        judge = window.context.config.judge
+        self.sent.set_endpoint(judge.base_url, local=judge.local)
         self.stack.addWidget(self.practice)
         self.stack.addWidget(self.sent)
         self.gap_board = GapBoard(self._trace_journal, window.notes, window)

@@ -533,7 +533,8 @@ class MainWindow(QMainWindow):
             self.context.config = dialog.config
             self.privacy.set_config(dialog.config)
             self.views.judge_pending.set_judge_enabled(dialog.config.judge.enabled)
-            self.views.sent.set_endpoint(dialog.config.judge.base_url)
+            judge = dialog.config.judge
+            self.views.sent.set_endpoint(judge.base_url, local=judge.local)
             self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 

@@ -64,6 +64,12 @@ class ReviewedJudge:
             raise PayloadWithheld(withheld)
         return self._judge.judge(payload)
 
+    def cancel(self) -> None:
+        """Pass a stop on to the judge behind, when it can stop (the local model's)."""
+        stop = getattr(self._judge, "cancel", None)
+        if callable(stop):
+            stop()
+
 
 @dataclass(eq=False)
 class PendingReview:
@@ -129,8 +135,13 @@ class PayloadReviewDialog(QDialog):
         parts = "the challenge and your answer"
         if payload.carries_assertions:
             parts = "the challenge, your answer and your note's core assertions"
+        judge = (
+            f"the judge on this computer ({pending.model.removeprefix('local:')})"
+            if pending.model.startswith("local:")
+            else f"the Gemini judge ({pending.model})"
+        )
         intro = QLabel(
-            f"Coach is about to send this to the Gemini judge ({pending.model}): {parts}, "
+            f"Coach is about to send this to {judge}: {parts}, "
             "exactly as shown. Nothing else leaves this computer; Coach only adds its fixed "
             "grading instructions around it.",
             self,

@@ -265,6 +265,7 @@ class PracticeController(QObject):
         if opened is None:
             return
         opened.run.cancel()  # a stream still open closes now
+        opened.run.stop_judging()  # and a slow local judge's request (its answer is kept)
         self.jobs.drop_stream()
         saved, skipped = self._saved, self._skipped
 

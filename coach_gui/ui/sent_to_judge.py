@@ -248,10 +248,16 @@ class SentToJudgeView(QWidget):
         self.setTabOrder(self.refresh_button, self.table)
         self.setTabOrder(self.table, self.detail_tabs)
 
-    def set_endpoint(self, base_url: str | None) -> None:
-        """Say where requests go when it is not Google's default endpoint (issue 21)."""
-        self.endpoint_label.setVisible(base_url is not None)
-        if base_url is not None:
+    def set_endpoint(self, base_url: str | None, *, local: bool = False) -> None:
+        """Say where requests go when it is not Google's default endpoint (issue 21), or
+        that they stay on this computer (the local judge, issue 22)."""
+        self.endpoint_label.setVisible(base_url is not None or local)
+        if local:
+            self.endpoint_label.setText(
+                "<b>The judge runs on this computer now</b>: its requests are listed here "
+                "too, and none of them leaves this computer."
+            )
+        elif base_url is not None:
             self.endpoint_label.setText(
                 f"<b>Judge requests go to {html.escape(base_url)}</b>, not to Google's "
                 "default address: it is set in Coach's settings file."

@@ -119,6 +119,9 @@ class SettingsDialog(QDialog):
             "&Local judge model",
             "The Ollama model that grades when the judge runs on this computer, e.g. qwen2.5:7b",
         )
+        self.local_judge_timeout = self._seconds(
+            judge, "judge.localTimeoutSeconds", "Local judge t&ime limit", 1, 3600
+        )
         self.judge_enabled = self._check(
             judge,
             "judge.enabled",
@@ -144,10 +147,7 @@ class SettingsDialog(QDialog):
         self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Gemini &timeout", 1, 600)
         self.judge_provider.currentIndexChanged.connect(self._show_provider)
         # Where requests go: set in the file only (judge.baseUrl), shown here (issue 21).
-        endpoint_text = config.judge.endpoint()
-        if config.judge.base_url is not None:
-            endpoint_text += "  (not Google's default; set in the settings file)"
-        self.judge_endpoint = QLabel(endpoint_text, self)
+        self.judge_endpoint = QLabel(self)
         self.judge_endpoint.setWordWrap(True)
         self.judge_endpoint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.judge_endpoint.setAccessibleName("Judge endpoint")
@@ -337,9 +337,15 @@ class SettingsDialog(QDialog):
     def _show_provider(self, *_args: object) -> None:
         """Only the chosen judge's own settings can be edited."""
         local = self.judge_provider.currentData() == "local"
-        self.local_judge_model.setEnabled(local)
+        for field in (self.local_judge_model, self.local_judge_timeout):
+            field.setEnabled(local)
         for field in (self.judge_model, self.judge_timeout):
             field.setEnabled(not local)
+        judge = self.config.judge.model_copy(update={"provider": "local" if local else "gemini"})
+        endpoint = judge.endpoint()
+        if not local and judge.base_url is not None:
+            endpoint += "  (not Google's default; set in the settings file)"
+        self.judge_endpoint.setText(endpoint)
         if self.key_section is not None:
             self.key_section.setEnabled(not local)
 

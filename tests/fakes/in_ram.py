@@ -19,7 +19,7 @@ from coach_gui.domain.practice import (
     VerdictRecord,
 )
 from coach_gui.domain.tier1_errors import GenerationCancelled, Tier1Error
-from coach_gui.domain.tier2 import Tier2Payload
+from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.ports.judge import Judge, VerdictJournal
 from coach_gui.services.ports.practice import Clock, PracticeJournal, Tier1Model
@@ -176,3 +176,18 @@ def judged_reply(*items: tuple[str, list[dict[str, object]]], feedback: str = "o
 
 def _conforms_judge() -> tuple[Judge, VerdictJournal]:
     return ScriptedJudge([]), InRamVerdictJournal()
+
+
+class InRamOutbox:
+    """The judge's outbox in RAM: each request as recorded, and how it ended."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, tuple[OutboxEntry, OutboxOutcome | None]] = {}
+
+    def record_sent(self, entry: OutboxEntry) -> str:
+        outbox_id = f"{len(self.rows) + 1:064x}"
+        self.rows[outbox_id] = (entry, None)
+        return outbox_id
+
+    def record_outcome(self, outbox_id: str, outcome: OutboxOutcome) -> None:
+        self.rows[outbox_id] = (self.rows[outbox_id][0], outcome)

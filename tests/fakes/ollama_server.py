@@ -53,6 +53,7 @@ class RecordedRequest:
     # shows here (issue 13: an unclosed stream was closed later by the garbage collector,
     # inside httpcore's pool lock, and the practice worker deadlocked).
     others_open: int = 0
+    raw_body: bytes = b""  # the body's bytes exactly as received
 
     def _messages(self, role: str) -> str:
         messages = self.body.get("messages", []) if isinstance(self.body, dict) else []
@@ -214,13 +215,13 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.fake._connection(-1)
 
-    def _read_body(self) -> Any:
+    def _read_body(self) -> tuple[Any, bytes]:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
-            return json.loads(raw) if raw else None
+            return (json.loads(raw) if raw else None), raw
         except json.JSONDecodeError:
-            return None
+            return None, raw
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -276,10 +277,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle("POST")
 
     def _handle(self, method: str) -> None:
-        body = self._read_body() if method == "POST" else None
+        body, raw = self._read_body() if method == "POST" else (None, b"")
         watching = self.fake.watch_connections and self.path == "/api/chat"
         others = self.fake._others_open() if watching else 0
-        request = RecordedRequest(method, self.path, dict(self.headers.items()), body, others)
+        request = RecordedRequest(method, self.path, dict(self.headers.items()), body, others, raw)
         self.fake._record(request)
         fault = self.fake._take_fault(self.path)
         try:

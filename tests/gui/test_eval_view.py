@@ -137,3 +137,40 @@ def test_assertions_switched_off_refuses_before_sending(
     qtbot.mouseClick(view.run_button, Qt.MouseButton.LeftButton)
     assert answer.answered and "Send core assertions" in answer.text
     assert len(gemini.requests) == before and view.run_button.isEnabled()
+
+
+def test_a_report_comparing_the_two_judges_is_shown_with_their_names_and_agreement(
+    qtbot: QtBot,
+) -> None:
+    from coach_gui.domain.evals import CallResult, ItemRef, build_report
+    from coach_gui.domain.verdicts import Assessment
+    from coach_gui.ui.eval_chart import describe
+
+    def call(arm: str, repeat: int, *statuses: str) -> CallResult:
+        assessments = tuple(
+            Assessment(assertion=n, status=s, evidence=("x",) if s != "unexplained" else (),
+                       reason="r")
+            for n, s in enumerate(statuses)
+        )  # fmt: skip
+        status = "pass" if all(s == "explained" for s in statuses) else "fail"
+        return CallResult(arm=arm, repeat=repeat, item=0, status=status,  # type: ignore[arg-type]
+                          assessments=assessments, latency_ms=10)  # fmt: skip
+
+    results = [call(arm, r, "explained", "unexplained")
+               for arm in ("judge_local", "judge_gemini") for r in (0, 1)]  # fmt: skip
+    report = build_report(
+        results, [], item_refs=[ItemRef(session_id="s", attempt_id="a")], repeats=2,
+        concurrency=1, judge_model="local:m vs g", created_at="t", run_nonce="n",
+        calls_planned=4, kind="judges",
+    )  # fmt: skip
+    view = EvalView(build_context(seed=False), None)
+    qtbot.addWidget(view)
+    view.show_report(report)
+    headers = [view.table.horizontalHeaderItem(c).text() for c in range(3)]
+    assert headers == ["Figure", "This computer", "Gemini"]
+    cells = [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
+    assert "judges agree per key point" in cells
+    row = cells.index("judges agree per key point")
+    assert view.table.item(row, 1).text() == "100% of 2"
+    assert "on this computer" in describe(report) and "with Gemini" in describe(report)
+    assert "Verdict: pass" in view.verdict.text()

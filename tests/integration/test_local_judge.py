@@ -117,7 +117,7 @@ def test_practice_is_judged_on_this_computer_and_nothing_reaches_gemini(
     assert "Body of the note." not in json.dumps(request.body)  # the payload rules hold
     outbox = _rows(coach_home, "SELECT provider, model, status, request_body FROM outbox")
     assert [(p, m, s) for p, m, s, _ in outbox] == [("local", f"local:{JUDGE_MODEL}", "ok")] * 2
-    assert json.loads(outbox[0][3]) == request.body  # kept exactly as sent
+    assert outbox[0][3].encode("utf-8") == request.raw_body  # kept exactly as sent
     assert {m for (m,) in _rows(coach_home, "SELECT judge_model FROM verdicts")} == {
         f"local:{JUDGE_MODEL}"
     }
@@ -299,3 +299,157 @@ def test_doctor_checks_the_local_judge_model_and_asks_for_no_key(
     assert "ollama pull mistral-nemo:12b" in checks["judge model"]["detail"]
     assert checks["judge model"]["level"] == "warn"
     assert gemini.requests == []
+
+
+def test_choosing_another_judge_mid_session_sends_the_next_answer_to_the_new_one_only(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Settings › Who grades changed while a session is open (the window's live session):
+    the answer after the change goes to the judge now chosen, and never to the other."""
+    from coach_gui.bootstrap import build_context
+    from coach_gui.config import load_config
+    from coach_gui.operations.practice import open_practice
+
+    ollama, gemini = servers
+    _configure(coach_home, ollama, gemini, provider="gemini")
+    monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+    assert main(["key", "set"]) == 0
+    context = build_context()
+    note = context.notes.load().find("natural-selection")
+    assert note is not None
+    settings = context.practice_settings()
+    opened = open_practice(context, note.note, settings, live=True)
+    assert opened is not None
+    run = opened.run
+
+    def answer(text: str) -> Any:
+        challenge = run.next_challenge().challenge
+        return run.judge(run.submit(challenge, text))
+
+    first = answer(ANSWER)
+    assert first.judged and len(gemini.generate_requests) == 1 and ollama.judge_requests == []
+    _configure(coach_home, ollama, gemini, provider="local")
+    context.config = load_config(context.config_path)  # what saving Settings does
+    second = answer("It takes long because each step is slight.")
+    assert second.judged and second.verdict.judge_model == f"local:{JUDGE_MODEL}"
+    assert len(gemini.generate_requests) == 1 and len(ollama.judge_requests) == 1
+    _configure(coach_home, ollama, gemini, provider="gemini")
+    context.config = load_config(context.config_path)
+    third = answer("Because selection keeps what is inherited.")
+    assert third.judged and len(gemini.generate_requests) == 2
+    assert len(ollama.judge_requests) == 1
+    opened.close()
+    context.close()
+
+
+def test_a_judge_no_longer_chosen_or_cancelled_before_it_starts_sends_nothing(
+    servers: tuple[FakeOllama, FakeGemini], coach_home: Path
+) -> None:
+    from fakes.in_ram import InRamOutbox
+
+    from coach_gui.adapters.gemini import GeminiJudge
+    from coach_gui.adapters.local_judge import OllamaJudge
+    from coach_gui.adapters.ollama import OllamaClient
+    from coach_gui.domain.judge_errors import JudgeCancelled, JudgeReplaced
+    from coach_gui.domain.tier2 import tier2_payload
+
+    ollama, gemini = servers
+    payload = tier2_payload(
+        [{"challenge": "Why?", "answer": ANSWER, "core_assertions": ASSERTIONS}],
+        allow_assertions=True,
+    )
+    outbox = InRamOutbox()
+    local = OllamaJudge(OllamaClient(ollama.url), model=JUDGE_MODEL, temperature=0.0, seed=None,
+                        keep_alive="1m", timeout_seconds=5, outbox=outbox,
+                        still_current=lambda: False)  # fmt: skip
+    cloud = GeminiJudge(KEY, model="gemini-2.5-flash", base_url=gemini.url,
+                        api_version="v1beta", timeout_seconds=5, temperature=0.0,
+                        max_retries=0, outbox=outbox, still_current=lambda: False)  # fmt: skip
+    for judge in (local, cloud):
+        with pytest.raises(JudgeReplaced):
+            judge.judge(payload)
+        judge.close()
+    stopped = OllamaJudge(OllamaClient(ollama.url), model=JUDGE_MODEL, temperature=0.0,
+                          seed=None, keep_alive="1m", timeout_seconds=5, outbox=outbox)  # fmt: skip
+    stopped.cancel()  # before the request: not lost
+    with pytest.raises(JudgeCancelled):
+        stopped.judge(payload)
+    stopped.close()
+    assert ollama.judge_requests == [] and gemini.requests == [] and outbox.rows == {}
+
+
+def test_the_eval_compares_the_two_judges_on_the_same_answers_and_verifies(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`coach eval --compare-judges`: each answer R times by each judge, both with core
+    assertions; the report says how far the two agree per key point, is signed and
+    verifies, and a change to it is caught."""
+    ollama, gemini = servers
+    ollama.judge_reply_for = passes_items_whose_answer_contains("because")
+    gemini.reply_for = passes_items_whose_answer_contains("because")
+    _configure(coach_home, ollama, gemini)
+    monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+    assert main(["key", "set"]) == 0
+    answers = [ANSWER, "No idea.", "Slowly, because steps are slight."]
+    _practise(capsys, tmp_path, *answers)
+    gemini.reply_for = cites_words_not_in_the_answer(1, span="words nobody wrote")
+    local_before, gemini_before = len(ollama.judge_requests), len(gemini.generate_requests)
+
+    code, report, err = _coach(capsys, "eval", "--repeats", "2", "--compare-judges", "--json")
+    assert code == 0, err
+    assert "Gemini's half sends each challenge" in err
+    assert len(ollama.judge_requests) - local_before == 3 * 2
+    assert len(gemini.generate_requests) - gemini_before == 3 * 2
+    assert all(r.body["format"] for r in ollama.judge_requests[local_before:])
+    assert report["kind"] == "judges"
+    assert [arm["arm"] for arm in report["arms"]] == ["judge_local", "judge_gemini"]
+    local, cloud = report["arms"]
+    assert (local["pass"], cloud["pass"]) == (2 * 2, 0)  # 2 of 3 answers say "because"
+    agreement = report["judge_agreement"]
+    # Gemini explains key point 1 everywhere (it cites each answer's first words, "No
+    # idea." included) and never key point 2; the local judge explains both exactly for the
+    # two "because" answers. They agree on 3 of the 6 pairs, and on 1 verdict of 3.
+    assert agreement["pairs_compared"] == 3 * 2
+    assert agreement["status_agreement"] == 0.5
+    assert agreement["verdict_agreement"] == round(1 / 3, 4)
+    assert report["verdict"] == "fail"  # below 80% of key points
+    assert "The two judges gave the same status to 50% of 6" in report["summary"]
+    code, verified, _ = _coach(capsys, "verify", report["eval_run_id"], "--json")
+    assert (code, verified["ok"]) == (0, True)
+
+    with sqlite3.connect(coach_home / "journal.sqlite3") as conn:  # a forged agreement
+        stored = json.loads(
+            conn.execute(
+                "SELECT report FROM eval_runs WHERE id = ?", (report["eval_run_id"],)
+            ).fetchone()[0]
+        )
+        stored["judge_agreement"]["status_agreement"] = 1.0
+        conn.execute("DROP TRIGGER eval_runs_no_update")
+        conn.execute(
+            "UPDATE eval_runs SET report = ? WHERE id = ?",
+            (json.dumps(stored), report["eval_run_id"]),
+        )
+    code, verified, _ = _coach(capsys, "verify", report["eval_run_id"], "--json")
+    assert (code, verified["ok"]) == (1, False)
+
+
+def test_comparing_the_judges_needs_the_gemini_key_and_sends_nothing_without_it(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ollama, gemini = servers
+    _configure(coach_home, ollama, gemini)
+    _practise(capsys, tmp_path, ANSWER)
+    before = len(ollama.judge_requests)
+    code, _, err = _coach(capsys, "eval", "--repeats", "2", "--compare-judges", "--json")
+    assert code == 2 and "coach key set" in err
+    assert len(ollama.judge_requests) == before and gemini.requests == []

@@ -282,13 +282,13 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
-        conn.execute("ALTER TABLE outbox DROP COLUMN provider")
+        conn.execute("ALTER TABLE outbox DROP COLUMN provider")  # v6
         conn.execute("PRAGMA user_version = 4")
     finally:
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 5
+        assert journal.schema_version == LATEST_VERSION == 6
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")

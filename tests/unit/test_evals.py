@@ -26,8 +26,10 @@ from coach_gui.domain.evals import (
     ItemRef,
     arm_figures,
     build_report,
+    cohen_kappa,
     fleiss_kappa,
     jaccard,
+    judge_agreement,
     percentile,
     report_id,
 )
@@ -481,3 +483,36 @@ def test_a_report_records_how_the_judge_sampled_and_warns_of_a_fixed_seed() -> N
     )
     assert "seed" not in unseeded.summary
     assert "judge_sampling" not in _report(["pass"], ["pass"], repeats=1).to_json()  # as before
+
+
+def test_cohen_kappa_matches_a_worked_example_and_its_edge_cases() -> None:
+    # 50 subjects, two raters: 20 yes/yes, 15 no/no, 5 yes/no, 10 no/yes -> kappa 0.4.
+    first = ["yes"] * 20 + ["yes"] * 5 + ["no"] * 10 + ["no"] * 15
+    second = ["yes"] * 20 + ["no"] * 5 + ["yes"] * 10 + ["no"] * 15
+    assert cohen_kappa(first, second, ("yes", "no")) == 0.4
+    assert cohen_kappa([], [], ("yes", "no")) is None
+    assert cohen_kappa(["yes", "yes"], ["yes", "yes"], ("yes", "no")) is None  # no variety
+
+
+def test_two_judges_agree_on_each_key_points_most_frequent_status_a_tie_counting_worse() -> None:
+    def call(arm: str, repeat: int, *statuses: str) -> CallResult:
+        return _assessed(arm, repeat, 0, *statuses)
+
+    results = [
+        call("judge_local", 0, "explained", "explained"),
+        call("judge_local", 1, "explained", "unexplained"),  # key point 2: a tie -> unexplained
+        call("judge_gemini", 0, "explained", "unexplained"),
+        call("judge_gemini", 1, "explained", "unexplained"),
+    ]
+    agreement = judge_agreement(results, repeats=2)
+    assert (agreement.pairs_compared, agreement.status_agreement) == (2, 1.0)
+    assert (agreement.items_compared, agreement.verdict_agreement) == (1, 1.0)  # fail, fail
+    report = build_report(
+        results, [], item_refs=[ItemRef(session_id="s", attempt_id="a")], repeats=2,
+        concurrency=1, judge_model="m", created_at="t", run_nonce="n", calls_planned=4,
+        kind="judges",
+    )  # fmt: skip
+    assert report.verdict == "pass" and report.judge_agreement == agreement
+    assert [a.arm for a in report.arms] == ["judge_local", "judge_gemini"]
+    assert report.to_json()["kind"] == "judges"
+    assert "kind" not in _report(["pass"], ["pass"], repeats=1).to_json()  # as before

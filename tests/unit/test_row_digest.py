@@ -97,6 +97,7 @@ _outbox = st.builds(
     tokens_in=_count,
     tokens_out=_count,
     latency_ms=_count,
+    provider=st.sampled_from(["gemini", "local"]),
 )
 
 

@@ -370,13 +370,35 @@ CREATE TABLE trace_log_head (
 
 # v5: the judge assesses each sent assertion with evidence from the answer (issue 18, DESIGN
 # §4). A verdict keeps its assessments as JSON; verdicts recorded before hold none ('[]'),
-# read as before and hash as before. An outbox row says which judge it went to (issue 22):
-# Google Gemini, or the local model on this computer; rows recorded before went to Gemini.
+# read as before and hash as before.
 _V5 = """
 ALTER TABLE verdicts ADD COLUMN assessments TEXT NOT NULL DEFAULT '[]'
     CHECK (json_valid(assessments));
+"""
+
+# v6: an outbox row says which judge it went to (issue 22): Google Gemini, or the model on
+# this computer; rows recorded before went to Gemini. An eval may compare the two judges,
+# so a child's arm may name one (the table is rebuilt: SQLite cannot change a CHECK).
+_V6 = f"""
 ALTER TABLE outbox ADD COLUMN provider TEXT NOT NULL DEFAULT 'gemini'
     CHECK (provider IN ('gemini', 'local'));
+CREATE TABLE eval_children_v6 (
+    eval_run_id TEXT NOT NULL REFERENCES eval_runs (id),
+    trace_id TEXT NOT NULL REFERENCES sealed_traces (trace_id),
+    arm TEXT NOT NULL
+        CHECK (arm IN ('assertions_on', 'assertions_off', 'judge_local', 'judge_gemini')),
+    repeat INTEGER NOT NULL CHECK (repeat >= 0),
+    item INTEGER NOT NULL CHECK (item >= 0),
+    PRIMARY KEY (eval_run_id, arm, repeat, item)
+) STRICT, WITHOUT ROWID;
+INSERT INTO eval_children_v6 (eval_run_id, trace_id, arm, repeat, item)
+    SELECT eval_run_id, trace_id, arm, repeat, item FROM eval_children;
+DROP TRIGGER eval_children_no_update;
+DROP TRIGGER eval_children_no_delete;
+DROP TABLE eval_children;
+ALTER TABLE eval_children_v6 RENAME TO eval_children;
+CREATE INDEX eval_children_by_trace ON eval_children (trace_id);
+{_immutable("eval_children")}
 """
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -385,6 +407,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, _V3),
     Migration(4, _V4, adopt_sealed_traces),
     Migration(5, _V5),
+    Migration(6, _V6),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
