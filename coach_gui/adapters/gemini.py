@@ -183,6 +183,11 @@ class GeminiJudge:
             still_current=still_current,
         )
 
+    @property
+    def judge_model(self) -> str:
+        """How verdicts and the outbox name the model that grades."""
+        return self.model
+
     def _switched_off(self) -> bool:
         return self._enabled_now is not None and not self._enabled_now()
 

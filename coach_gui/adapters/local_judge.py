@@ -134,6 +134,11 @@ class OllamaJudge:
             still_current=still_current,
         )
 
+    @property
+    def judge_model(self) -> str:
+        """How verdicts and the outbox name the model that grades: "local:<model>"."""
+        return local_model_name(self.model)
+
     def close(self) -> None:
         self._client.close()
 
@@ -171,6 +176,9 @@ class OllamaJudge:
             keep_alive=self._keep_alive,
         )
         body = stream.request_body()
+        refused = self._refuse_now()  # switched off, replaced or cancelled meanwhile
+        if refused is not None:
+            raise refused  # nothing was sent, so nothing is recorded
         outbox_id = self._outbox.record_sent(
             OutboxEntry(
                 model=local_model_name(self.model),
@@ -180,7 +188,7 @@ class OllamaJudge:
             )
         )
         started = time.perf_counter()
-        failure = self._refuse_now()  # switched off, replaced or cancelled meanwhile
+        failure: JudgeError | None = JudgeCancelled() if self._cancelled.is_set() else None
         try:
             if failure is None:
                 for _piece in stream:

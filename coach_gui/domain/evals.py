@@ -113,7 +113,8 @@ class ArmFigures(Record):
 
 
 class EvalDelta(Record):
-    """`assertions_on` minus `assertions_off`; None where either side has no figure."""
+    """The first arm minus the second (`assertions_on` minus `assertions_off`, or the judge
+    on this computer minus Gemini); None where either side has no figure."""
 
     pass_rate: float | None
     consistency: float | None
@@ -146,13 +147,15 @@ class JudgeAgreement(Record):
     verdict (again each judge's most frequent, a tie counting as fail)."""
 
     pairs_compared: int
+    pairs_agreed: int
     status_agreement: float | None
     kappa: float | None
     items_compared: int
     verdict_agreement: float | None
 
 
-AGREEMENT_BAR = Fraction(4, 5)  # judges agreeing on 80% of key points: the verdict "pass"
+AGREEMENT_BAR = Fraction(4, 5)  # judges agreeing on 80% of key points…
+KAPPA_BAR = 0.6  # …and beyond chance ("substantial"): the verdict "pass"
 
 
 class EvalReport(Record):
@@ -426,7 +429,8 @@ def figure_rows(report: EvalReport) -> list[tuple[str, str, str]]:
         kappa = "n/a" if agreement.kappa is None else f"{agreement.kappa:.2f}"
         rows += [
             ("judges agree per key point",
-             f"{_pct(agreement.status_agreement)} of {agreement.pairs_compared}", ""),
+             f"{_share(agreement.pairs_agreed, agreement.pairs_compared)} of "
+             f"{agreement.pairs_compared}", ""),
             ("judges agree beyond chance (Cohen's kappa)", kappa, ""),
             ("judges give the same verdict",
              f"{_pct(agreement.verdict_agreement)} of {agreement.items_compared}", ""),
@@ -491,6 +495,7 @@ def judge_agreement(
             )
     return JudgeAgreement(
         pairs_compared=len(statuses),
+        pairs_agreed=sum(a == b for a, b in statuses),
         status_agreement=_mean([float(a == b) for a, b in statuses]),
         kappa=cohen_kappa([a for a, _ in statuses], [b for _, b in statuses], STATUSES),
         items_compared=len(items),
@@ -499,11 +504,23 @@ def judge_agreement(
 
 
 def judges_verdict(agreement: JudgeAgreement) -> Literal["pass", "fail"]:
-    """`pass` when the judges agree on at least AGREEMENT_BAR of the key points compared."""
+    """`pass` when the judges agree on at least AGREEMENT_BAR of the key points compared
+    (exactly, as a fraction) and beyond chance: kappa at least KAPPA_BAR, or undefined
+    because both gave one status throughout (when raw agreement says it all). Two judges
+    that call nearly everything "explained" agree a lot by chance alone."""
     if not agreement.pairs_compared:
         return "fail"
-    agreed = round((agreement.status_agreement or 0.0) * agreement.pairs_compared)
-    return "pass" if Fraction(agreed, agreement.pairs_compared) >= AGREEMENT_BAR else "fail"
+    share = Fraction(agreement.pairs_agreed, agreement.pairs_compared)
+    chance_only = agreement.kappa is not None and agreement.kappa < KAPPA_BAR
+    return "pass" if share >= AGREEMENT_BAR and not chance_only else "fail"
+
+
+def _share(agreed: int, compared: int) -> str:
+    """A share to one decimal, never rounded up to the bar it misses."""
+    if not compared:
+        return "n/a"
+    tenths = Fraction(agreed * 1000, compared).__floor__()
+    return f"{tenths / 10:.1f}%"
 
 
 def judges_summary(
@@ -516,7 +533,8 @@ def judges_summary(
         f"Judged {items} answer{'s' if items != 1 else ''} {repeats} times by the judge on "
         f"this computer and {repeats} times by Gemini, both with core assertions ({calls} "
         f"calls{', stopped early' if partial else ''}). The two judges gave the same status "
-        f"to {_pct(agreement.status_agreement)} of {agreement.pairs_compared} (answer, key "
+        f"to {_share(agreement.pairs_agreed, agreement.pairs_compared)} of "
+        f"{agreement.pairs_compared} (answer, key "
         f"point) pairs (Cohen's kappa {kappa}) and the same verdict to "
         f"{_pct(agreement.verdict_agreement)} of {agreement.items_compared} answers. Pass "
         f"rate {_pct(local.pass_rate)} on this computer, {_pct(gemini.pass_rate)} with "
@@ -534,6 +552,11 @@ def judges_summary(
         )
     if not agreement.pairs_compared:
         return text + "Verdict: fail — no key point was judged in every repeat by both judges."
+    if Fraction(agreement.pairs_agreed, agreement.pairs_compared) >= AGREEMENT_BAR:
+        return text + (
+            "Verdict: fail — the judges agree on 80% of key points or more, but hardly more "
+            f"than chance would (kappa below {KAPPA_BAR})."
+        )
     return text + "Verdict: fail — the judges agree on fewer than 80% of key points."
 
 

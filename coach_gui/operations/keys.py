@@ -22,9 +22,10 @@ def clear_key(app: App) -> bool:
 
 
 def check_connection(app: App) -> ConnectionCheck:
-    """Check the key and the model with a request that sends no learner data; raises the
-    same JudgeErrors as judging does."""
-    judge = app.judge(enabled=True)
+    """Check the Gemini key and model with a request that sends no learner data; raises
+    the same JudgeErrors as judging does (whichever judge grades now: it is the key that
+    is tested)."""
+    judge = app.judge(enabled=True, provider="gemini")
     try:
         return judge.test_connection()
     finally:

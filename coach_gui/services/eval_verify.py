@@ -19,13 +19,24 @@ from pydantic import ValidationError
 from coach_gui.domain.digests import digest
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.eval_traces import (
+    ARMS,
+    JUDGE_ARMS,
     EvalChildTrace,
     EvalVerifyFailure,
     StoredEvalRun,
     inspect_child,
     signature_matches,
 )
-from coach_gui.domain.evals import CallResult, EvalReport, arm_figures, judge_agreement, report_id
+from coach_gui.domain.evals import (
+    CallResult,
+    EvalReport,
+    arm_figures,
+    delta,
+    judge_agreement,
+    judges_verdict,
+    report_id,
+    verdict_for,
+)
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.traces import VerifyFailure
 from coach_gui.services.ports.evals import EvalRunReader, SigningKeyLookup
@@ -146,11 +157,20 @@ def check_eval_run(reader: EvalRunReader, keys: SigningKeyLookup, eval_run_id: s
         traces.append(trace)
         checked += 1
     results = [CallResult.from_child(t) for t in traces]
+    arms = JUDGE_ARMS if report.kind == "judges" else ARMS
+    if tuple(f.arm for f in report.arms) != arms or any(r.arm not in arms for r in results):
+        raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
     for figures in report.arms:
         if arm_figures(figures.arm, results, report.repeats, report.items) != figures:
             raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
+    on, off = report.arms
     expected = judge_agreement(results, report.repeats) if report.kind == "judges" else None
-    if expected != report.judge_agreement:
+    verdict = judges_verdict(expected) if expected is not None else verdict_for(on, off)
+    if (expected, verdict, delta(on, off)) != (
+        report.judge_agreement,
+        report.verdict,
+        report.delta,
+    ):
         raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
     return checked
 

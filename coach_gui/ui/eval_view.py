@@ -134,7 +134,7 @@ class EvalView(QWidget):
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName("Eval summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        results = QGroupBox("With and without core assertions")
+        results = self.results_box = QGroupBox("With and without core assertions")
         middle = QVBoxLayout(results)
         middle.addWidget(self.verdict)
         middle.addWidget(self.table, 1)
@@ -210,6 +210,7 @@ class EvalView(QWidget):
             label = f"{mark} {report.created_at[:16].replace('T', ' ')} — {report.verdict} — "
             label += f"{report.items} answers × {report.repeats}"
             label += " (partial)" if report.partial else ""
+            label += " — this computer vs Gemini" if report.kind == "judges" else ""
             item = QListWidgetItem(label)
             item.setData(_ROLE, past)
             item.setToolTip(past.verify_detail)
@@ -228,6 +229,11 @@ class EvalView(QWidget):
 
     def show_report(self, report: EvalReport) -> None:
         self.shown_report = report
+        self.results_box.setTitle(
+            "The judge on this computer and Gemini, on the same answers"
+            if report.kind == "judges"
+            else "With and without core assertions"
+        )
         self.table.setHorizontalHeaderLabels(["Figure", *arm_labels(report)])
         rows = figure_rows(report)
         self.table.setRowCount(len(rows))

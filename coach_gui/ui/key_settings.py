@@ -2,7 +2,9 @@
 keyring. The key is typed into a masked field, handed to the keyring on a worker, and
 never shown, logged or put back into any widget (DESIGN §1.7).
 
-    section = GeminiKeySection(context.key_store(), lambda: context.judge(enabled=True))
+    section = GeminiKeySection(
+        context.key_store(), lambda: context.judge(enabled=True, provider="gemini")
+    )
 """
 
 from __future__ import annotations

@@ -516,7 +516,7 @@ class MainWindow(QMainWindow):
             context.config_path,
             self,
             key_store=context.key_store(),
-            judge_factory=lambda: context.judge(enabled=True),
+            judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
         )
 
         def another_folder() -> None:

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from coach_gui.domain.verdicts import JudgeResponse
     from coach_gui.services.ports.judge import Judge
 
-    _Review = Callable[[Tier2Payload], str | None]  # None: send it; else why it was not
+    # (payload, the model that would grade it) -> None: send it; else why it was not.
+    _Review = Callable[[Tier2Payload, str | None], str | None]
 
 CHOSE_NOT_TO_SEND = "you chose not to send it, so nothing left this computer"
 SESSION_ENDED = "the session ended before you chose to send it, so nothing left this computer"
@@ -59,7 +60,10 @@ class ReviewedJudge:
         self._review = review
 
     def judge(self, payload: Tier2Payload) -> JudgeResponse:
-        withheld = self._review(payload)
+        # The judge this payload would go to, named by the judge itself: Settings may have
+        # chosen another one mid-session (issue 22), and the learner must see which.
+        model = getattr(self._judge, "judge_model", None)
+        withheld = self._review(payload, model if isinstance(model, str) else None)
         if withheld is not None:
             raise PayloadWithheld(withheld)
         return self._judge.judge(payload)
@@ -98,9 +102,10 @@ class ReviewGate(QObject):
         self._waiting: list[PendingReview] = []
         self._open = True
 
-    def review(self, payload: Tier2Payload) -> str | None:
-        """Worker thread: wait for the learner. None to send, else why it was not sent."""
-        pending = PendingReview(payload, self._model)
+    def review(self, payload: Tier2Payload, model: str | None = None) -> str | None:
+        """Worker thread: wait for the learner. None to send, else why it was not sent.
+        `model`: the judge's own name for itself (else the one the session began with)."""
+        pending = PendingReview(payload, model or self._model)
         with self._lock:
             if not self._open:
                 return SESSION_ENDED

@@ -154,7 +154,7 @@ class WelcomeDialog(QDialog):
             privacy.assertions_action, "Send core &assertions to the judge", judge
         )
         self.key_section = GeminiKeySection(
-            context.key_store(), lambda: context.judge(enabled=True), judge
+            context.key_store(), lambda: context.judge(enabled=True, provider="gemini"), judge
         )
         judge_layout = QVBoxLayout(judge)
         judge_layout.addWidget(self.judge_box)

@@ -171,6 +171,7 @@ def test_a_report_comparing_the_two_judges_is_shown_with_their_names_and_agreeme
     cells = [view.table.item(r, 0).text() for r in range(view.table.rowCount())]
     assert "judges agree per key point" in cells
     row = cells.index("judges agree per key point")
-    assert view.table.item(row, 1).text() == "100% of 2"
+    assert view.table.item(row, 1).text() == "100.0% of 2"
+    assert view.results_box.title().startswith("The judge on this computer and Gemini")
     assert "on this computer" in describe(report) and "with Gemini" in describe(report)
     assert "Verdict: pass" in view.verdict.text()

@@ -420,7 +420,8 @@ def test_the_eval_compares_the_two_judges_on_the_same_answers_and_verifies(
     assert agreement["status_agreement"] == 0.5
     assert agreement["verdict_agreement"] == round(1 / 3, 4)
     assert report["verdict"] == "fail"  # below 80% of key points
-    assert "The two judges gave the same status to 50% of 6" in report["summary"]
+    assert "The two judges gave the same status to 50.0% of 6" in report["summary"]
+    assert agreement["pairs_agreed"] == 3
     code, verified, _ = _coach(capsys, "verify", report["eval_run_id"], "--json")
     assert (code, verified["ok"]) == (0, True)
 

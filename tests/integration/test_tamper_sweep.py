@@ -312,3 +312,19 @@ def test_restore_refuses_a_backup_whose_log_is_broken(copy: Path, tmp_path: Path
     with Journal.open(broken, backup_before_migration=False) as journal:
         report = verify(SqliteTraceJournal(journal))  # what restore checks: no keyring
     assert not report.ok
+
+
+def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A development build put `outbox.provider` in v5 for a while: such a journal opens."""
+    path = sweep.record_journal(tmp_path, failures=False)
+    monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA user_version = 5")  # the column stays, as that build left it
+    finally:
+        conn.close()
+    with Journal.open(path) as journal:
+        assert journal.schema_version == LATEST_VERSION == 6
+    assert sweep.check(path).ok

@@ -516,3 +516,17 @@ def test_two_judges_agree_on_each_key_points_most_frequent_status_a_tie_counting
     assert [a.arm for a in report.arms] == ["judge_local", "judge_gemini"]
     assert report.to_json()["kind"] == "judges"
     assert "kind" not in _report(["pass"], ["pass"], repeats=1).to_json()  # as before
+
+
+def test_the_judges_verdict_is_exact_at_the_bar_and_wants_agreement_beyond_chance() -> None:
+    from coach_gui.domain.evals import JudgeAgreement, judges_verdict
+
+    def agreement(agreed: int, compared: int, kappa: float | None) -> JudgeAgreement:
+        return JudgeAgreement(pairs_compared=compared, pairs_agreed=agreed,
+                              status_agreement=round(agreed / compared, 4), kappa=kappa,
+                              items_compared=1, verdict_agreement=1.0)  # fmt: skip
+
+    assert judges_verdict(agreement(9601, 12002, 0.7)) == "fail"  # 79.996%: below the bar
+    assert judges_verdict(agreement(9602, 12002, 0.7)) == "pass"
+    assert judges_verdict(agreement(9, 10, 0.0)) == "fail"  # 90%, but only by chance
+    assert judges_verdict(agreement(10, 10, None)) == "pass"  # one status throughout

@@ -380,8 +380,6 @@ ALTER TABLE verdicts ADD COLUMN assessments TEXT NOT NULL DEFAULT '[]'
 # this computer; rows recorded before went to Gemini. An eval may compare the two judges,
 # so a child's arm may name one (the table is rebuilt: SQLite cannot change a CHECK).
 _V6 = f"""
-ALTER TABLE outbox ADD COLUMN provider TEXT NOT NULL DEFAULT 'gemini'
-    CHECK (provider IN ('gemini', 'local'));
 CREATE TABLE eval_children_v6 (
     eval_run_id TEXT NOT NULL REFERENCES eval_runs (id),
     trace_id TEXT NOT NULL REFERENCES sealed_traces (trace_id),
@@ -401,13 +399,25 @@ CREATE INDEX eval_children_by_trace ON eval_children (trace_id);
 {_immutable("eval_children")}
 """
 
+
+def _add_outbox_provider(conn: sqlite3.Connection) -> None:
+    """v6's outbox column, unless the journal has it already: a development build put it in
+    v5 for a while (issue 22), and such a journal must open too."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(outbox)")}
+    if "provider" not in columns:
+        conn.execute(
+            "ALTER TABLE outbox ADD COLUMN provider TEXT NOT NULL DEFAULT 'gemini'"
+            " CHECK (provider IN ('gemini', 'local'))"
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1),
     Migration(2, _V2),
     Migration(3, _V3),
     Migration(4, _V4, adopt_sealed_traces),
     Migration(5, _V5),
-    Migration(6, _V6),
+    Migration(6, _V6, _add_outbox_provider),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
