@@ -385,10 +385,14 @@ class PracticeRun:
 
     def stop_judging(self) -> None:
         """Stop a judge request under way, for a judge that can (the local model's); the
-        answer stays unjudged with the reason. Any thread."""
-        stop = getattr(self._judge, "cancel", None)
+        answer stays unjudged with the reason. Any thread. A stopped judge stays stopped,
+        so the next answer gets a new one (the live session builds it)."""
+        judge = self._judge
+        stop = getattr(judge, "cancel", None)
         if callable(stop):
             stop()
+            if self._open_judge is not None and self._judge is judge:
+                self._judge = None
 
     def _ready_judge(self) -> tuple[Judge | None, CoachError | None]:
         """The judge, built now if it was not when the session began (e.g. switched on
@@ -440,9 +444,13 @@ class PracticeRun:
         judge was set up when it was submitted)."""
         return attempt.status == "unjudged" and attempt.unjudged_reason == WAITING_FOR_JUDGE
 
-    def judge(self, attempt: Attempt) -> JudgeOutcome | None:
+    def judge(
+        self, attempt: Attempt, on_progress: Callable[[int], None] | None = None
+    ) -> JudgeOutcome | None:
         """Send one stored answer to the judge and record the verdict or the reason it
-        stays unjudged, with the switches as they are now. None when there is no judge."""
+        stays unjudged, with the switches as they are now. None when there is no judge.
+        `on_progress(characters)`: how much of the verdict a judge that streams (the one
+        on this computer) has written so far; worker thread."""
         if self._verdicts is None or (self._judge is None and self._open_judge is None):
             return None
         challenge = self._challenges[attempt.challenge_id]
@@ -456,14 +464,21 @@ class PracticeRun:
         if judge is None:  # switched off since it was saved, or no key: nothing leaves
             (outcome,) = refuse_all([item], _as_judge_error(unusable), self._verdicts, self._clock)
         else:
-            (outcome,) = judge_items(
-                [item],
-                judge=judge,
-                journal=self._verdicts,
-                clock=self._clock,
-                include_assertions=self._assertions_now(),
-                assertions_now=self._assertions_now,
-            )
+            streams = hasattr(judge, "on_progress")
+            if streams and on_progress is not None:
+                judge.on_progress = on_progress  # type: ignore[attr-defined]
+            try:
+                (outcome,) = judge_items(
+                    [item],
+                    judge=judge,
+                    journal=self._verdicts,
+                    clock=self._clock,
+                    include_assertions=self._assertions_now(),
+                    assertions_now=self._assertions_now,
+                )
+            finally:
+                if streams and on_progress is not None:
+                    judge.on_progress = None  # type: ignore[attr-defined]
         self._outcomes[attempt.id] = outcome
         if outcome.judged:
             self._attempts = [

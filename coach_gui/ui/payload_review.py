@@ -68,6 +68,16 @@ class ReviewedJudge:
             raise PayloadWithheld(withheld)
         return self._judge.judge(payload)
 
+    @property
+    def on_progress(self) -> Callable[[int], None] | None:
+        return getattr(self._judge, "on_progress", None)
+
+    @on_progress.setter
+    def on_progress(self, callback: Callable[[int], None] | None) -> None:
+        """Pass a progress callback on to the judge behind, when it streams."""
+        if hasattr(self._judge, "on_progress"):
+            self._judge.on_progress = callback
+
     def cancel(self) -> None:
         """Pass a stop on to the judge behind, when it can stop (the local model's)."""
         stop = getattr(self._judge, "cancel", None)

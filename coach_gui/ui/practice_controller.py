@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from coach_gui.services.ports.judge import Judge
     from coach_gui.services.practice import PracticeRun
     from coach_gui.ui.payload_review import PendingReview
+    from coach_gui.ui.tasks import TaskProgress
 
 log = logging.getLogger(__name__)
 
@@ -360,7 +361,11 @@ class PracticeController(QObject):
         view.show_text(text)
 
     def cancel_generation(self) -> None:
-        """Esc: close the stream now. Nothing is recorded for this challenge."""
+        """Esc: close the stream now. Nothing is recorded for this challenge. While the
+        judge on this computer grades, Esc stops it: the answer stays saved, unjudged."""
+        if self._phase is Phase.JUDGING and self._run is not None:
+            self._run.stop_judging()
+            return
         if self._phase is not Phase.STREAMING or self._run is None:
             return
         self._run.cancel()
@@ -414,10 +419,22 @@ class PracticeController(QObject):
         view.status_label.confirm("Saved.")
         view.verdict_view.show_judging(subject)
         self._set_phase(Phase.JUDGING)
+
+        def show(written: str) -> None:  # GUI thread: the latest count, while still judging
+            if self._phase is Phase.JUDGING:
+                view.verdict_view.show_judging(subject, int(written))
+
+        sink, read = self.jobs.stream(show)
+
+        def work(progress: TaskProgress) -> object:
+            on_text = sink(progress)
+            return run.judge(attempt, on_progress=lambda written: on_text(str(written)))
+
         self.jobs.submit(
-            lambda _p: run.judge(attempt),
+            work,
             lambda outcome: self._on_judged(attempt, outcome, subject),
             lambda error: self._on_judge_failed(attempt, error, subject),
+            text=read,
         )
 
     def _saved_text(self, reason: str | None) -> str:

@@ -192,8 +192,17 @@ class VerdictView(QFrame):
         self.show()
         self.updateGeometry()
 
-    def show_judging(self, subject: str) -> None:
-        self._show(VerdictState.JUDGING, f"Judging {subject}…", "")
+    def show_judging(self, subject: str, written: int | None = None) -> None:
+        """`written`: characters of the verdict a judge on this computer has written so
+        far (it may take tens of seconds); Esc stops it."""
+        if written is None:
+            self._show(VerdictState.JUDGING, f"Judging {subject}…", "")
+            return
+        self._show(
+            VerdictState.JUDGING,
+            f"Judging {subject} on this computer… {written:,} characters written (Esc stops)",
+            "",
+        )
 
     def show_verdict(
         self, verdict: VerdictRecord, assertions: Sequence[str], subject: str, answer: str = ""

@@ -512,3 +512,35 @@ def test_an_answer_is_judged_on_this_computer_and_the_window_says_nothing_leaves
     assert "nothing leaves this computer" in controls.judge_action.toolTip()
     summary = privacy_summary_html(context.config)
     assert "Nothing leaves this computer." in summary and "Gemini" not in summary
+
+
+def test_the_judge_on_this_computer_shows_its_progress_and_esc_stops_it(
+    qtbot: QtBot,
+    servers: tuple[FakeOllama, FakeGemini],
+    make_pane: Callable[[AppContext], PracticePane],
+) -> None:
+    """A local model may take a minute: the verdict heading counts what it has written,
+    and Esc stops it; the answer stays saved, unjudged, and can be rated or judged later."""
+    from fakes.ollama_server import Fault as OllamaFault
+
+    ollama, gemini = servers
+    context = configure(ollama, gemini, provider="local", localModel=DEFAULT_MODEL)
+    pane = make_pane(context)
+    pane.start(natural_selection(context))
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    ollama.inject(OllamaFault.HANG, after_tokens=3)  # the judge writes a little, then stalls
+    answer(qtbot, pane)
+
+    view = pane.view.verdict_view
+    qtbot.waitUntil(lambda: "characters written" in view.heading.text(), timeout=WAIT_MS)
+    assert view.heading.text().startswith("Judging your answer on this computer…")
+    assert "(Esc stops)" in view.heading.text()
+    assert ollama.hanging.wait(5)
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Escape)
+    wait_answered(qtbot, pane)
+    assert view.state is VerdictState.UNJUDGED
+    assert "You cancelled judging; this answer is kept" in view.details.toPlainText()
+    assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
+    assert rows(context, "SELECT reason_code FROM judge_refusals") == [("cancelled",)]
+    assert pane.view.self_rating.isVisible()  # it can be rated meanwhile
+    assert gemini.requests == []
