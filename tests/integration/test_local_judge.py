@@ -454,3 +454,26 @@ def test_comparing_the_judges_needs_the_gemini_key_and_sends_nothing_without_it(
     code, _, err = _coach(capsys, "eval", "--repeats", "2", "--compare-judges", "--json")
     assert code == 2 and "coach key set" in err
     assert len(ollama.judge_requests) == before and gemini.requests == []
+
+
+def test_send_core_assertions_off_holds_for_the_judge_on_this_computer_too(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The payload rules do not change with the provider: with the switch off, the local
+    judge gets the challenge and the answer only, and grades without assertions."""
+    ollama, gemini = servers
+    ollama.judge_reply_for = passes_items_whose_answer_contains("because")
+    _configure(coach_home, ollama, gemini, includeAssertions=False)
+    (item,) = _practise(capsys, tmp_path, ANSWER)["items"]
+
+    (request,) = ollama.judge_requests
+    assert "untrusted_item0_assertion" not in request.user_text
+    assert all(assertion not in json.dumps(request.body) for assertion in ASSERTIONS)
+    assert (item["status"], item["verdict"], item["assessments"]) == ("judged", "pass", [])
+    ((payload,),) = _rows(coach_home, "SELECT payload FROM outbox")
+    assert json.loads(payload) == {"items": [{"challenge": item["challenge"], "answer": ANSWER}]}
+    assert _rows(coach_home, "SELECT assertions_sent FROM verdicts") == [(0,)]
+    assert gemini.requests == []
