@@ -181,7 +181,7 @@ class OllamaJudge:
             raise refused  # nothing was sent, so nothing is recorded
         outbox_id = self._outbox.record_sent(
             OutboxEntry(
-                model=local_model_name(self.model),
+                model=self.judge_model,
                 payload=checked.canonical(),
                 request_body=body,
                 provider=LOCAL,
@@ -223,7 +223,7 @@ class OllamaJudge:
             raise failure
         return JudgeResponse(
             raw_text=text,
-            model=local_model_name(self.model),
+            model=self.judge_model,
             tokens_in=stats.prompt_eval_count if stats else None,
             tokens_out=stats.eval_count if stats else None,
             latency_ms=latency_ms,
@@ -242,7 +242,7 @@ class OllamaJudge:
             raise self._translate(ModelMissing(self.model))
         latency_ms = round((time.perf_counter() - started) * 1000)
         return ConnectionCheck(
-            local_model_name(self.model), latency_ms, f"Ollama has {self.model} on this computer"
+            self.judge_model, latency_ms, f"Ollama has {self.model} on this computer"
         )
 
     def _translate(self, error: CoachError) -> JudgeError:

@@ -247,9 +247,8 @@ def _assertion_figures(complete: Sequence[Sequence[CallResult]]) -> dict[str, An
     """The per-assertion figures of one arm's complete answers (module docstring)."""
     statuses: list[list[str]] = []
     stability: list[float] = []
-    for calls in complete:
-        ordered = sorted(calls, key=lambda c: c.repeat)
-        per_repeat = [{a.assertion: a for a in c.assessments} for c in ordered]
+    for calls in complete:  # each in repeat order (`_complete`)
+        per_repeat = [{a.assertion: a for a in c.assessments} for c in calls]
         shared = set.intersection(*(set(r) for r in per_repeat)) if per_repeat else set()
         for assertion in sorted(shared):
             seen = [repeat[assertion] for repeat in per_repeat]
@@ -268,25 +267,32 @@ def _assertion_figures(complete: Sequence[Sequence[CallResult]]) -> dict[str, An
     }
 
 
+def _complete(results: Sequence[CallResult], arm: Arm, repeats: int) -> dict[int, list[CallResult]]:
+    """Per item, the arm's calls in repeat order, for the items whose every repeat returned
+    a verdict (the only ones repeats are compared on)."""
+    by_item: dict[int, list[CallResult]] = defaultdict(list)
+    for result in results:
+        if result.arm == arm:
+            by_item[result.item].append(result)
+    return {
+        item: sorted(calls, key=lambda c: c.repeat)
+        for item, calls in by_item.items()
+        if len({c.repeat for c in calls}) == repeats and all(c.status != "error" for c in calls)
+    }
+
+
 def arm_figures(arm: Arm, results: Sequence[CallResult], repeats: int, items: int) -> ArmFigures:
     mine = [r for r in results if r.arm == arm]
     passed = sum(r.status == "pass" for r in mine)
     failed = sum(r.status == "fail" for r in mine)
-    by_item: dict[int, list[CallResult]] = defaultdict(list)
-    for result in mine:
-        by_item[result.item].append(result)
-    complete = [
-        calls
-        for calls in by_item.values()
-        if len({c.repeat for c in calls}) == repeats and all(c.status != "error" for c in calls)
-    ]
+    complete = list(_complete(mine, arm, repeats).values())
     same: list[float] = []
     agreement: list[float] = []
     flips: list[float] = []
     for calls in complete:
-        verdicts = [c.status for c in sorted(calls, key=lambda c: c.repeat)]
+        verdicts = [c.status for c in calls]
         same.append(float(len(set(verdicts)) == 1))
-        pairs = list(combinations(sorted(calls, key=lambda c: c.repeat), 2))
+        pairs = list(combinations(calls, 2))
         if not pairs:  # one repeat: nothing to disagree with
             agreement.append(1.0)
             flips.append(0.0)
@@ -463,18 +469,6 @@ def cohen_kappa(
     return round((observed - chance) / (1.0 - chance), _ROUND)
 
 
-def _complete(results: Sequence[CallResult], arm: Arm, repeats: int) -> dict[int, list[CallResult]]:
-    by_item: dict[int, list[CallResult]] = defaultdict(list)
-    for result in results:
-        if result.arm == arm:
-            by_item[result.item].append(result)
-    return {
-        item: sorted(calls, key=lambda c: c.repeat)
-        for item, calls in by_item.items()
-        if len({c.repeat for c in calls}) == repeats and all(c.status != "error" for c in calls)
-    }
-
-
 def judge_agreement(
     results: Sequence[CallResult], repeats: int, arms: tuple[Arm, Arm] = JUDGE_ARMS
 ) -> JudgeAgreement:
@@ -610,6 +604,25 @@ def summary_text(
     return text
 
 
+Kind = Literal["assertions", "judges"]
+
+
+def arms_of(kind: Kind) -> tuple[Arm, Arm]:
+    """The two arms a report of `kind` compares."""
+    return JUDGE_ARMS if kind == "judges" else ARMS
+
+
+def computed_figures(
+    results: Sequence[CallResult], kind: Kind, repeats: int, items: int
+) -> tuple[tuple[ArmFigures, ArmFigures], JudgeAgreement | None, Literal["pass", "fail"]]:
+    """Everything a report's figures are: each arm's, the judges' agreement (a "judges"
+    report) and the verdict; what `build_report` records and `coach verify` recomputes."""
+    on, off = (arm_figures(arm, results, repeats, items) for arm in arms_of(kind))
+    agreement = judge_agreement(results, repeats, arms_of(kind)) if kind == "judges" else None
+    verdict = judges_verdict(agreement) if agreement is not None else verdict_for(on, off)
+    return (on, off), agreement, verdict
+
+
 def build_report(
     results: Sequence[CallResult],
     children: Sequence[ChildRef],
@@ -622,22 +635,18 @@ def build_report(
     run_nonce: str,
     calls_planned: int,
     sampling: Mapping[str, object] | None = None,
-    kind: Literal["assertions", "judges"] = "assertions",
+    kind: Kind = "assertions",
 ) -> EvalReport:
     """The report with its id computed (DESIGN §6); partial when calls were left out.
     `kind` "judges": the judge on this computer against Gemini (JUDGE_ARMS)."""
     items = len(item_refs)
-    arms = JUDGE_ARMS if kind == "judges" else ARMS
-    on, off = (arm_figures(arm, results, repeats, items) for arm in arms)
+    (on, off), agreement, verdict = computed_figures(results, kind, repeats, items)
     partial = len(results) < calls_planned
-    agreement = judge_agreement(results, repeats) if kind == "judges" else None
     if agreement is not None:
-        verdict = judges_verdict(agreement)
         summary = judges_summary(
             on, off, agreement, verdict, items=items, repeats=repeats, partial=partial
         )
     else:
-        verdict = verdict_for(on, off)
         summary = summary_text(
             on, off, verdict, items=items, repeats=repeats, partial=partial, sampling=sampling
         )

@@ -19,8 +19,6 @@ from pydantic import ValidationError
 from coach_gui.domain.digests import digest
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.eval_traces import (
-    ARMS,
-    JUDGE_ARMS,
     EvalChildTrace,
     EvalVerifyFailure,
     StoredEvalRun,
@@ -30,12 +28,10 @@ from coach_gui.domain.eval_traces import (
 from coach_gui.domain.evals import (
     CallResult,
     EvalReport,
-    arm_figures,
+    arms_of,
+    computed_figures,
     delta,
-    judge_agreement,
-    judges_verdict,
     report_id,
-    verdict_for,
 )
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.traces import VerifyFailure
@@ -157,16 +153,14 @@ def check_eval_run(reader: EvalRunReader, keys: SigningKeyLookup, eval_run_id: s
         traces.append(trace)
         checked += 1
     results = [CallResult.from_child(t) for t in traces]
-    arms = JUDGE_ARMS if report.kind == "judges" else ARMS
+    arms = arms_of(report.kind)
     if tuple(f.arm for f in report.arms) != arms or any(r.arm not in arms for r in results):
         raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
-    for figures in report.arms:
-        if arm_figures(figures.arm, results, report.repeats, report.items) != figures:
-            raise EvalCheckFailed(row.id, EvalVerifyFailure.FIGURES_MISMATCH.value)
-    on, off = report.arms
-    expected = judge_agreement(results, report.repeats) if report.kind == "judges" else None
-    verdict = judges_verdict(expected) if expected is not None else verdict_for(on, off)
-    if (expected, verdict, delta(on, off)) != (
+    figures, agreement, verdict = computed_figures(
+        results, report.kind, report.repeats, report.items
+    )
+    if (figures, agreement, verdict, delta(*figures)) != (
+        report.arms,
         report.judge_agreement,
         report.verdict,
         report.delta,
