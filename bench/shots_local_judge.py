@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -64,13 +63,9 @@ def shoot(folder: Path, scale: str) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 2 and sys.argv[1] == "--scale":
-        shoot(Path(sys.argv[3]), sys.argv[2])
-        return
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/local-judge-shots")
-    folder.mkdir(parents=True, exist_ok=True)
-    for scale in ("1.0", "1.5"):
-        subprocess.run([sys.executable, __file__, "--scale", scale, str(folder)], check=True)
+    from shots_preview import at_each_scale
+
+    at_each_scale(__file__, shoot, "/tmp/local-judge-shots")
 
 
 if __name__ == "__main__":

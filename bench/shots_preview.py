@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 NOTE = """---
@@ -158,14 +159,20 @@ def _palette(dark: bool, QPalette: type, QColor: type) -> object:
     return palette
 
 
-def main() -> None:
+def at_each_scale(script: str, shoot: Callable[[Path, str], None], default: str) -> None:
+    """A screenshot script's main: each scale in a process of its own (QT_SCALE_FACTOR is
+    read when Qt starts), `script --scale S FOLDER` being one of them."""
     if len(sys.argv) > 2 and sys.argv[1] == "--scale":
         shoot(Path(sys.argv[3]), sys.argv[2])
         return
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/preview-shots")
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(default)
     folder.mkdir(parents=True, exist_ok=True)
     for scale in ("1.0", "1.5"):
-        subprocess.run([sys.executable, __file__, "--scale", scale, str(folder)], check=True)
+        subprocess.run([sys.executable, script, "--scale", scale, str(folder)], check=True)
+
+
+def main() -> None:
+    at_each_scale(__file__, shoot, "/tmp/preview-shots")
 
 
 if __name__ == "__main__":
