@@ -12,14 +12,14 @@ reads the journal. Everything here blocks: the window calls it on a worker (`ui/
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
 from coach_gui.domain.notes import Note
-from coach_gui.domain.practice import Disposition, GapPlan
+from coach_gui.domain.practice import Disposition, GapPlan, VerdictRecord, gap_id
 from coach_gui.operations.app import App, SessionJournal
 from coach_gui.operations.tier1 import Tier1State, check_tier1
 from coach_gui.services.ports.judge import ClosableJudge, Judge
@@ -45,6 +45,36 @@ class Sealed:
 
 
 @dataclass(frozen=True)
+class MissedPoint:
+    """A core assertion this session's judged answers missed: in the learner's words, how
+    (wrong outranks unexplained) and the judge's explanation, and the gap's id."""
+
+    assertion: str
+    problem: str  # unexplained | wrong
+    explanation: str
+    gap_id: str
+
+
+def missed_points(verdicts: Sequence[VerdictRecord]) -> tuple[MissedPoint, ...]:
+    """Each assertion the verdicts (judged with the assertions sent) left a gap on, once,
+    in the order first missed; a misconception outranks an omission (as it does for the
+    schedule's one review per session)."""
+    found: dict[str, MissedPoint] = {}
+    for verdict in verdicts:
+        if not verdict.assertions_sent:
+            continue  # a verdict without the assertions names none of them
+        for index, gap in enumerate(verdict.gaps):
+            if gap.assertion is None or not 0 <= gap.assertion < len(verdict.assertions):
+                continue
+            text = verdict.assertions[gap.assertion]
+            known = found.get(text)
+            if known is None or (gap.problem == "wrong" and known.problem != "wrong"):
+                point = MissedPoint(text, gap.problem, gap.explanation, gap_id(verdict.id, index))
+                found[text] = point
+    return tuple(found.values())
+
+
+@dataclass(frozen=True)
 class SessionEnded:
     """What a finished session came to, as the practice pane's summary shows it."""
 
@@ -55,6 +85,7 @@ class SessionEnded:
     disposition: Disposition
     passed: int = 0  # answers the judge passed
     needs_work: int = 0  # answers the judge found gaps in
+    missed: tuple[MissedPoint, ...] = ()  # the key points it missed
 
 
 @dataclass
@@ -104,6 +135,7 @@ class OpenedPractice:
             sealed.disposition,
             passed,
             len(verdicts) - passed,
+            missed_points(verdicts),
         )
 
     def _release(self) -> None:

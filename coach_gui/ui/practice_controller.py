@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
+from coach_gui.domain.practice import plan_gap_practice
 from coach_gui.domain.session_state import JUDGE_OFF
 from coach_gui.domain.tier1_errors import GenerationCancelled
 from coach_gui.operations.practice import (
     Asked,
+    MissedPoint,
     OpenedPractice,
     SessionEnded,
     ask_challenge,
@@ -38,6 +40,7 @@ from coach_gui.ui.payload_review import (
     ReviewGate,
 )
 from coach_gui.ui.practice_view import Phase, Place, PracticeView
+from coach_gui.ui.practice_widgets import notices_text
 from coach_gui.ui.session_jobs import SessionJobs
 
 if TYPE_CHECKING:
@@ -49,6 +52,8 @@ if TYPE_CHECKING:
     from coach_gui.services.ports.judge import Judge
     from coach_gui.services.practice import PracticeRun
     from coach_gui.ui.payload_review import PendingReview
+    from coach_gui.ui.practice_thread import Turn
+    from coach_gui.ui.self_rating import SelfRatingPanel
     from coach_gui.ui.tasks import TaskProgress
 
 log = logging.getLogger(__name__)
@@ -74,6 +79,8 @@ class PracticeController(QObject):
         self._follow_ups = False
         self._is_follow_up = False
         self._challenge: Challenge | None = None
+        self._turn: Turn | None = None  # the latest saved answer's turn in the thread
+        self._main_turn: Turn | None = None  # the main challenge's: follow-ups nest in it
         self._saved = self._skipped = 0
         self._offline_reason: str | None = None
         self._banner_shown = False
@@ -95,11 +102,11 @@ class PracticeController(QObject):
         view.again_button.clicked.connect(self._again)
         view.next_due_button.clicked.connect(self.next_due_requested)
         view.resume_button.clicked.connect(self._again)
+        view.practise_missed_button.clicked.connect(self._practise_missed)
         view.download_button.clicked.connect(self.download_model)
         view.add_assertions_button.clicked.connect(
             lambda: self.add_assertions_requested.emit(self._note.id if self._note else "")
         )
-        view.self_rating.rated.connect(self._record_self_rating)
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), view, self._primary, context=context)
@@ -179,6 +186,9 @@ class PracticeController(QObject):
         self._number = self._saved = self._skipped = 0
         self._offline_reason, self._banner_shown = None, False
         self._is_follow_up, self._challenge = False, None
+        self._turn = self._main_turn = None
+        self._missed: tuple[MissedPoint, ...] = ()
+        view.thread_view.clear()
         view.banner.hide()
         view.judge_notice.hide()
         view.assertions_notice.setVisible(not note.core_assertions)
@@ -272,7 +282,8 @@ class PracticeController(QObject):
 
         def ended(summary: SessionEnded) -> None:
             if show:
-                self.view.show_summary(summary)
+                self._missed = summary.missed
+                self.view.show_summary(summary, bool(self._missed_targets()))
                 self._phase = Phase.FINISHED
             self.session_finished.emit(summary)
 
@@ -288,9 +299,29 @@ class PracticeController(QObject):
         self.jobs.closing = True
         return self.jobs.wait(0 if again else timeout_ms)
 
-    def _record_self_rating(self, attempt: Attempt, rating: int) -> None:
-        """On the lane, in order with the session's other journal writes."""
-        note, context, panel = self._note, self.context, self.view.self_rating
+    def _missed_targets(self) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """The missed key points still in the note (by their text): their indexes now
+        and their gap ids. Empty when the note no longer holds any of them."""
+        note = self._note
+        if note is None:
+            return (), ()
+        found = [(note.core_assertions.index(m.assertion), m.gap_id)
+                 for m in self._missed if m.assertion in note.core_assertions]  # fmt: skip
+        return tuple(i for i, _ in found), tuple(g for _, g in found)
+
+    def _practise_missed(self) -> None:
+        """*Practise these*: a session whose challenges target the key points this one
+        missed; the decision and the gap ids are sealed with it (as from the gap board)."""
+        targets, gap_ids = self._missed_targets()
+        note = self._note
+        if note is None or not targets:
+            return
+        self.start(note, plan_gap_practice(note, targets, gap_ids, self.context.clock.now()))
+
+    def _record_self_rating(self, attempt: Attempt, rating: int, panel: SelfRatingPanel) -> None:
+        """On the lane, in order with the session's other journal writes; then focus goes
+        on to the follow-up's answer box (or Next), so a rating key never types into it."""
+        note, context = self._note, self.context
         if note is None:
             return
         self.jobs.submit(
@@ -299,6 +330,17 @@ class PracticeController(QObject):
             supersede=False,
             durable=True,
         )
+        focus = QApplication.focusWidget()
+        if focus is not None and panel.isAncestorOf(focus):
+            self.take_focus()
+
+    def _rating_awaited(self) -> bool:
+        """The learner is at a self-rating they have not given yet: focus stays there."""
+        turn = self._turn
+        focus = QApplication.focusWidget()
+        if turn is None or focus is None:
+            return False
+        return turn.rating.awaiting() and turn.rating.isAncestorOf(focus)
 
     # --- challenges -----------------------------------------------------------------------------
     def _ask(self, *, builtin: bool, retry: bool) -> None:
@@ -336,9 +378,10 @@ class PracticeController(QObject):
         self._challenge = asked.result.challenge
         view.show_text(asked.result.challenge.text)
         notices = [n for n in asked.result.notices if n != asked.offline_reason]
-        view.notice_label.setText("\n".join(notices))
+        view.notice_label.setText(notices_text(notices))
         self._set_phase(Phase.ANSWERING)
-        view.answer_box.setFocus()
+        if not self._rating_awaited():
+            view.answer_box.setFocus()
 
     def _on_generation_failed(self, error: Exception) -> None:
         if not isinstance(error, GenerationCancelled):
@@ -410,19 +453,21 @@ class PracticeController(QObject):
     def _on_saved(self, attempt: Attempt) -> None:
         self._saved += 1
         run, view = self._run, self.view
+        turn = self._add_turn(attempt)
         subject = "your follow-up answer" if self._is_follow_up else "your answer"
         if run is None or not run.will_judge(attempt):
-            view.status_label.confirm(self._saved_text(attempt.unjudged_reason))
+            turn.status.confirm(self._saved_text(attempt.unjudged_reason))
             self._offer_self_rating(attempt)
             self._after_answer(attempt)
             return
-        view.status_label.confirm("Saved.")
-        view.verdict_view.show_judging(subject)
+        turn.status.confirm("Saved.")
+        turn.verdict.show_judging(subject)
         self._set_phase(Phase.JUDGING)
+        view.thread_view.reveal(turn)
 
         def show(written: str) -> None:  # GUI thread: the latest count, while still judging
             if self._phase is Phase.JUDGING:
-                view.verdict_view.show_judging(subject, int(written))
+                turn.verdict.show_judging(subject, int(written))
 
         sink, read = self.jobs.stream(show)
 
@@ -437,6 +482,28 @@ class PracticeController(QObject):
             text=read,
         )
 
+    def _add_turn(self, attempt: Attempt) -> Turn:
+        """The saved answer moves from the answer box into the thread, under its challenge
+        (a follow-up's under the answer it follows up)."""
+        view = self.view
+        challenge = self._challenge.text if self._challenge is not None else ""
+        if self._is_follow_up and self._main_turn is not None:
+            turn = view.thread_view.add("Follow-up on your answer", challenge, attempt.answer,
+                                   parent=self._main_turn, attempt_id=attempt.id)  # fmt: skip
+        else:
+            caption = f"Challenge {self._number} of {self._total}"
+            turn = self._main_turn = view.thread_view.add(
+                caption, challenge, attempt.answer, attempt_id=attempt.id
+            )
+        turn.rating.rated.connect(
+            lambda rated, rating, panel=turn.rating: self._record_self_rating(rated, rating, panel)
+        )
+        self._turn = turn
+        view.challenge_view.clear()
+        view.answer_box.clear()
+        view.status_label.clear()
+        return turn
+
     def _saved_text(self, reason: str | None) -> str:
         if reason == JUDGE_OFF:
             return "Saved — not judged: the judge is switched off. You can have it judged later."
@@ -445,33 +512,47 @@ class PracticeController(QObject):
         return f"Saved — not judged yet: {reason}." if reason else "Saved."
 
     def _on_judged(self, attempt: Attempt, outcome: JudgeOutcome | None, subject: str) -> None:
-        note = self._note
+        note, turn = self._note, self._turn_of(attempt)
+        if turn is None:
+            return  # the session it belonged to has been cleared
         if outcome is not None and outcome.verdict is not None and note is not None:
-            self.view.verdict_view.show_verdict(
-                outcome.verdict, outcome.verdict.assertions, subject, attempt.answer
-            )
+            turn.show_verdict(outcome.verdict, outcome.verdict.assertions, subject)
         elif outcome is not None:
-            self.view.verdict_view.show_unjudged(outcome.reason or "", subject)
+            turn.verdict.show_unjudged(outcome.reason or "", subject)
             self._offer_self_rating(attempt)
         self._after_answer(attempt)
 
     def _on_judge_failed(self, attempt: Attempt, error: Exception, subject: str) -> None:
         log.info("judging failed in the practice pane: %r", error)
-        self.view.verdict_view.show_unjudged(learner_message(error), subject)
+        turn = self._turn_of(attempt)
+        if turn is None:
+            return
+        turn.verdict.show_unjudged(learner_message(error), subject)
         self._offer_self_rating(attempt)
         self._after_answer(attempt)
 
+    def _turn_of(self, attempt: Attempt) -> Turn | None:
+        turn = self._turn
+        return turn if turn is not None and turn.attempt_id == attempt.id else None
+
     def _offer_self_rating(self, attempt: Attempt) -> None:
-        """Unjudged: the learner may rate their recall of the note's assertions."""
-        if self._note is not None and self._note.core_assertions:
-            self.view.self_rating.offer(attempt, self._note.core_assertions)
+        """Unjudged: the learner may rate their recall of the note's assertions. Focus
+        goes to the rating, so the keys 1–4 rate (they never type into an answer box)."""
+        turn = self._turn_of(attempt)
+        if turn is not None and self._note is not None and self._note.core_assertions:
+            turn.rating.offer(attempt, self._note.core_assertions)
+            turn.rating.take_focus()
 
     def _after_answer(self, attempt: Attempt) -> None:
         parent, was_follow_up = self._challenge, self._is_follow_up
+        turn = self._turn_of(attempt)
+        if turn is not None:
+            self.view.thread_view.reveal(turn)
         if was_follow_up or parent is None or self._offline_reason or not self._follow_ups:
             self._is_follow_up = False
             self._set_phase(Phase.ANSWERED)
-            self.view.next_button.setFocus()
+            if not self._rating_awaited():
+                self.view.next_button.setFocus()
             return
         self._follow_up(parent, attempt.answer)
 
@@ -483,7 +564,7 @@ class PracticeController(QObject):
         opened, view = self._opened, self.view
         assert opened is not None
         self._is_follow_up, self._challenge = True, None
-        view.challenge_caption.setText("Follow-up challen&ge (on your answer)")
+        view.challenge_caption.setText("Follow-up challen&ge (on your answer above)")
         view.challenge_view.clear()
         view.notice_label.clear()
         view.answer_box.clear()  # saved; the verdict on it stays in view below

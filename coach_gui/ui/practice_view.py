@@ -5,12 +5,11 @@ shows; what happens when a button is pressed is `practice_controller`'s, and the
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass
 from enum import Enum, auto
 from itertools import pairwise
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -22,11 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.operations.practice import SessionEnded
-from coach_gui.ui.practice_widgets import Message, Notice, button, summary_html
+from coach_gui.ui.practice_thread import PracticeThread, Turn
+from coach_gui.ui.practice_widgets import Message, Notice, button, missed_html, summary_html
 from coach_gui.ui.self_rating import SelfRatingPanel
 from coach_gui.ui.verdict_view import VerdictView
 
-_UNLIMITED = (1 << 24) - 1  # QWIDGETSIZE_MAX
 IDLE_TEXT = "No practice session.\n\nOpen a note and choose Practise (Ctrl+P) to start one."
 
 
@@ -120,7 +119,9 @@ class PracticeView(QWidget):
         font = self.challenge_view.font()
         font.setPointSizeF(font.pointSizeF() * 1.35)  # relative: follows the OS font size
         self.challenge_view.setFont(font)
-        self.challenge_view.setMinimumHeight(self.challenge_view.fontMetrics().lineSpacing() * 4)
+        lines = self.challenge_view.fontMetrics().lineSpacing()
+        self.challenge_view.setMinimumHeight(lines * 3)  # a challenge is a sentence or three
+        self.challenge_view.setMaximumHeight(lines * 5)  # the answer box gets the rest
         self.challenge_view.setAccessibleName("Challenge")
         self.challenge_view.setAccessibleDescription("The question to answer in your own words")
         self.challenge_caption.setBuddy(self.challenge_view)
@@ -135,8 +136,9 @@ class PracticeView(QWidget):
         self.answer_box.setAccessibleName("Your answer")
         self.answer_box.setAccessibleDescription("Write your answer; Ctrl+Enter submits it")
         self.answer_caption.setBuddy(self.answer_box)
-        self.verdict_view = VerdictView(self)
-        self.self_rating = SelfRatingPanel(self)  # shown when an answer stays unjudged
+        self.thread_view = PracticeThread(self)  # every answer of the session, under its challenge
+        self._no_verdict = VerdictView(self)  # `verdict_view` before the first answer
+        self._no_rating = SelfRatingPanel(self)
 
         self.submit_button = button(
             self, "&Submit", "Submit answer", "Save your answer and have it judged (Ctrl+Enter)"
@@ -161,18 +163,26 @@ class PracticeView(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.finish_button)
 
+        self._build_summary()
         session = QWidget(self)
         column = QVBoxLayout(session)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addLayout(caption_row)
-        column.addWidget(self.challenge_view, 1)
+        column.addWidget(self.summary)  # once the session has finished
+        column.addWidget(self.thread_view, 1)
+        self.composer = QWidget(session)  # the challenge being answered, and the answer box
+        composer = QVBoxLayout(self.composer)
+        composer.setContentsMargins(0, 0, 0, 0)
+        composer.addLayout(caption_row)
+        composer.addWidget(self.challenge_view)
+        composer.addWidget(self.answer_caption)
+        composer.addWidget(self.answer_box, 2)
+        column.addWidget(self.composer, 1)
         column.addWidget(self.notice_label)
         column.addWidget(self.status_label)
-        column.addWidget(self.answer_caption)
-        column.addWidget(self.answer_box, 2)
-        column.addWidget(self.verdict_view, 3)  # takes no room while it is hidden
-        column.addWidget(self.self_rating)
-        column.addLayout(buttons)
+        self.button_row = QWidget(session)
+        self.button_row.setLayout(buttons)
+        buttons.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.button_row)
         idle = QWidget(self)
         self.idle_label = QLabel(IDLE_TEXT, idle)
         self.idle_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -189,26 +199,8 @@ class PracticeView(QWidget):
         idle_column.addWidget(self.resume_button, 0, Qt.AlignmentFlag.AlignHCenter)
         idle_column.addStretch(1)
         self._idle_page = idle
-        self.summary = QWidget(self)
-        self.summary_label = QLabel(self.summary)
-        self.summary_label.setWordWrap(True)
-        self.summary_label.setAccessibleName("Session summary")
-        self.again_button = button(
-            self.summary, "&Practise this note again", "Practise again",
-            "Start a new session on the same note",
-        )  # fmt: skip
-        self.next_due_button = button(
-            self.summary, "Practise the ne&xt due note", "Next due note",
-            "Go on with the next note due today (from the Today view)",
-        )  # fmt: skip
-        self.next_due_button.hide()  # shown while notes started from Today are still due
-        summary_column = QVBoxLayout(self.summary)
-        summary_column.addWidget(self.summary_label)
-        summary_column.addWidget(self.next_due_button, 0, Qt.AlignmentFlag.AlignLeft)
-        summary_column.addWidget(self.again_button, 0, Qt.AlignmentFlag.AlignLeft)
-        summary_column.addStretch(1)
         self.pages = QStackedWidget(self)
-        for page in (idle, session, self.summary):
+        for page in (idle, session):
             self.pages.addWidget(page)
         self._session_page = session
 
@@ -220,12 +212,67 @@ class PracticeView(QWidget):
         layout.addWidget(self.pages, 1)
         order = [self.download_button, self.banner.dismiss_button, self.settings_button,
                  self.judge_notice.dismiss_button, self.add_assertions_button,
-                 self.assertions_notice.dismiss_button, self.challenge_view, self.answer_box,
-                 self.verdict_view.details, self.submit_button, self.skip_button,
-                 self.cancel_button, self.retry_button, self.builtin_button, self.next_button,
+                 self.assertions_notice.dismiss_button, self.practise_missed_button,
+                 self.next_due_button, self.again_button, self.thread_view, self.challenge_view,
+                 self.answer_box, self.submit_button, self.skip_button, self.cancel_button,
+                 self.retry_button, self.builtin_button, self.next_button,
                  self.finish_button]  # fmt: skip
         for first, second in pairwise(order):
             QWidget.setTabOrder(first, second)
+
+    def _build_summary(self) -> None:
+        """What the finished session came to, above its thread: the counts, each key
+        point it missed, and where to go on."""
+        self.summary = QWidget(self)
+        self.summary_label = QLabel(self.summary)
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setAccessibleName("Session summary")
+        self.missed_label = QLabel(self.summary)
+        self.missed_label.setWordWrap(True)
+        self.missed_label.setTextFormat(Qt.TextFormat.RichText)
+        self.missed_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.missed_label.setAccessibleName("Key points missed in this session")
+        self.practise_missed_button = button(
+            self.summary, "Practise &these", "Practise the missed key points",
+            "Start a session whose challenges target the key points this session missed",
+        )  # fmt: skip
+        self.again_button = button(
+            self.summary, "&Practise this note again", "Practise again",
+            "Start a new session on the same note",
+        )  # fmt: skip
+        self.next_due_button = button(
+            self.summary, "Practise the ne&xt due note", "Next due note",
+            "Go on with the next note due today (from the Today view)",
+        )  # fmt: skip
+        self.next_due_button.hide()  # shown while notes started from Today are still due
+        row = QHBoxLayout()
+        for made in (self.practise_missed_button, self.next_due_button, self.again_button):
+            row.addWidget(made)
+        row.addStretch(1)
+        summary_column = QVBoxLayout(self.summary)
+        summary_column.setContentsMargins(0, 0, 0, 0)
+        summary_column.addWidget(self.summary_label)
+        summary_column.addWidget(self.missed_label)
+        summary_column.addLayout(row)
+        self.summary.hide()
+
+    # --- the latest answer --------------------------------------------------------------------
+    @property
+    def turn(self) -> Turn | None:
+        """The turn of the latest saved answer (None before the first)."""
+        return self.thread_view.turns[-1] if self.thread_view.turns else None
+
+    @property
+    def verdict_view(self) -> VerdictView:
+        """The verdict on the latest answer (an empty one before the first answer)."""
+        turn = self.turn
+        return turn.verdict if turn is not None else self._no_verdict
+
+    @property
+    def self_rating(self) -> SelfRatingPanel:
+        """The self-rating of the latest answer (a hidden one before the first answer)."""
+        turn = self.turn
+        return turn.rating if turn is not None else self._no_rating
 
     # --- how each phase looks -----------------------------------------------------------------
     @property
@@ -234,11 +281,18 @@ class PracticeView(QWidget):
 
     def show_phase(self, phase: Phase, place: Place) -> None:
         self._phase, self._place = phase, place
+        finished = phase is Phase.FINISHED
         session = phase not in (Phase.IDLE, Phase.FINISHED)
-        self.pages.setCurrentWidget(
-            self._session_page if session else (self.summary if phase is Phase.FINISHED
-                                                else self._idle_page)
-        )  # fmt: skip
+        self.pages.setCurrentWidget(self._idle_page if phase is Phase.IDLE else self._session_page)
+        self.summary.setVisible(finished)
+        self.button_row.setVisible(not finished)
+        # The challenge being answered (or written); once an answer is saved the thread
+        # has the room, with the answer under its challenge and the verdict under it.
+        # (While busy — starting, saving, finishing — it stays as it was: no flicker.)
+        if phase is not Phase.BUSY or not self.thread_view.turns:
+            self.composer.setVisible(phase in (Phase.STREAMING, Phase.ANSWERING,
+                                               Phase.CANCELLED, Phase.BUSY))  # fmt: skip
+        self.thread_view.setVisible(bool(self.thread_view.turns))
         streaming = phase is Phase.STREAMING
         self.writing_label.setText("writing…" if streaming else "")
         self.submit_button.setEnabled(phase is Phase.ANSWERING)
@@ -253,7 +307,6 @@ class PracticeView(QWidget):
         self.finish_button.setEnabled(place.has_session and phase is not Phase.BUSY)
         submitted = phase in (Phase.BUSY, Phase.JUDGING, Phase.ANSWERED)
         self.answer_box.setReadOnly(submitted)
-        self._fit_answer_box(submitted and phase is not Phase.BUSY)
         if phase is Phase.FINISHED:
             self.banner.hide()  # they were about the session that has ended
             self.judge_notice.hide()
@@ -262,34 +315,30 @@ class PracticeView(QWidget):
             where = f"Challenge {place.number} of {place.total}"
             self.progress_label.setText(where + (" · follow-up" if place.follow_up else ""))
 
-    def _fit_answer_box(self, submitted: bool) -> None:
-        """A submitted answer keeps only the height its text needs (at least three lines):
-        the verdict under it, with the answer's evidence marked, gets the room."""
-        if not submitted:
-            self.answer_box.setMaximumHeight(_UNLIMITED)
-            return
-        box = self.answer_box
-        metrics = box.fontMetrics()
-        width = max(box.viewport().width() - 2 * round(box.document().documentMargin()), 80)
-        wrapped = metrics.boundingRect(
-            QRect(0, 0, width, 1 << 20), Qt.TextFlag.TextWordWrap, box.toPlainText()
-        ).height()
-        text = max(wrapped, 3 * metrics.lineSpacing())
-        chrome = box.height() - box.viewport().height() + 2 * box.document().documentMargin()
-        box.setMaximumHeight(math.ceil(text + chrome) + metrics.lineSpacing() // 2)
-
-    def show_summary(self, summary: SessionEnded) -> None:
+    def show_summary(self, summary: SessionEnded, can_practise_missed: bool) -> None:
+        """The finished session above its thread; `can_practise_missed`: the missed key
+        points are still in the note, so *Practise these* can target them."""
         self.summary_label.setText(summary_html(summary))
+        self.missed_label.setText(missed_html(summary.missed, self.palette()))
+        self.missed_label.setVisible(bool(summary.missed))
+        self.practise_missed_button.setVisible(can_practise_missed)
         self.progress_label.setText("Session finished")
+        self.title_label.setText(summary.note_title)  # the summary below says the rest
         self.show_phase(Phase.FINISHED, self._place)
-        (self.next_due_button if self.next_due_button.isVisible() else self.again_button).setFocus()
+        self.thread_view.verticalScrollBar().setValue(0)
+        first = next(
+            (made for made in (self.practise_missed_button, self.next_due_button)
+             if made.isVisibleTo(self.summary)),
+            self.again_button,
+        )  # fmt: skip
+        first.setFocus()
 
     def clear_texts(self) -> None:
+        """Ready for the next challenge: the composer is empty (the thread keeps the
+        answers already given)."""
         self.challenge_view.clear()
         self.notice_label.clear()
         self.status_label.clear()
-        self.verdict_view.clear()
-        self.self_rating.withdraw()
 
     def show_text(self, text: str) -> None:
         """The challenge as written so far (streamed): appended when it only grew."""

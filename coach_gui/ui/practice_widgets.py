@@ -4,13 +4,14 @@ accessible names, and the session summary's text."""
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from coach_gui.domain.practice import Disposition
-from coach_gui.operations.practice import SessionEnded
+from coach_gui.operations.practice import MissedPoint, SessionEnded
 from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.tier1_status import state_colour
 
@@ -75,7 +76,7 @@ class Notice(QFrame):
 
 def summary_html(summary: SessionEnded) -> str:
     saved = f"{summary.answers_saved} answer{'s' if summary.answers_saved != 1 else ''}"
-    lines = [f"<h3>Session finished: {html.escape(summary.note_title)}</h3>",
+    lines = ["<h3>Session finished</h3>",
              f"<p>{saved} saved, {summary.skipped} skipped.</p>"]  # fmt: skip
     if summary.passed or summary.needs_work:
         lines.append(f"<p>Judged: {summary.passed} passed, {summary.needs_work} need work.</p>")
@@ -89,3 +90,40 @@ def summary_html(summary: SessionEnded) -> str:
     elif summary.disposition is Disposition.ALL_PASSED:
         lines.append("<p>Every answer passed.</p>")
     return "".join(lines)
+
+
+def missed_html(missed: Sequence[MissedPoint], palette: QPalette) -> str:
+    """Each key point the session missed, in the learner's words, *wrong* and *not
+    explained* told apart by a word and a mark (never by colour alone)."""
+    if not missed:
+        return ""
+    dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
+    wrong, unexplained = ("#ff8a80", "#ffb74d") if dark else ("#b71c1c", "#a35f00")
+    count = len(missed)
+    items = []
+    for point in missed:
+        if point.problem == "wrong":
+            how = f"<b style='color: {wrong}'>✗ Wrong</b>"
+        else:
+            how = f"<b style='color: {unexplained}'>○ Not explained</b>"
+        items.append(
+            f"<li>{how} — “{html.escape(point.assertion)}”<br>{html.escape(point.explanation)}</li>"
+        )
+    heading = f"{count} key point{'s' if count != 1 else ''} missed in this session"
+    return f"<p><b>{heading}:</b></p><ul>{''.join(items)}</ul>"
+
+
+def notices_text(notices: Sequence[str]) -> str:
+    """The notices about one challenge, each once: a challenge withdrawn again and again
+    for the same reason is said once, with how many times."""
+    counts: dict[str, int] = {}
+    for notice in notices:
+        counts[notice] = counts.get(notice, 0) + 1
+    lines = []
+    for notice, count in counts.items():
+        if count > 1 and notice.startswith("A challenge was withdrawn: "):
+            why = notice.removeprefix("A challenge was withdrawn: ")
+            lines.append(f"{count} challenges were withdrawn: {why}")
+        else:
+            lines.append(notice)
+    return "\n".join(lines)

@@ -37,6 +37,7 @@ class SelfRatingPanel(QFrame):
         self.setAccessibleName("Rate your answer")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.attempt: Attempt | None = None
+        self._rated: int | None = None
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
@@ -70,9 +71,18 @@ class SelfRatingPanel(QFrame):
             f"assertions?<ol>{points}</ol>"
         )
         self.status.clear()
+        self._rated = None
         for made in self.buttons.values():
             made.setEnabled(True)
         self.show()
+
+    def awaiting(self) -> bool:
+        """Offered and not rated yet."""
+        return self.attempt is not None and self._rated is None and not self.isHidden()
+
+    def take_focus(self) -> None:
+        """Focus on the ratings, so the keys 1–4 rate."""
+        self.buttons[GOOD].setFocus()
 
     def choose(self, rating: int) -> None:
         if self.attempt is not None and self.isVisible():
@@ -80,9 +90,11 @@ class SelfRatingPanel(QFrame):
 
     def confirm(self, rating: int) -> None:
         """The rating is recorded; another press changes it."""
+        self._rated = rating
         name = next(n for r, n, _ in _CHOICES if r == rating)
         self.status.setText(f"Rated {name}: it schedules these assertions until judged.")
 
     def withdraw(self) -> None:
         self.attempt = None
+        self._rated = None
         self.hide()

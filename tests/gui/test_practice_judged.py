@@ -24,6 +24,7 @@ from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
 from coach_gui.ui.payload_review import PayloadReviewDialog
 from coach_gui.ui.practice_pane import Phase, PracticePane
+from coach_gui.ui.practice_thread import Turn
 from coach_gui.ui.verdict_view import VerdictState
 
 KEY = "test-key"
@@ -113,6 +114,20 @@ def wait_answered(qtbot: QtBot, pane: PracticePane) -> None:
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
 
 
+def saved_status(pane: PracticePane) -> str:
+    """What the latest answer's turn in the thread says about saving it."""
+    turn = pane.view.turn
+    return turn.status.text() if turn is not None else ""
+
+
+def saved_turn(qtbot: QtBot, pane: PracticePane) -> Turn:
+    """The turn of the answer just submitted, once it is saved and in the thread."""
+    qtbot.waitUntil(lambda: pane.view.turn is not None, timeout=WAIT_MS)
+    turn = pane.view.turn
+    assert turn is not None
+    return turn
+
+
 def review_dialog(qtbot: QtBot) -> PayloadReviewDialog:
     found: list[PayloadReviewDialog] = []
 
@@ -143,12 +158,14 @@ def test_a_judged_answer_shows_pass_or_needs_work_and_each_gap_in_the_learners_o
     answer(qtbot, pane)
 
     qtbot.waitUntil(lambda: len(gemini.generate_requests) == 1, timeout=WAIT_MS)
-    assert pane.view.status_label.text() == "✓ Saved."  # stored before the judge answers
+    assert saved_status(pane) == "✓ Saved."  # stored before the judge answers
     assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
     assert pane.phase is Phase.JUDGING
     assert pane.view.verdict_view.state is VerdictState.JUDGING
     assert pane.view.verdict_view.heading.text() == "Judging your answer…"
-    assert pane.view.answer_box.toPlainText() == ANSWER and pane.view.answer_box.isReadOnly()
+    # The answer sits in the thread under its challenge, the verdict on its way under it.
+    assert pane.view.turn is not None and pane.view.turn.answer.text() == ANSWER
+    assert pane.view.turn.challenge.text() and not pane.view.composer.isVisible()
     assert pane.view.next_button.isEnabled()  # the window is not blocked while it waits
     release.set()
 
@@ -223,13 +240,13 @@ def test_without_a_key_the_reason_and_its_next_step_are_said_once(
     notice = pane.view.judge_notice.label.text()
     assert pane.view.judge_notice.isVisible()
     assert "No Gemini API key" in notice and "set it in Settings" in notice
-    assert pane.view.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
+    assert saved_status(pane) == "✓ Saved — kept unjudged until the judge is set up."
     assert not pane.view.verdict_view.isVisible()
     pane.view.next_button.click()
     answer(qtbot, pane, "A breeder picks by eye; nature keeps what survives.")
     wait_answered(qtbot, pane)
-    assert pane.view.status_label.text() == "✓ Saved — kept unjudged until the judge is set up."
-    assert "No Gemini API key" not in pane.view.status_label.text()  # said once, in the notice
+    assert saved_status(pane) == "✓ Saved — kept unjudged until the judge is set up."
+    assert "No Gemini API key" not in saved_status(pane)  # said once, in the notice
     assert gemini.requests == []
     reasons = rows(context, "SELECT status, unjudged_reason FROM attempts")
     assert len(reasons) == 2
@@ -249,7 +266,7 @@ def test_with_the_judge_off_no_request_reaches_the_judge(
     answer(qtbot, pane)
     wait_answered(qtbot, pane)
 
-    assert "the judge is switched off" in pane.view.status_label.text()
+    assert "the judge is switched off" in saved_status(pane)
     assert not pane.view.judge_notice.isVisible()
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
         pane.view.next_button.click()
@@ -291,7 +308,7 @@ def test_each_session_reads_the_judge_and_privacy_switches_as_they_are_now(
     switched(enabled=False)
     practise_once()
     assert len(gemini.generate_requests) == 1  # nothing more was sent
-    assert "switched off" in pane.view.status_label.text()
+    assert "switched off" in saved_status(pane)
 
 
 def test_review_before_sending_dont_send_sends_nothing_and_keeps_the_answer(
@@ -531,12 +548,12 @@ def test_the_judge_on_this_computer_shows_its_progress_and_esc_stops_it(
     ollama.inject(OllamaFault.HANG, after_tokens=3)  # the judge writes a little, then stalls
     answer(qtbot, pane)
 
-    view = pane.view.verdict_view
+    view = saved_turn(qtbot, pane).verdict
     qtbot.waitUntil(lambda: "characters written" in view.heading.text(), timeout=WAIT_MS)
     assert view.heading.text().startswith("Judging your answer on this computer…")
     assert "(Esc stops)" in view.heading.text()
     assert ollama.hanging.wait(5)
-    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Escape)
+    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Escape)  # focus is in the pane
     wait_answered(qtbot, pane)
     assert view.state is VerdictState.UNJUDGED
     assert "You cancelled judging; this answer is kept" in view.details.toPlainText()

@@ -113,6 +113,26 @@ def _answer(qtbot: QtBot, pane: PracticePane, text: str) -> None:
     qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
 
+def _status(pane: PracticePane) -> str:
+    turn = pane.view.turn
+    return turn.status.text() if turn is not None else ""
+
+
+def _thread(pane: PracticePane) -> list[tuple[str, str, str, int]]:
+    """The thread as the learner sees it: each turn's caption, challenge and answer, and
+    how deep it is nested (1: a follow-up under the answer it follows up)."""
+    shown = []
+    for turn in pane.view.thread_view.turns:
+        assert turn.isVisible() and turn.challenge.isVisible(), turn.caption.text()
+        depth = 0
+        parent = turn.parentWidget()
+        while parent is not None and parent is not pane.view.thread_view:
+            depth += type(parent).__name__ == "Turn"
+            parent = parent.parentWidget()
+        shown.append((turn.caption.text(), turn.challenge.text(), turn.answer.text(), depth))
+    return shown
+
+
 def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
     qtbot: QtBot, ollama: FakeOllama, make_pane: Callable[[AppContext], PracticePane]
 ) -> None:
@@ -134,16 +154,25 @@ def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
     assert pane.view.answer_box.hasFocus()
 
     _answer(qtbot, pane, "Small useful changes add up over many generations.")  # Ctrl+Enter
-    qtbot.waitUntil(
-        lambda: "Saved — kept unjudged" in pane.view.status_label.text(), timeout=WAIT_MS
-    )
+    qtbot.waitUntil(lambda: _status(pane).startswith("✓ Saved — kept unjudged"), timeout=WAIT_MS)
     _wait_phase(qtbot, pane, Phase.ANSWERING)  # the follow-up has streamed in
     assert pane.view.challenge_view.toPlainText() == FOLLOW_UP
     assert pane.view.progress_label.text() == "Challenge 1 of 2 · follow-up"
+    # The answer stays in view under its own challenge; the box is empty for the follow-up.
+    assert _thread(pane) == [
+        ("Challenge 1 of 2", HONEST, "Small useful changes add up over many generations.", 0)
+    ]
+    assert pane.view.answer_box.toPlainText() == ""
 
     _answer(qtbot, pane, "Harmful ones are weeded out, useful ones kept.")
     _wait_phase(qtbot, pane, Phase.ANSWERED)
     assert pane.view.next_button.isEnabled()
+    assert _thread(pane) == [
+        ("Challenge 1 of 2", HONEST, "Small useful changes add up over many generations.", 0),
+        ("Follow-up on your answer", FOLLOW_UP, "Harmful ones are weeded out, useful ones kept.",
+         1),
+    ]  # fmt: skip
+    assert not pane.view.composer.isVisible()  # answered: the thread has the room
     qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     _wait_phase(qtbot, pane, Phase.ANSWERING)
     assert pane.view.challenge_view.toPlainText() == CONTRAST

@@ -91,7 +91,8 @@ def test_each_switch_flipped_mid_session_applies_to_the_next_request_exactly(
         if judge:
             assert pane.view.verdict_view.state is VerdictState.PASSED, n
         else:
-            assert "the judge is switched off" in pane.view.status_label.text(), n
+            turn = pane.view.turn
+            assert turn is not None and "the judge is switched off" in turn.status.text(), n
         if n + 1 < len(STEPS):
             qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Return, CTRL)
 
