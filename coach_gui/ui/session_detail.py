@@ -40,6 +40,7 @@ from coach_gui.ui.evidence_html import assessments_html, marked_answer_html
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.tasks import Lane, Task
 
+FOLLOW_UP_INDENT_PX = 24
 NOTHING_CHOSEN = "Choose a session in the list to see each challenge, your answer and the verdict."
 
 
@@ -55,6 +56,7 @@ class AnswerDetail:
     # were when judged; empty for a verdict without assertions or from before schema v5.
     assessments: tuple[Assessment, ...] = ()
     assertions: tuple[str, ...] = ()
+    follow_up: bool = False  # a follow-up on the answer before it (shown nested under it)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetail
     answers = []
     for state in attempt_states(records):
         verdict = state.verdict
+        challenge = state.challenge
         gaps: list[tuple[str, str, str]] = []
         if verdict is not None:
             for gap in verdict.gaps:
@@ -87,6 +90,7 @@ def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetail
                 pending_reason=state.pending_reason or ("not judged yet" if not verdict else None),
                 assessments=verdict.assessments if verdict is not None else (),
                 assertions=verdict.assertions if verdict is not None else (),
+                follow_up=challenge is not None and challenge.parent_challenge_id is not None,
             )
         )
     return SessionDetailData(tuple(answers), tuple(session_gaps(records)))
@@ -109,29 +113,45 @@ def detail_html(
     ]
     if not data.answers:
         parts.append("<p>No answers were submitted in this session.</p>")
-    for number, answer in enumerate(data.answers, start=1):
-        parts.append(f"<h4>{number}. {_esc(answer.challenge or 'Challenge')}</h4>")
-        if answer.assessments:
-            marked = marked_answer_html(answer.answer, answer.assessments, palette)
-            parts.append(f"<p><b>Your answer</b> (the judge's evidence marked):<br>{marked}</p>")
-        else:
-            parts.append(f"<p><b>Your answer:</b><br>{_esc(answer.answer)}</p>")
-        if answer.verdict is None:
-            why = answer.pending_reason or "not judged yet"
-            parts.append(f"<p><b>Not judged yet</b>: {_esc(why)}</p>")
+    number = 0
+    for answer in data.answers:
+        turn = _answer_html(answer, palette)
+        if answer.follow_up and number:  # nested under the answer it follows up
+            parts.append(f"<h4 style='margin-left: {FOLLOW_UP_INDENT_PX}px'>↳ Follow-up on "
+                         f"your answer: {_esc(answer.challenge)}</h4>"
+                         f"<table cellpadding='0' style='margin-left: {FOLLOW_UP_INDENT_PX}px'>"
+                         f"<tr><td>{turn}</td></tr></table>")  # fmt: skip
             continue
-        parts.append(f"<p><b>Verdict: {answer.verdict}</b></p>")
-        if answer.assessments:
-            muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
-            parts.append(assessments_html(answer.assessments, answer.assertions, palette, muted))
-        elif answer.gaps:
-            items = "".join(
-                f"<li><b>{_esc(problem)}</b>: {_esc(what)}<br><i>{_esc(why)}</i></li>"
-                for problem, what, why in answer.gaps
-            )
-            parts.append(f"<ul>{items}</ul>")
-        if answer.feedback.strip():
-            parts.append(f"<p><b>Feedback:</b> {_esc(answer.feedback)}</p>")
+        number += 1
+        parts.append(f"<h4>{number}. {_esc(answer.challenge or 'Challenge')}</h4>{turn}")
+    return "".join(parts)
+
+
+def _answer_html(answer: AnswerDetail, palette: QPalette) -> str:
+    """One answer under its challenge: the answer (its evidence marked), the verdict and
+    each key point, as the practice pane's thread shows it."""
+    parts = []
+    if answer.assessments:
+        marked = marked_answer_html(answer.answer, answer.assessments, palette)
+        parts.append(f"<p><b>Your answer</b> (the judge's evidence marked):<br>{marked}</p>")
+    else:
+        parts.append(f"<p><b>Your answer:</b><br>{_esc(answer.answer)}</p>")
+    if answer.verdict is None:
+        why = answer.pending_reason or "not judged yet"
+        parts.append(f"<p><b>Not judged yet</b>: {_esc(why)}</p>")
+        return "".join(parts)
+    parts.append(f"<p><b>{'✓ Pass' if answer.verdict == 'pass' else 'Needs work'}</b></p>")
+    if answer.assessments:
+        muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
+        parts.append(assessments_html(answer.assessments, answer.assertions, palette, muted))
+    elif answer.gaps:
+        items = "".join(
+            f"<li><b>{_esc(problem)}</b>: {_esc(what)}<br><i>{_esc(why)}</i></li>"
+            for problem, what, why in answer.gaps
+        )
+        parts.append(f"<ul>{items}</ul>")
+    if answer.feedback.strip():
+        parts.append(f"<p><b>Feedback:</b> {_esc(answer.feedback)}</p>")
     return "".join(parts)
 
 

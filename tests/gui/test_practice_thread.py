@@ -17,6 +17,7 @@ import pytest
 from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -24,8 +25,10 @@ from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import gap_id
+from coach_gui.operations.review import sessions
 from coach_gui.ui.practice_pane import Phase, PracticePane
 from coach_gui.ui.practice_thread import Turn
+from coach_gui.ui.session_detail import detail_html, load_session_detail
 from coach_gui.ui.verdict_view import VerdictState
 
 KEY = "test-key"
@@ -59,13 +62,13 @@ def _judge(request: RecordedRequest) -> str:
     return assessed_reply(request, json.dumps(reply))
 
 
-def _configure(ollama: FakeOllama, gemini: FakeGemini) -> AppContext:
+def _configure(ollama: FakeOllama, gemini: FakeGemini, *, judge_on: bool) -> AppContext:
     path = Path(os.environ["COACH_CONFIG"])
     path.parent.mkdir(parents=True, exist_ok=True)
     settings = {
         "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": True,
                   "challengesPerSession": 2},
-        "judge": {"enabled": True, "includeAssertions": True, "baseUrl": gemini.url,
+        "judge": {"enabled": judge_on, "includeAssertions": True, "baseUrl": gemini.url,
                   "maxRetries": 0},
     }  # fmt: skip
     path.write_text(json.dumps(settings), encoding="utf-8")
@@ -78,14 +81,16 @@ def _note(context: AppContext) -> Note:
     return entry.note
 
 
-@pytest.fixture
-def session(qtbot: QtBot) -> Iterator[tuple[PracticePane, AppContext, FakeGemini]]:
+@pytest.fixture(params=[True], ids=["judge-on"])
+def session(
+    qtbot: QtBot, request: pytest.FixtureRequest
+) -> Iterator[tuple[PracticePane, AppContext, FakeGemini]]:
     with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
         for text in (FIRST, FOLLOW_UP, SECOND, FOLLOW_UP_2, FIRST, FOLLOW_UP):
             ollama.queue_challenge(text)
         gemini.reply_for = _judge
         KeyStore().set(KEY)
-        context = _configure(ollama, gemini)
+        context = _configure(ollama, gemini, judge_on=request.param)
         pane = PracticePane(context)
         qtbot.addWidget(pane)
         pane.resize(1024, 640)  # the smallest window the issue asks to hold
@@ -210,6 +215,20 @@ def test_each_judged_answer_stays_under_its_own_challenge_through_a_session_with
         query = "SELECT id FROM verdicts WHERE verdict = 'fail'"
         (failed,) = [row[0] for row in conn.execute(query)]
 
+    # The session detail (Sessions view) shows the same thread from the sealed records.
+    data = load_session_detail(context.traces(), ended.session_id)
+    assert [(a.challenge, a.follow_up) for a in data.answers] == [
+        (FIRST, False), (FOLLOW_UP, True), (SECOND, False), (FOLLOW_UP_2, True),
+    ]  # fmt: skip
+    summary = next(s for s in sessions(context, limit=5) if s.session_id == ended.session_id)
+    document = QTextDocument()
+    document.setHtml(detail_html(summary, data))
+    text = document.toPlainText()
+    assert f"1. {FIRST}" in text and f"2. {SECOND}" in text
+    assert f"↳ Follow-up on your answer: {FOLLOW_UP}" in text
+    assert text.index(FIRST) < text.index(FOLLOW_UP) < text.index(SECOND)
+    assert text.count("Needs work") == 1 and text.count("✓ Pass") == 3
+
     qtbot.keyClick(view.practise_missed_button, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
     assert view.title_label.text() == f"Practising gaps: {note.title}"
@@ -225,3 +244,28 @@ def test_each_judged_answer_stays_under_its_own_challenge_through_a_session_with
     # The decision and the two gaps it came from are sealed with the new session.
     assert sorted(json.loads(gaps)) == sorted([gap_id(failed, 0), gap_id(failed, 1)])
     assert decision
+
+
+@pytest.mark.parametrize("session", [False], ids=["judge-off"], indirect=True)
+def test_rating_keys_rate_an_unjudged_answer_and_never_type_into_the_follow_up(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, gemini = session  # the judge is off: each answer is rated by hand
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[0])
+    qtbot.waitUntil(lambda: pane.view.turn is not None, timeout=WAIT_MS)
+    turn = pane.view.turn
+    assert turn is not None
+    qtbot.waitUntil(lambda: turn.rating.isVisible(), timeout=WAIT_MS)
+    assert turn.rating.isAncestorOf(QApplication.focusWidget())  # the rating has the keys
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)  # the follow-up
+    assert turn.rating.isAncestorOf(QApplication.focusWidget())  # it did not steal focus
+
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_3)
+    qtbot.waitUntil(lambda: "Rated Good" in turn.rating.status.text(), timeout=WAIT_MS)
+    assert pane.view.answer_box.toPlainText() == ""  # the key rated; it typed nothing
+    assert pane.view.answer_box.hasFocus()  # and focus went on to the follow-up
+    with sqlite3.connect(context.journal_path) as conn:
+        ratings = {row[0] for row in conn.execute("SELECT rating FROM self_ratings")}
+    assert ratings == {3}
+    assert gemini.requests == []

@@ -173,9 +173,9 @@ def test_sessions_judged_later_from_the_window_reviewed_exported_and_practised(
     text = view.detail.text.toPlainText()
     # The answer reads whole once the judge's evidence marks ("[1, 2]") are left out.
     unmarked = re.sub(r"\[\d+(?:, \d+)*\]", "", text)
-    assert "It adds up because each step helps." in unmarked and "Verdict: pass" in text
+    assert "It adds up because each step helps." in unmarked and "✓ Pass" in text
     assert "It adds up because each[1, 2, 3, 4, 5]" in text  # the fake cites 5 words
-    assert "No idea." in text and "Verdict: fail" in text
+    assert "No idea." in text and "Needs work" in text
     assert f"Key point 2 — ○ Not explained\n“{assertions[1]}”" in text  # the learner's words
     assert "Explain the missing points." in text
 
