@@ -289,7 +289,9 @@ class _Driver:
             QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier),
         )
         self.wait(lambda: pane.phase is not Phase.BUSY, "the answer is saved")
-        if pane.view.status_label.text().startswith("✓ Saved"):
+        turn = pane.view.turn  # a saved answer moves into the thread, under its challenge
+        saved = turn is not None and turn.status.text().startswith("✓ Saved")
+        if saved and turn is not None and turn.answer_text == text:
             self.confirmed.append(text)
         if self.rng.random() < self.config.quit_rate:
             self.quit_and_reopen()  # often with the judge call or a follow-up in flight
