@@ -145,7 +145,7 @@ class PracticeController(QObject):
         """When the pane is switched to: focus where the learner goes on from."""
         view = self.view
         if self._phase is Phase.FINISHED:
-            view.again_button.setFocus()
+            view.summary_focus().setFocus()
         elif self._phase is Phase.IDLE:
             view.resume_button.setFocus()  # nothing takes focus while it is hidden
         elif self._phase is Phase.ANSWERED:
@@ -283,7 +283,7 @@ class PracticeController(QObject):
         def ended(summary: SessionEnded) -> None:
             if show:
                 self._missed = summary.missed
-                self.view.show_summary(summary, bool(self._missed_targets()))
+                self.view.show_summary(summary, bool(self._missed_targets()[0]))
                 self._phase = Phase.FINISHED
             self.session_finished.emit(summary)
 
@@ -334,6 +334,11 @@ class PracticeController(QObject):
         if focus is not None and panel.isAncestorOf(focus):
             self.take_focus()
 
+    def _focus_next(self) -> None:
+        """Answered: Next has the focus, unless the learner is at a rating not given yet."""
+        if not self._rating_awaited():
+            self.view.next_button.setFocus()
+
     def _rating_awaited(self) -> bool:
         """The learner is at a self-rating they have not given yet: focus stays there."""
         turn = self._turn
@@ -371,7 +376,7 @@ class PracticeController(QObject):
         if asked.result is None:  # no follow-up this time
             self._is_follow_up = False
             self._set_phase(Phase.ANSWERED)
-            view.next_button.setFocus()
+            self._focus_next()
             return
         if self._phase is Phase.BUSY:  # cancelled too late: the challenge was finished
             view.status_label.clear()
@@ -389,6 +394,7 @@ class PracticeController(QObject):
         if self._is_follow_up:
             self._is_follow_up = False
             self._set_phase(Phase.ANSWERED)
+            self._focus_next()
         else:
             self._set_phase(Phase.CANCELLED)
 
@@ -457,16 +463,17 @@ class PracticeController(QObject):
         subject = "your follow-up answer" if self._is_follow_up else "your answer"
         if run is None or not run.will_judge(attempt):
             turn.status.confirm(self._saved_text(attempt.unjudged_reason))
-            self._offer_self_rating(attempt)
+            self._offer_self_rating(turn, attempt)
             self._after_answer(attempt)
             return
         turn.status.confirm("Saved.")
         turn.verdict.show_judging(subject)
         self._set_phase(Phase.JUDGING)
         view.thread_view.reveal(turn)
+        view.thread_view.setFocus()  # the answer box steps aside: keys scroll the thread
 
         def show(written: str) -> None:  # GUI thread: the latest count, while still judging
-            if self._phase is Phase.JUDGING:
+            if self._phase is Phase.JUDGING and self._turn is turn:
                 turn.verdict.show_judging(subject, int(written))
 
         sink, read = self.jobs.stream(show)
@@ -475,10 +482,13 @@ class PracticeController(QObject):
             on_text = sink(progress)
             return run.judge(attempt, on_progress=lambda written: on_text(str(written)))
 
+        # `always`: the verdict lands on its answer's turn even if the learner went on
+        # meanwhile (Next, Finish); it then starts no follow-up.
         self.jobs.submit(
             work,
-            lambda outcome: self._on_judged(attempt, outcome, subject),
-            lambda error: self._on_judge_failed(attempt, error, subject),
+            lambda outcome: self._on_judged(turn, attempt, outcome, subject),
+            lambda error: self._on_judge_failed(turn, attempt, error, subject),
+            always=True,
             text=read,
         )
 
@@ -499,8 +509,10 @@ class PracticeController(QObject):
             lambda rated, rating, panel=turn.rating: self._record_self_rating(rated, rating, panel)
         )
         self._turn = turn
+        turn.notice.setText(view.notice_label.text())  # what was said about its challenge
         view.challenge_view.clear()
         view.answer_box.clear()
+        view.notice_label.clear()
         view.status_label.clear()
         return turn
 
@@ -511,48 +523,56 @@ class PracticeController(QObject):
             return "Saved — kept unjudged until the judge is set up."
         return f"Saved — not judged yet: {reason}." if reason else "Saved."
 
-    def _on_judged(self, attempt: Attempt, outcome: JudgeOutcome | None, subject: str) -> None:
-        note, turn = self._note, self._turn_of(attempt)
-        if turn is None:
-            return  # the session it belonged to has been cleared
-        if outcome is not None and outcome.verdict is not None and note is not None:
+    def _on_judged(
+        self, turn: Turn, attempt: Attempt, outcome: JudgeOutcome | None, subject: str
+    ) -> None:
+        if turn not in self.view.thread_view.turns:
+            return  # its session has been cleared from the screen
+        if outcome is not None and outcome.verdict is not None:
             turn.show_verdict(outcome.verdict, outcome.verdict.assertions, subject)
-        elif outcome is not None:
-            turn.verdict.show_unjudged(outcome.reason or "", subject)
-            self._offer_self_rating(attempt)
-        self._after_answer(attempt)
+        else:
+            reason = outcome.reason if outcome is not None else None
+            why = reason or "No judge is set up for this session; you can have it judged later."
+            turn.verdict.show_unjudged(why, subject)
+            self._offer_self_rating(turn, attempt)
+        self._judged(turn, attempt)
 
-    def _on_judge_failed(self, attempt: Attempt, error: Exception, subject: str) -> None:
+    def _on_judge_failed(
+        self, turn: Turn, attempt: Attempt, error: Exception, subject: str
+    ) -> None:
         log.info("judging failed in the practice pane: %r", error)
-        turn = self._turn_of(attempt)
-        if turn is None:
+        if turn not in self.view.thread_view.turns:
             return
         turn.verdict.show_unjudged(learner_message(error), subject)
-        self._offer_self_rating(attempt)
-        self._after_answer(attempt)
+        self._offer_self_rating(turn, attempt)
+        self._judged(turn, attempt)
 
-    def _turn_of(self, attempt: Attempt) -> Turn | None:
-        turn = self._turn
-        return turn if turn is not None and turn.attempt_id == attempt.id else None
+    def _judged(self, turn: Turn, attempt: Attempt) -> None:
+        """The session goes on from a verdict only while it is still the one awaited."""
+        if turn is self._turn and self._phase is Phase.JUDGING:
+            self._after_answer(attempt)
 
-    def _offer_self_rating(self, attempt: Attempt) -> None:
+    def _offer_self_rating(self, turn: Turn, attempt: Attempt) -> None:
         """Unjudged: the learner may rate their recall of the note's assertions. Focus
-        goes to the rating, so the keys 1–4 rate (they never type into an answer box)."""
-        turn = self._turn_of(attempt)
-        if turn is not None and self._note is not None and self._note.core_assertions:
-            turn.rating.offer(attempt, self._note.core_assertions)
+        goes to the rating (when it is the latest answer's), so the keys 1–4 rate; they
+        never type into an answer box. Alt+1–4 belong to the latest rating only."""
+        if self._note is None or not self._note.core_assertions:
+            return
+        for other in self.view.thread_view.turns:
+            other.rating.set_mnemonics(other is turn)
+        turn.rating.offer(attempt, self._note.core_assertions)
+        if turn is self._turn and self._phase is not Phase.FINISHED:
             turn.rating.take_focus()
 
     def _after_answer(self, attempt: Attempt) -> None:
         parent, was_follow_up = self._challenge, self._is_follow_up
-        turn = self._turn_of(attempt)
+        turn = self._turn
         if turn is not None:
             self.view.thread_view.reveal(turn)
         if was_follow_up or parent is None or self._offline_reason or not self._follow_ups:
             self._is_follow_up = False
             self._set_phase(Phase.ANSWERED)
-            if not self._rating_awaited():
-                self.view.next_button.setFocus()
+            self._focus_next()
             return
         self._follow_up(parent, attempt.answer)
 

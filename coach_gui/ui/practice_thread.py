@@ -71,12 +71,13 @@ class Turn(QFrame):
         font = self.caption.font()
         font.setBold(True)
         self.caption.setFont(font)
-        self.challenge = _text_label(challenge, "Challenge", self)
+        self.challenge = _text_label(challenge, f"{caption}: the challenge", self)
         font = self.challenge.font()
         font.setPointSizeF(font.pointSizeF() * 1.15)  # relative: follows the OS font size
         self.challenge.setFont(font)
+        self.notice = Message("About this challenge", self)  # e.g. why it is a built-in one
         self.answer_caption = QLabel("Your answer", self)
-        self.answer = _text_label(answer, "Your answer", self)
+        self.answer = _text_label(answer, f"{caption}: your answer", self)
         self.answer.setContentsMargins(self.fontMetrics().averageCharWidth() * 2, 0, 0, 0)
         self.status = Message("Answer status", self)
         self.verdict = VerdictView(self)
@@ -84,9 +85,11 @@ class Turn(QFrame):
         self.verdict.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.verdict.details.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.rating = SelfRatingPanel(self)
+        self.rating.setAccessibleName(f"{caption}: rate your answer")
+        self.verdict.setAccessibleName(f"{caption}: the verdict")
         self.follow_ups: list[Turn] = []
         self._column = QVBoxLayout(self)
-        for made in (self.caption, self.challenge, self.answer_caption, self.answer,
+        for made in (self.caption, self.challenge, self.notice, self.answer_caption, self.answer,
                      self.status, self.verdict, self.rating):  # fmt: skip
             self._column.addWidget(made)
         self._nested = QVBoxLayout()
@@ -120,6 +123,7 @@ class PracticeThread(QScrollArea):
         self.setAccessibleName("This session so far")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # Page Up/Down scroll back through it
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setBackgroundRole(QPalette.ColorRole.Window)
         body = self._body = QWidget(self)
@@ -128,6 +132,7 @@ class PracticeThread(QScrollArea):
         self._column.addStretch(1)  # turns stay at the top while they are few
         self.setWidget(body)
         self.turns: list[Turn] = []  # every turn in the order it was added
+        self._tab_tail: QWidget = self  # the last stop of the thread in the Tab chain
         self._reveal_target: Turn | None = None
         self._reveal = QTimer(self)
         self._reveal.setSingleShot(True)
@@ -152,16 +157,29 @@ class PracticeThread(QScrollArea):
         else:
             parent.nest(turn)
         self.turns.append(turn)
+        self._chain(turn)
         self.reveal(turn)
         return turn
+
+    def _chain(self, turn: Turn) -> None:
+        """Tab reaches a turn's controls where it is shown: after the turns before it,
+        before whatever follows the thread (turns are made in the order they are shown)."""
+        for widget in turn.findChildren(QWidget):
+            if widget.focusPolicy() & Qt.FocusPolicy.TabFocus and not isinstance(
+                widget.parentWidget(), QScrollArea
+            ):
+                QWidget.setTabOrder(self._tab_tail, widget)
+                self._tab_tail = widget
 
     def clear(self) -> None:
         self._reveal_target = None
         for turn in self.turns:
             if not turn.follow_up:
+                turn.hide()  # at once: deleting waits for the event loop
                 self._column.removeWidget(turn)
                 turn.deleteLater()
         self.turns = []
+        self._tab_tail = self
 
     def reveal(self, turn: Turn) -> None:
         """Bring `turn` into view once the layout has placed it (what was just judged is

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -84,10 +85,10 @@ class PracticeView(QWidget):
         self.judge_notice = Notice("Judge notice", self, dismiss="&Hide")
         self.judge_notice.label.setAccessibleName("Why answers are not judged")
         self.settings_button = self.judge_notice.add_button(
-            button(self.judge_notice, "Open &Settings", "Open Settings", "Set up the judge")
+            button(self.judge_notice, "Open Se&ttings", "Open Settings", "Set up the judge")
         )
         self.settings_button.hide()  # shown when the window can open Settings
-        self.assertions_notice = Notice("Assertions notice", self, dismiss="&Hide")
+        self.assertions_notice = Notice("Assertions notice", self, dismiss="Hi&de")
         self.assertions_notice.label.setAccessibleName("Why grading is coarser for this note")
         self.assertions_notice.label.setText(
             "<b>This note has no core assertions.</b> The judge can only grade your answers "
@@ -95,7 +96,7 @@ class PracticeView(QWidget):
             "five in the note (in your own words) for sharper grading and named gaps."
         )
         self.add_assertions_button = self.assertions_notice.add_button(button(
-            self.assertions_notice, "Add &assertions", "Add assertions",
+            self.assertions_notice, "A&dd assertions", "Add assertions",
             "Open this note in the editor to add core assertions",
         ))  # fmt: skip
 
@@ -174,11 +175,12 @@ class PracticeView(QWidget):
         composer.setContentsMargins(0, 0, 0, 0)
         composer.addLayout(caption_row)
         composer.addWidget(self.challenge_view)
+        composer.addWidget(self.notice_label)  # about the challenge on screen
         composer.addWidget(self.answer_caption)
         composer.addWidget(self.answer_box, 2)
         column.addWidget(self.composer, 1)
-        column.addWidget(self.notice_label)
         column.addWidget(self.status_label)
+        column.addStretch(0)  # takes the room only while the thread and composer are hidden
         self.button_row = QWidget(session)
         self.button_row.setLayout(buttons)
         buttons.setContentsMargins(0, 0, 0, 0)
@@ -224,6 +226,7 @@ class PracticeView(QWidget):
         """What the finished session came to, above its thread: the counts, each key
         point it missed, and where to go on."""
         self.summary = QWidget(self)
+        self.summary.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.summary_label = QLabel(self.summary)
         self.summary_label.setWordWrap(True)
         self.summary_label.setAccessibleName("Session summary")
@@ -318,6 +321,7 @@ class PracticeView(QWidget):
     def show_summary(self, summary: SessionEnded, can_practise_missed: bool) -> None:
         """The finished session above its thread; `can_practise_missed`: the missed key
         points are still in the note, so *Practise these* can target them."""
+        self.clear_texts()  # they were about the last challenge
         self.summary_label.setText(summary_html(summary))
         self.missed_label.setText(missed_html(summary.missed, self.palette()))
         self.missed_label.setVisible(bool(summary.missed))
@@ -326,12 +330,16 @@ class PracticeView(QWidget):
         self.title_label.setText(summary.note_title)  # the summary below says the rest
         self.show_phase(Phase.FINISHED, self._place)
         self.thread_view.verticalScrollBar().setValue(0)
-        first = next(
+        self.summary_focus().setFocus()
+
+    def summary_focus(self) -> QWidget:
+        """Where the learner goes on from the summary: the missed key points, else the
+        next due note, else this note again."""
+        return next(
             (made for made in (self.practise_missed_button, self.next_due_button)
              if made.isVisibleTo(self.summary)),
             self.again_button,
         )  # fmt: skip
-        first.setFocus()
 
     def clear_texts(self) -> None:
         """Ready for the next challenge: the composer is empty (the thread keeps the

@@ -47,7 +47,7 @@ class SelfRatingPanel(QFrame):
         row = QHBoxLayout()
         self.buttons = {}
         for rating, name, meaning in _CHOICES:
-            made = button(self, f"&{rating} {name}", name, f"{meaning} (key {rating})")
+            made = button(self, f"{rating} {name}", name, f"{meaning} (key {rating})")
             made.clicked.connect(lambda _=False, r=rating: self.choose(r))
             row.addWidget(made)
             self.buttons[rating] = made
@@ -75,6 +75,13 @@ class SelfRatingPanel(QFrame):
         for made in self.buttons.values():
             made.setEnabled(True)
         self.show()
+
+    def set_mnemonics(self, on: bool) -> None:
+        """Alt+1–4 rate from anywhere in the pane; only one panel may own them (Qt would
+        find them ambiguous and only move focus), so older answers' panels give them up."""
+        for rating, made in self.buttons.items():
+            name = next(n for r, n, _ in _CHOICES if r == rating)
+            made.setText(f"&{rating} {name}" if on else f"{rating} {name}")
 
     def awaiting(self) -> bool:
         """Offered and not rated yet."""

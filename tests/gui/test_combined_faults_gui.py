@@ -75,8 +75,10 @@ def test_both_services_failing_shows_both_reasons_and_keeps_every_answer(
         qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
         # Both reasons are on screen together: why the challenges are built in, and why
         # the answers are not judged.
-        ollama_said = pane.view.notice_label.text()  # about this challenge: it fell back
-        assert pane.view.notice_label.isVisible()
+        turn = pane.view.turn  # the answer, under its challenge and what was said of it
+        assert turn is not None
+        ollama_said = turn.notice.text()  # about this challenge: it fell back
+        assert turn.notice.isVisible()
         assert "closed before the reply was finished" in ollama_said, ollama_said
         verdict = pane.view.verdict_view  # about this answer: kept, and why it is not judged
         assert verdict.isVisible() and verdict.state is VerdictState.UNJUDGED

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,84 @@ def test_rating_keys_rate_an_unjudged_answer_and_never_type_into_the_follow_up(
         ratings = {row[0] for row in conn.execute("SELECT rating FROM self_ratings")}
     assert ratings == {3}
     assert gemini.requests == []
+
+
+def test_a_verdict_that_arrives_after_next_lands_on_its_own_answer_and_starts_nothing(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, gemini = session
+    release = threading.Event()
+    gemini.reply_for = lambda request: (release.wait(WAIT_MS), _judge(request))[1]
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[0])
+    qtbot.waitUntil(lambda: pane.phase is Phase.JUDGING, timeout=WAIT_MS)
+    first = pane.view.turn
+    assert first is not None and first.verdict.state is VerdictState.JUDGING
+    assert pane.view.thread_view.hasFocus()  # not the hidden answer box
+
+    pane.view.next_button.click()  # the learner goes on before the verdict is in
+    qtbot.wait(50)
+    release.set()  # (the next challenge is asked for once the judge has answered: one lane)
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    # The verdict filled its own turn and started no follow-up: challenge 2 is asked.
+    assert first.verdict.state is VerdictState.NEEDS_WORK
+    assert pane.view.progress_label.text() == "Challenge 2 of 2"
+    assert pane.view.challenge_caption.text() == "Challen&ge"
+    assert len(pane.view.thread_view.turns) == 1 and first.follow_ups == []
+    assert pane.view.composer.isVisible() and pane.view.answer_box.hasFocus()
+
+
+def test_a_session_that_missed_nothing_offers_no_practise_these(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, _ = session
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[1])  # the fake judge passes every answer but the first
+    _judged(qtbot, pane, 1)
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
+        pane.finish()
+    assert finished.args[0].missed == ()
+    assert not pane.view.practise_missed_button.isVisible()
+    assert not pane.view.missed_label.isVisible()
+    assert pane.view.again_button.hasFocus()
+    assert not pane.view.status_label.isVisible() and not pane.view.notice_label.isVisible()
+
+
+@pytest.mark.parametrize("session", [False], ids=["judge-off"], indirect=True)
+def test_alt_digits_rate_the_latest_unrated_answer_when_several_were_left_unrated(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, _ = session
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[0])
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)  # its follow-up
+    pane.view.answer_box.setFocus()  # the learner skips the rating and answers on
+    _answer(qtbot, pane, ANSWERS[1])
+    qtbot.waitUntil(lambda: len(pane.view.thread_view.turns) == 2, timeout=WAIT_MS)
+    older, latest = pane.view.thread_view.turns
+    qtbot.waitUntil(lambda: latest.rating.isVisible(), timeout=WAIT_MS)
+    pane.view.next_button.setFocus()
+    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: "Rated Hard" in latest.rating.status.text(), timeout=WAIT_MS)
+    assert older.rating.status.text() == ""  # the older one was not rated by it
+    with sqlite3.connect(context.journal_path) as conn:
+        rated = {row[0] for row in conn.execute("SELECT attempt_id FROM self_ratings")}
+    assert rated == {latest.attempt_id}
+
+
+def test_tab_reaches_each_answers_controls_in_the_order_they_are_shown(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, _ = session
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[0])
+    _judged(qtbot, pane, 1)
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    first = pane.view.thread_view.turns[0]
+    order, widget = [], pane.view.thread_view.nextInFocusChain()
+    while widget is not pane.view.thread_view and len(order) < 200:
+        order.append(widget)
+        widget = widget.nextInFocusChain()
+    assert first.verdict.details in order
+    assert order.index(first.verdict.details) < order.index(pane.view.challenge_view)
+    assert order.index(pane.view.challenge_view) < order.index(pane.view.answer_box)
