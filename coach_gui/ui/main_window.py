@@ -485,7 +485,7 @@ class MainWindow(QMainWindow):
         Task(
             self,
             op=lambda _p: store.delete(note_id),
-            success=lambda where: self._on_deleted(note_id, where),
+            success=lambda gone: self._on_deleted(note_id, gone.where),
             lane=Lane.WRITER,
             name="delete note",
         ).run()
