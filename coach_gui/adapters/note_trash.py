@@ -44,6 +44,7 @@ FREEDESKTOP = "freedesktop"  # $XDG_DATA_HOME/Trash or a volume's .Trash-$uid
 SYSTEM = "system"  # macOS Trash, Windows Recycle Bin: Coach cannot look inside
 KEPT_UNSEEN = timedelta(days=30)  # a delete Coach cannot check on is listed this long
 MAX_KEPT = 500  # the record holds at most this many deletes, newest kept
+PLATFORM = sys.platform  # which system trash send2trash uses
 
 
 def digest(raw: bytes) -> str:
@@ -59,7 +60,7 @@ def _now() -> str:
 
 def is_freedesktop() -> bool:
     """Whether send2trash uses the freedesktop trash on this system (not macOS, Windows)."""
-    return sys.platform not in ("darwin", "win32")
+    return PLATFORM not in ("darwin", "win32")
 
 
 def _mount_point(path: Path) -> Path:
@@ -127,7 +128,7 @@ def _info_path(info: Path) -> str | None:
 
 
 def _advice(name: str) -> str:
-    if sys.platform == "darwin":
+    if PLATFORM == "darwin":
         return (
             f"Coach cannot open the macOS Trash itself: open the Trash in Finder, select "
             f"“{name}” and choose File › Put Back. Coach then finds it again, with its history."

@@ -198,8 +198,7 @@ def test_put_back_outside_coach_gets_its_id_again(
 ) -> None:
     """macOS and Windows: Coach cannot look into the Trash, so the learner uses Put Back;
     the note is known again by its bytes at its path."""
-    monkeypatch.setattr(note_trash, "is_freedesktop", lambda: False)
-    monkeypatch.setattr(note_trash.sys, "platform", "darwin")
+    monkeypatch.setattr(note_trash, "PLATFORM", "darwin")  # send2trash stays the real one
     vault = tmp_path / "vault"
     vault.mkdir()
     raw = b"# Tides\n\nThe moon's pull raises two bulges of water.\n"
