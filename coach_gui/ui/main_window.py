@@ -455,6 +455,8 @@ class MainWindow(QMainWindow):
 
     def new_note(self) -> None:
         def start() -> None:
+            if self.stack.currentWidget() is not self.splitter:  # Ctrl+N from another view
+                self.views.show_notes()
             self.note_list.select_note("")
             self.editor.new_note()
             self._update_actions()

@@ -3,7 +3,7 @@ comes back with Ctrl+Z (text and place), only for the note it belongs to, and th
 disk changes only when the learner saves; a deleted note comes back with Ctrl+Z in the note
 list, the status bar's Undo or File › Deleted notes… (after a restart too), at its path,
 byte for byte, with its id and so its history; a file that took its place is never
-overwritten."""
+overwritten; and Ctrl+N from the Practice view shows the new draft."""
 
 from __future__ import annotations
 
@@ -336,6 +336,26 @@ def test_restore_never_overwrites_the_file_that_took_its_place(
     assert beside.read_bytes() == original and path.read_bytes() == newcomer
     assert window.editor.file_name() == beside.name
     assert window.editor.title_edit.text() == "Sexual selection"
+    _settle(qtbot, window)
+
+
+# --- Ctrl+N ---------------------------------------------------------------------------------
+
+
+def test_ctrl_n_from_the_practice_view_shows_the_new_draft(
+    qtbot: QtBot, answer_dialog: Answer
+) -> None:
+    window = _open_window(qtbot, answer_dialog)
+    qtbot.keyClick(window, Qt.Key.Key_2, CTRL)  # the Practice view
+    assert window.stack.currentWidget() is window.practice
+    qtbot.keyClick(window, Qt.Key.Key_N, CTRL)
+    assert window.stack.currentWidget() is window.splitter
+    assert window.menu_actions.show_notes.isChecked()
+    editor = window.editor
+    assert editor.has_note() and editor.file_name() is None
+    assert QApplication.focusWidget() is editor.title_edit
+    qtbot.keyClicks(editor.title_edit, "Drafted from practice")
+    assert window.windowTitle().startswith("Drafted from practice")
     _settle(qtbot, window)
 
 
