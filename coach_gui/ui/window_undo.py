@@ -40,7 +40,6 @@ class WindowUndo:
         self._restoring = False
         self.button = QPushButton("&Undo", window)
         self.button.setAccessibleName("Undo delete")
-        self.button.setFlat(True)
         self.button.setAutoDefault(False)
         self.button.clicked.connect(self.undo_delete)
         self.button.hide()
