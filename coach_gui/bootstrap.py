@@ -340,6 +340,7 @@ def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
         paths.trash_dir(kb),
         cache_file=data / "cache" / "front-matter.json",
         ids_file=data / "note-ids" / f"{vault_key(kb)}.json",  # never inside the vault
+        deleted_file=data / "deleted-notes" / f"{vault_key(kb)}.json",  # to undo a delete
     )
 
 

@@ -128,6 +128,22 @@ class NoteIdentities:
             self._entries[path] = {"id": note_id, "digest": digest}
             self._dirty = True
 
+    def adopt(self, path: str, note_id: str, digest: str) -> list[str]:
+        """A note Coach deleted is back at `path` and takes its id back. Another path given
+        the same id meanwhile (a new file at the deleted note's old path derives the same
+        one) gets an id of its own; those paths are returned."""
+        others = [p for p, e in self._entries.items() if p != path and e["id"] == note_id]
+        for other in others:
+            self._entries[other]["id"] = derived_id(self._key, f"{other}\x00after {note_id}")
+            log.info("%s gives the id it derived back to the restored %s", other, path)
+        self._entries[path] = {"id": note_id, "digest": digest}
+        self._dirty = True
+        return others
+
+    def id_of(self, path: str) -> str | None:
+        entry = self._entries.get(path)
+        return entry["id"] if entry is not None else None
+
     def forget(self, path: str) -> None:
         if self._entries.pop(path, None) is not None:
             self._dirty = True

@@ -12,7 +12,6 @@ Coach keeps for it outside the folder (`note_ids`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -20,17 +19,19 @@ import shutil
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from send2trash import send2trash
 from send2trash.exceptions import TrashPermissionError
 
-from coach_gui.adapters import front_matter
+from coach_gui.adapters import front_matter, note_trash
 from coach_gui.adapters.note_ids import NoteIdentities, derived_id, vault_key
+from coach_gui.adapters.note_trash import digest as _digest
+from coach_gui.domain.deleted_notes import DeletedNote, RestoreBlocked, restored_name
 from coach_gui.domain.errors import NoteConflict as NoteConflict
 from coach_gui.domain.errors import NoteError, NoteNotFound
 from coach_gui.domain.notes import (
@@ -76,10 +77,6 @@ class _CacheView(dict[str, Any]):
         self._used[key] = value
 
 
-def _digest(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
-
-
 # A save killed mid-write leaves its temp file (see atomic_write). One older than this
 # cannot belong to a save still in progress, so it is only clutter.
 STALE_TEMP_SECONDS = 3600
@@ -106,7 +103,8 @@ class _Found:
 
 class MarkdownNoteStore:
     """A folder of ``.md`` notes (subfolders included, hidden folders skipped). `ids_file`
-    keeps the ids of notes without one of their own (None: kept in memory only)."""
+    keeps the ids of notes without one of their own, `deleted_file` the record of what
+    Coach deleted, to put it back (None: kept in memory only)."""
 
     def __init__(
         self,
@@ -115,11 +113,13 @@ class MarkdownNoteStore:
         *,
         cache_file: Path | None = None,
         ids_file: Path | None = None,
+        deleted_file: Path | None = None,
     ) -> None:
         self._folder = folder
         self._trash = trash
         self._cache_file = cache_file
         self._ids = NoteIdentities(ids_file, vault_key(folder))
+        self._deleted = note_trash.DeletedNotes(deleted_file)
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
         self._attachments: tuple[str, ...] = ()
@@ -231,6 +231,7 @@ class MarkdownNoteStore:
         digests = {name: _digest(raw) for name, raw in raws.items()}  # each file hashed once
         renames = {name: _rename_digest(raw, digests[name]) for name, raw in raws.items()}
         with self._lock:
+            self._take_back_ids(digests, renames)
             ids = self._ids.resolve(renames)
         parsed: list[_Loaded] = []
         for name, raw in raws.items():
@@ -455,10 +456,10 @@ class MarkdownNoteStore:
                 "check that the folder is writable and has free space, then save again."
             ) from None
 
-    def delete(self, note_id: str) -> str:
-        """Move the note's file where the learner can get it back, and say where: the
-        vault's own `.trash` folder when it has one (Obsidian's setting), else the system
-        trash (`send2trash`), else Coach's trash folder beside the vault."""
+    def delete(self, note_id: str) -> DeletedNote:
+        """Move the note's file where the learner can get it back, and record where (to
+        undo it): the vault's own `.trash` folder when it has one (Obsidian's setting),
+        else the system trash (`send2trash`), else Coach's trash folder beside the vault."""
         with self._lock:
             previous = self._by_id.get(note_id)
             if previous is None:
@@ -466,12 +467,18 @@ class MarkdownNoteStore:
             source = self._folder / previous.file_name
             vault_trash = self._folder / ".trash"
             try:
+                raw_digest = _digest(source.read_bytes())  # what is trashed, to know it again
+            except OSError:
+                raw_digest = previous.digest
+            kind, info = note_trash.FOLDER, None
+            stored: Path | None
+            try:
                 if vault_trash.is_dir():
-                    where = self._move_into(source, vault_trash, source.name)
+                    stored = self._move_into(source, vault_trash, source.name)
+                elif (trashed := self._to_system_trash(source)) is not None:
+                    kind, stored, info = trashed
                 else:
-                    where = self._to_system_trash(source) or self._move_into(
-                        source, self._trash, previous.file_name
-                    )
+                    stored = self._move_into(source, self._trash, previous.file_name)
             except OSError as exc:
                 raise NoteError(
                     f"Could not move {previous.file_name} to the trash ({exc.strerror}); "
@@ -482,7 +489,89 @@ class MarkdownNoteStore:
             self._deleted_by_us.add(previous.file_name)
             self._ids.forget(previous.file_name)
             self._ids.flush()
-            return where
+            return self._deleted.add(
+                note_id=note_id,
+                own_id=previous.parsed.has_id,
+                title=previous.parsed.note.title,
+                file_name=previous.file_name,
+                kind=kind,
+                where="the system trash" if kind != note_trash.FOLDER else str(stored),
+                stored=stored,
+                info=info,
+                raw_digest=raw_digest,
+            )
+
+    def deleted(self) -> tuple[DeletedNote, ...]:
+        """The notes Coach deleted from this folder that are still in a trash, newest first."""
+        with self._lock:
+            return self._deleted.listed()
+
+    def restore(self, key: str, *, file_name: str | None = None) -> NoteEntry:
+        """Put the deleted note back, at its own path (or `file_name`), with its id.
+        RestoreBlocked when a file is there now: it is never overwritten."""
+        with self._lock:
+            entry = self._deleted.get(key)
+            if entry is None:
+                raise NoteNotFound(
+                    "That note is no longer in the list of deleted notes; it may have been "
+                    "restored already. Reload the notes (F5) to see it."
+                )
+            name = _inside(file_name or entry["file_name"])
+            target = self._folder.joinpath(*name.split("/"))
+            try:
+                if os.path.lexists(target):
+                    raise FileExistsError(name)
+                raw = self._deleted.put_back(entry, target)
+            except FileExistsError:
+                raise RestoreBlocked(name, self._free_name(name)) from None
+            except OSError as exc:
+                raise NoteError(
+                    f"Could not put {name} back ({exc.strerror}); it is still in {entry['where']}."
+                ) from None
+            loaded = self._parse(raw, name, entry["note_id"], None)
+            note_id = loaded.parsed.note.id
+            if loaded.parsed.has_id:
+                self._ids.claim(note_id, name)  # the file that holds its id, as before
+            else:
+                for other in self._ids.adopt(name, note_id, _rename_digest(raw)):
+                    self._rekey(other)
+            self._by_id[note_id] = loaded
+            self._record_write(note_id, loaded)
+            self._deleted_by_us.discard(entry["file_name"])
+            self._deleted.forget(key)
+            self._ids.flush()
+            return NoteEntry(note=loaded.parsed.note, file_name=name)
+
+    def _free_name(self, name: str) -> str:
+        folder = (self._folder / name).parent
+        try:
+            taken = [p.name for p in folder.iterdir()]
+        except OSError:
+            taken = []
+        return restored_name(name, taken)
+
+    def _rekey(self, file_name: str) -> None:
+        """Another file was listed under the id a restored note takes back: it gets the
+        id Coach now keeps for it."""
+        for note_id, loaded in list(self._by_id.items()):
+            if loaded.file_name == file_name and not loaded.parsed.has_id:
+                del self._by_id[note_id]
+                new_id = self._ids.id_of(file_name)
+                if new_id is not None:
+                    parsed = _without_own_id(loaded.parsed, new_id)
+                    self._by_id[new_id] = replace(loaded, parsed=parsed)
+                    self._record_write(new_id, self._by_id[new_id])
+
+    def _take_back_ids(self, digests: dict[str, str], renames: dict[str, str]) -> None:
+        """Notes Coach deleted that are back at their path with their bytes (put back
+        outside Coach: Finder's Put Back, the Recycle Bin's Restore) keep their id."""
+        for entry in self._deleted.returned(digests):
+            name = entry["file_name"]
+            if entry.get("own_id"):
+                self._ids.claim(entry["note_id"], name)
+            else:
+                self._ids.adopt(name, entry["note_id"], renames.get(name, ""))
+            self._deleted_by_us.discard(name)
 
     @property
     def trash_location(self) -> str:
@@ -492,23 +581,44 @@ class MarkdownNoteStore:
         return "the system trash"
 
     @staticmethod
-    def _to_system_trash(source: Path) -> str | None:
+    def _to_system_trash(source: Path) -> tuple[str, Path | None, Path | None] | None:
+        """The system trash: how to find the file there again (its kind, the file and its
+        `.trashinfo` in the freedesktop trash), or None when there is no trash here."""
+        before = note_trash.trash_infos(source) if note_trash.is_freedesktop() else set()
         try:
             send2trash(str(source))
         except (OSError, TrashPermissionError) as exc:  # no trash here: Coach's own, below
             log.info("system trash refused %s: %s", source.name, exc)
             return None
-        return "the system trash"
+        if not note_trash.is_freedesktop():
+            return note_trash.SYSTEM, None, None
+        found = note_trash.find_trashed(source, before)
+        if found is None:  # trashed, but not where the specification says
+            log.info("%s went to the trash, but its trash info was not found", source.name)
+            return note_trash.SYSTEM, None, None
+        return note_trash.FREEDESKTOP, found[0], found[1]
 
     @staticmethod
-    def _move_into(source: Path, folder: Path, name: str) -> str:
+    def _move_into(source: Path, folder: Path, name: str) -> Path:
         target = folder / name
         if target.exists():
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             target = target.with_name(f"{target.stem} {stamp}{target.suffix}")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(source, target)
-        return str(target)
+        return target
+
+
+def _inside(name: str) -> str:
+    """`name` as a path inside the knowledge base, '/'-separated; NoteError otherwise."""
+    text = name.replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    outside = text.startswith("/") or PureWindowsPath(name).drive != "" or ".." in parts
+    if not parts or outside or any(p.startswith(".") for p in parts):
+        raise NoteError(f"{name} is not a place inside your notes folder; choose another name.")
+    if not parts[-1].lower().endswith(".md"):
+        raise NoteError(f"{name} is not a Markdown file name; it must end in .md.")
+    return "/".join(parts)
 
 
 def _skipped(folder_name: str) -> bool:
@@ -534,8 +644,6 @@ def _rename_digest(raw: bytes, digest: str | None = None) -> str:
 
 def _without_own_id(parsed: front_matter.ParsedFile, kept_id: str) -> front_matter.ParsedFile:
     """`parsed` with the id Coach keeps for it (its own `id:` stays in the file)."""
-    from dataclasses import replace
-
     note = parsed.note.model_copy(update={"id": kept_id})
     return replace(parsed, note=note, has_id=False)
 

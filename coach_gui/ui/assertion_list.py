@@ -1,11 +1,20 @@
-"""The core assertions of a note as an editable, reorderable, numbered list."""
+"""The core assertions of a note as an editable, reorderable, numbered list, whose every
+change (add, edit, remove, move) can be undone: `undo_stack`, one per note shown."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QPainter, QPaintEvent, QPalette, QShortcut
+from PySide6.QtGui import (
+    QKeySequence,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QShortcut,
+    QUndoCommand,
+    QUndoStack,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -45,13 +54,51 @@ class _AssertionListWidget(QListWidget):
             )
 
 
+class _ListChange(QUndoCommand):
+    """One change of the list, as the assertions before and after it, and the row to
+    select after undoing or redoing it: undo restores every text and its place exactly."""
+
+    def __init__(
+        self,
+        editor: AssertionListEditor,
+        label: str,
+        before: tuple[str, ...],
+        after: tuple[str, ...],
+        rows: tuple[int, int],
+    ) -> None:
+        super().__init__(label)
+        self._editor, self._before, self._after, self._rows = editor, before, after, rows
+        self._done = True  # pushed once the learner's change is on screen
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self._editor._show(self._after, self._rows[1])
+
+    def undo(self) -> None:
+        self._editor._show(self._before, self._rows[0])
+
+
+def _label(before: tuple[str, ...], after: tuple[str, ...]) -> str:
+    if len(after) > len(before):
+        return "Add assertion"
+    if len(after) < len(before):
+        return "Remove assertion"
+    return "Move assertion" if sorted(after) == sorted(before) else "Edit assertion"
+
+
 class AssertionListEditor(QWidget):
-    """Emits `changed` whenever the list of assertions (text or order) changes."""
+    """Emits `changed` whenever the list of assertions (text or order) changes. Each
+    change the learner makes is pushed on `undo_stack`; showing another note's
+    assertions (`set_assertions`) clears it, so an undo never reaches another note."""
 
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self._recorded: tuple[str, ...] = ()  # the assertions as the stack last left them
         self.list = _AssertionListWidget(self)
         self.list.setItemDelegate(_NumberedDelegate(self.list))
         self.list.setWordWrap(True)
@@ -68,7 +115,7 @@ class AssertionListEditor(QWidget):
             "One idea per line. F2 edits, Insert adds, Delete removes, "
             "Alt+Up and Alt+Down move the selected assertion"
         )
-        self.list.itemChanged.connect(lambda _item: self.changed.emit())
+        self.list.itemChanged.connect(self._on_item_changed)
         self.list.itemDelegate().closeEditor.connect(self._drop_blank_items_later)
         self.list.currentRowChanged.connect(self._update_buttons)
 
@@ -121,6 +168,11 @@ class AssertionListEditor(QWidget):
 
     # --- data ----------------------------------------------------------------------
     def set_assertions(self, items: Sequence[str]) -> None:
+        """Show a note's assertions, with no undo history (it belongs to the last note)."""
+        self.undo_stack.clear()
+        self._show(tuple(items), -1)
+
+    def _show(self, items: tuple[str, ...], row: int) -> None:
         self.list.blockSignals(True)
         try:
             self.list.clear()
@@ -128,7 +180,26 @@ class AssertionListEditor(QWidget):
                 self.list.addItem(self._item(text))
         finally:
             self.list.blockSignals(False)
+        self._recorded = self.assertions()
+        if row >= 0 and self.list.count():
+            self.list.setCurrentRow(min(row, self.list.count() - 1))
         self._update_buttons()
+        self.changed.emit()
+
+    def _record(self, undo_row: int, redo_row: int) -> None:
+        """After a change on screen: push it, if the assertions differ from before."""
+        before, after = self._recorded, self.assertions()
+        if after == before:
+            return
+        self._recorded = after
+        self.undo_stack.push(_ListChange(self, _label(before, after), before, after,
+                                         (undo_row, redo_row)))  # fmt: skip
+
+    def _on_item_changed(self, item: QListWidgetItem) -> None:
+        """An item's text was committed (F2, or a new one written)."""
+        row = self.list.row(item)
+        added = len(self.assertions()) > len(self._recorded)
+        self._record(max(row - 1, 0) if added else row, row)  # undo an add: the row before it
         self.changed.emit()
 
     def assertions(self) -> tuple[str, ...]:
@@ -163,6 +234,7 @@ class AssertionListEditor(QWidget):
             return
         self.list.takeItem(row)
         self.list.setCurrentRow(min(row, self.list.count() - 1))
+        self._record(row, self.list.currentRow())
         self._update_buttons()
         self.changed.emit()
 
@@ -178,6 +250,7 @@ class AssertionListEditor(QWidget):
             self.list.setCurrentRow(target)
         finally:
             self.list.blockSignals(False)
+        self._record(row, target)
         self.list.viewport().update()  # renumber
         self._update_buttons()
         self.changed.emit()
@@ -193,6 +266,7 @@ class AssertionListEditor(QWidget):
         for row in reversed(blank):
             self.list.takeItem(row)
         if blank:
+            self._record(blank[0], blank[0])  # an assertion edited to nothing is removed
             self.list.viewport().update()
             self._update_buttons()
             self.changed.emit()

@@ -51,7 +51,8 @@ def confirm_delete(parent: QWidget, title: str, file_name: str, trash: str) -> b
         "Delete note",
         f"Delete “{title}”?",
         f"The file {file_name} will be moved to {trash}.\n\n"
-        "Nothing is erased: restore it from there to get the note back.",
+        "Nothing is erased: to restore it, press Ctrl+Z right after, or use "
+        "Deleted notes… in the File menu.",
         "Move to trash",
     )
 
@@ -64,3 +65,24 @@ def confirm_discard_new(parent: QWidget, title: str) -> bool:
         "It has not been saved, so nothing is written or moved.",
         "Discard note",
     )
+
+
+def confirm_restore_as(parent: QWidget, title: str, taken: str, suggestion: str) -> bool:
+    """A file took the deleted note's place: put the note back beside it instead?"""
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        "Restore note",
+        f"A file named {taken} is there now, so “{title}” cannot go back in its place.",
+        parent=parent,
+    )
+    box.setInformativeText(
+        f"Coach never overwrites a file: {taken} stays as it is. Put the deleted note back "
+        f"beside it as {suggestion}, with its practice history?"
+    )
+    name = suggestion.rsplit("/", 1)[-1]
+    yes = box.addButton(f"Restore as “{name}”", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(yes)
+    box.setAccessibleName("Restore note")
+    box.exec()
+    return box.clickedButton() is yes

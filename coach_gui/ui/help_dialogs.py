@@ -45,6 +45,12 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
     ("F2 (in the assertion list)", "Edit the selected assertion in place"),
     ("Delete (in the assertion list)", "Remove the selected assertion"),
     ("Alt+Up / Alt+Down", "Move the selected assertion up or down"),
+    (
+        "Ctrl+Z / Ctrl+Shift+Z (in the assertion list)",
+        "Undo / redo adding, editing, removing or moving an assertion (since the note was opened)",
+    ),
+    ("Ctrl+Z (in the note list)", "Undo the last delete: the note comes back where it was"),
+    ("Ctrl+Y", "Redo (as Ctrl+Shift+Z)"),
     ("Alt+W / Alt+P", "Show the note's Markdown / its formatted preview"),
     ("Alt+O / Alt+G", "Go to the source / tags field"),
 )

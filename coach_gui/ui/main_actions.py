@@ -23,6 +23,9 @@ class MainActions:
     new: QAction
     save: QAction
     delete: QAction
+    deleted_notes: QAction
+    undo: QAction
+    redo: QAction
     practise: QAction
     show_today: QAction
     show_notes: QAction
@@ -93,6 +96,10 @@ def build_main_actions(window: MainWindow) -> MainActions:
                      pix.SP_DialogSaveButton),
         delete=_action(window, "&Delete note…", lambda: attached(window.delete_note), "",
                        pix.SP_TrashIcon),
+        deleted_notes=_action(window, "D&eleted notes…",
+                              lambda: attached(window.show_deleted_notes)),
+        undo=_action(window, "&Undo", lambda: attached(window.undo), "Ctrl+Z"),
+        redo=_action(window, "&Redo", lambda: attached(window.redo), "Ctrl+Shift+Z"),
         practise=_action(
             window, "&Practise note", lambda: listed(lambda: window.views.practise_open_note()),
             "Ctrl+P", pix.SP_MediaPlay,
@@ -131,6 +138,8 @@ def build_main_actions(window: MainWindow) -> MainActions:
         about=_action(window, "&About Coach", lambda: _help().show_about(window)),
     )  # fmt: skip
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
+    actions.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    actions.deleted_notes.setStatusTip("Notes Coach moved to a trash: put one back where it was")
     views = QActionGroup(window)  # exactly one view is shown
     views_shown = (
         actions.show_today,
@@ -158,7 +167,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
     )
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
-    file_menu.addActions([actions.new, actions.save, actions.delete])
+    file_menu.addActions([actions.new, actions.save, actions.delete, actions.deleted_notes])
     file_menu.addSeparator()
     file_menu.addActions([actions.practise, *views_shown])
     file_menu.addAction(actions.judge_pending)
@@ -168,7 +177,10 @@ def build_main_actions(window: MainWindow) -> MainActions:
     file_menu.addAction(actions.settings)
     file_menu.addSeparator()
     file_menu.addAction(actions.quit)
-    menus.addMenu("&Edit").addAction(actions.find)
+    edit_menu = menus.addMenu("&Edit")
+    edit_menu.addActions([actions.undo, actions.redo])
+    edit_menu.addSeparator()
+    edit_menu.addAction(actions.find)
     help_menu = menus.addMenu("&Help")
     help_menu.addActions(
         [actions.shortcuts, actions.locations, actions.privacy_summary, actions.welcome]

@@ -28,6 +28,7 @@ from coach_gui.ui.tasks import Lane, Task, wait_for_writes
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
+    from coach_gui.domain.deleted_notes import DeletedNote
     from coach_gui.domain.notes import (
         KnowledgeBaseSnapshot,
         LinkTargets,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from coach_gui.ui.note_editor import NoteEditor
     from coach_gui.ui.practice_pane import PracticePane
     from coach_gui.ui.privacy_controls import PrivacyControls
+    from coach_gui.ui.window_undo import WindowUndo
 
 
 def short_path(path: str) -> str:
@@ -63,6 +65,7 @@ class MainWindow(QMainWindow):
     views: MainViews
     practice: PracticePane
     privacy: PrivacyControls
+    window_undo: WindowUndo  # Ctrl+Z, Edit › Undo / Redo, and undoing a delete
     toolbar: QToolBar  # set by build_main_actions
     toolbar_anchor: QAction  # the privacy switches go before it
 
@@ -121,6 +124,7 @@ class MainWindow(QMainWindow):
         from coach_gui.ui.main_views import MainViews
         from coach_gui.ui.note_editor import NoteEditor
         from coach_gui.ui.privacy_controls import PrivacyControls
+        from coach_gui.ui.window_undo import WindowUndo
 
         self.context = context
         self.editor = NoteEditor(context.notes, self)
@@ -140,6 +144,7 @@ class MainWindow(QMainWindow):
         # After the folder (the one normal widget), before the count: as the frame had them.
         status.insertPermanentWidget(1, self.privacy.status_label())
         status.insertPermanentWidget(2, self.views.tier1_status)
+        self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
@@ -280,6 +285,7 @@ class MainWindow(QMainWindow):
 
     def _notes_folder_changed(self) -> None:
         self.stop_watching()
+        self.window_undo.forget_deletes()
         self.editor.set_store(self.context.notes)
         self.editor.show_note(None)
         location = self.context.notes.location
@@ -449,6 +455,8 @@ class MainWindow(QMainWindow):
 
     def new_note(self) -> None:
         def start() -> None:
+            if self.stack.currentWidget() is not self.splitter:  # Ctrl+N from another view
+                self.views.show_notes()
             self.note_list.select_note("")
             self.editor.new_note()
             self._update_actions()
@@ -485,12 +493,12 @@ class MainWindow(QMainWindow):
         Task(
             self,
             op=lambda _p: store.delete(note_id),
-            success=lambda where: self._on_deleted(note_id, where),
+            success=lambda gone: self._on_deleted(note_id, gone),
             lane=Lane.WRITER,
             name="delete note",
         ).run()
 
-    def _on_deleted(self, note_id: str, where: str) -> None:
+    def _on_deleted(self, note_id: str, gone: DeletedNote) -> None:
         entry = self._entries.pop(note_id, None)
         if self.editor.current_note_id() == note_id:
             self.editor.show_note(None)
@@ -498,8 +506,39 @@ class MainWindow(QMainWindow):
         self._update_counts()
         self._update_actions()
         name = entry.file_name if entry else "The note"
-        self.statusBar().showMessage(f"Moved {name} to the trash: {where}", 8000)
+        self.statusBar().showMessage(f"Moved {name} to the trash: {gone.where}", 15_000)
         self._show_all_notes()
+        self.window_undo.note_deleted(gone)
+        self.note_list.view.setFocus()  # where Ctrl+Z undoes the delete
+
+    def show_restored(self, entry: NoteEntry) -> None:
+        """A deleted note is back on disk: list it, select it and open it."""
+        note_id = entry.note.id
+        held = self._entries.get(note_id)
+        self._entries[note_id] = entry
+        self._show_all_notes()
+        self._update_counts()
+        if self.stack.currentWidget() is not self.splitter:
+            self.views.show_notes()
+        current = self.editor.current_note_id() or ""
+
+        def stay() -> None:
+            self.note_list.select_note(current)
+
+        self.guard_unsaved(lambda: self.open_note(note_id), cancelled=stay)
+        self.note_list.view.setFocus()
+        self.statusBar().showMessage(f"Restored “{entry.note.title}” to {entry.file_name}", 8000)
+        if held is not None and held.file_name != entry.file_name:
+            self.load_notes(quietly=True)  # another file had its id meanwhile: it has its own
+
+    def show_deleted_notes(self) -> None:
+        self.window_undo.show_deleted_notes()
+
+    def undo(self) -> None:
+        self.window_undo.undo()
+
+    def redo(self) -> None:
+        self.window_undo.redo()
 
     # --- other windows -------------------------------------------------------------
     def focus_search(self) -> None:

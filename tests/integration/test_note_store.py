@@ -149,7 +149,7 @@ def test_delete_moves_the_file_to_the_system_trash_restorably(kb: Path) -> None:
     store = _store(kb)
     store.load()
     assert store.trash_location == "the system trash"
-    assert store.delete("n1") == "the system trash"
+    assert store.delete("n1").where == "the system trash"
     assert not (kb / "struggle.md").exists()
     trash = Path(os.environ["XDG_DATA_HOME"]) / "Trash"
     (kept,) = (trash / "files").iterdir()  # the freedesktop trash, with its restore info
@@ -164,11 +164,11 @@ def test_delete_uses_the_vaults_own_trash_folder_when_it_has_one(kb: Path) -> No
     store = _store(kb)
     store.load()
     assert ".trash" in store.trash_location
-    where = store.delete("n1")
+    where = store.delete("n1").where
     assert Path(where) == kb / ".trash" / "struggle.md" and Path(where).read_bytes() == GOOD
     (kb / "struggle.md").write_bytes(GOOD)  # a second delete of the same name keeps both
     store.load()
-    assert Path(store.delete("n1")).name != "struggle.md"
+    assert Path(store.delete("n1").where).name != "struggle.md"
     assert len(list((kb / ".trash").iterdir())) == 2
 
 
@@ -183,7 +183,7 @@ def test_delete_falls_back_to_coachs_trash_folder_when_the_system_has_none(
     monkeypatch.setattr("coach_gui.adapters.notes_fs.send2trash", refused)
     store = _store(kb)
     store.load()
-    where = store.delete("n1")
+    where = store.delete("n1").where
     assert Path(where).parent == kb.parent / "kb-trash" and Path(where).read_bytes() == GOOD
 
 

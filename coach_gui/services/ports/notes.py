@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
+from coach_gui.domain.deleted_notes import DeletedNote
 from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
 
 
@@ -36,8 +37,19 @@ class NoteStore(Protocol):
         left it: what keeps both versions when both changed (it gets an id of its own)."""
         ...
 
-    def delete(self, note_id: str) -> str:
-        """Move the note's file to the trash (restorable); returns where it went."""
+    def delete(self, note_id: str) -> DeletedNote:
+        """Move the note's file to a trash (never erased) and record where it went, so
+        `restore` can put it back."""
+        ...
+
+    def deleted(self) -> tuple[DeletedNote, ...]:
+        """The notes deleted from this folder that are still in a trash, newest first."""
+        ...
+
+    def restore(self, key: str, *, file_name: str | None = None) -> NoteEntry:
+        """Put a deleted note back at its own path (or at `file_name`, relative to the
+        folder) with its id, so its history stays attached. RestoreBlocked when a file is
+        there now (it is never overwritten); NoteError when it cannot be put back."""
         ...
 
 

@@ -1,0 +1,141 @@
+"""Undo in the main window: Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y, and Edit › Undo / Redo.
+
+What an undo applies to, the most specific first:
+- the text field with focus: its own typing (Qt's; the keys reach it before the menu);
+- in the notes view, the open note's core assertions: adding, editing, removing and moving
+  them, since the note was opened (the stack is the note's: opening another clears it);
+- the last note deleted: it comes back from the trash at its path, with its id — first
+  when the note list has focus, where deleting is what one just did. Right after a delete
+  the status bar offers *Undo* too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QPushButton, QTextEdit
+
+from coach_gui.ui.deleted_notes import DeletedNotesDialog, restore_deleted
+
+if TYPE_CHECKING:
+    from coach_gui.domain.deleted_notes import DeletedNote
+    from coach_gui.domain.notes import NoteEntry
+    from coach_gui.ui.main_window import MainWindow
+
+UNDO_OFFER_MS = 30_000  # how long the status bar offers Undo after a delete
+
+
+def _typing_in() -> QLineEdit | QPlainTextEdit | QTextEdit | None:
+    focus = QApplication.focusWidget()
+    if isinstance(focus, (QLineEdit, QPlainTextEdit, QTextEdit)) and not focus.isReadOnly():
+        return focus
+    return None
+
+
+class WindowUndo:
+    def __init__(self, window: MainWindow) -> None:
+        self._window = window
+        self.last_deleted: DeletedNote | None = None
+        self._restoring = False
+        self.button = QPushButton("&Undo", window)
+        self.button.setAccessibleName("Undo delete")
+        self.button.setAutoDefault(False)
+        self.button.clicked.connect(self.undo_delete)
+        self.button.hide()
+        window.statusBar().insertPermanentWidget(1, self.button)  # after the folder
+        self._offer = QTimer(window)
+        self._offer.setSingleShot(True)
+        self._offer.setInterval(UNDO_OFFER_MS)
+        self._offer.timeout.connect(self.button.hide)
+
+    # --- deletes --------------------------------------------------------------------
+    def note_deleted(self, gone: DeletedNote) -> None:
+        """Offer to put `gone` back: the status bar's Undo, and Ctrl+Z."""
+        self.last_deleted = gone
+        what = f"Put “{gone.title}” back where it was (Ctrl+Z in the note list)"
+        self.button.setToolTip(what)
+        self.button.setAccessibleDescription(what)
+        self.button.setVisible(gone.restorable)
+        self._offer.start()
+
+    def forget_deletes(self) -> None:
+        """Another notes folder is open: its deletes are not this one's."""
+        self.last_deleted = None
+        self.button.hide()
+
+    def undo_delete(self) -> None:
+        gone = self.last_deleted
+        if gone is None or self._restoring:
+            return
+        window = self._window
+        if not gone.restorable:
+            window.statusBar().showMessage(gone.advice, 15_000)
+            return
+        self._restoring = True
+        self.button.hide()
+
+        def done(entry: NoteEntry) -> None:
+            self._restoring = False
+            if self.last_deleted is gone:
+                self.last_deleted = None
+            window.show_restored(entry)
+
+        def failed() -> None:
+            self._restoring = False
+
+        restore_deleted(window, window.context.notes, gone, done, failed=failed)
+
+    def show_deleted_notes(self) -> DeletedNotesDialog:
+        """File › Deleted notes…"""
+        window = self._window
+        dialog = DeletedNotesDialog(window.context.notes, self._restored_from_dialog, window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
+
+    def _restored_from_dialog(self, entry: NoteEntry) -> None:
+        if self.last_deleted is not None and self.last_deleted.note_id == entry.note.id:
+            self.forget_deletes()
+        self._window.show_restored(entry)
+
+    # --- Ctrl+Z, Ctrl+Shift+Z -------------------------------------------------------
+    def undo(self) -> None:
+        field = _typing_in()
+        if field is not None:  # Edit › Undo chosen while typing: the typing
+            field.undo()
+            return
+        window = self._window
+        stack = window.editor.assertions.undo_stack
+        on_notes = window.stack.currentWidget() is window.splitter
+        focus = QApplication.focusWidget()
+        in_list = focus is not None and window.note_list.isAncestorOf(focus)
+        if on_notes and not in_list and stack.canUndo():
+            self._undo_assertion("Undone")
+        elif on_notes and self.last_deleted is not None:
+            self.undo_delete()
+        elif on_notes and stack.canUndo():
+            self._undo_assertion("Undone")
+        else:
+            window.statusBar().showMessage("Nothing to undo here.", 4000)
+
+    def redo(self) -> None:
+        field = _typing_in()
+        if field is not None:
+            field.redo()
+            return
+        window = self._window
+        stack = window.editor.assertions.undo_stack
+        if window.stack.currentWidget() is window.splitter and stack.canRedo():
+            self._undo_assertion("Redone", redo=True)
+        else:
+            window.statusBar().showMessage("Nothing to redo here.", 4000)
+
+    def _undo_assertion(self, done: str, *, redo: bool = False) -> None:
+        stack = self._window.editor.assertions.undo_stack
+        what = stack.redoText() if redo else stack.undoText()
+        if redo:
+            stack.redo()
+        else:
+            stack.undo()
+        self._window.statusBar().showMessage(f"{done}: {what.lower()}.", 4000)
