@@ -167,6 +167,12 @@ class MainViews:
         if self._today is not None:
             self._today.mark_stale()
 
+    def schedule_changed(self) -> None:
+        """The desired retention changed: every assertion's next review is worked out again
+        (the scheduler's fingerprint holds its parameters), so Today reads it again."""
+        if self._today is not None:
+            self._today.mark_stale()
+
     def _practise_next_due(self) -> None:
         if self._due:
             self.practise_due(self._due)

@@ -530,7 +530,10 @@ class MainWindow(QMainWindow):
 
         dialog.folder_button.clicked.connect(another_folder)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
+            retention = self.context.config.schedule.desired_retention
             self.context.config = dialog.config
+            if dialog.config.schedule.desired_retention != retention:
+                self.views.schedule_changed()  # Today is worked out again with it
             self.privacy.set_config(dialog.config)
             self.views.judge_pending.set_judge_enabled(dialog.config.judge.enabled)
             judge = dialog.config.judge
