@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.load_notes)
             QTimer.singleShot(0, self.views.tier1_status.refresh)
             QTimer.singleShot(0, self._recover_sessions)
+            QTimer.singleShot(0, self.read_key_status)  # the status line's words depend on it
 
     def _recover_sessions(self) -> None:
         from coach_gui.operations.practice import recover as recover_sessions
@@ -215,6 +216,17 @@ class MainWindow(QMainWindow):
             success=done,
             lane=Lane.WRITER,
             name="recover-sessions",
+        ).run()
+
+    def read_key_status(self) -> None:
+        """Whether a Gemini key is stored (on a worker: the keyring may be slow to answer),
+        so the status line never says answers go to Gemini when none can."""
+        store = self.context.key_store()
+        Task(
+            self,
+            op=lambda _progress: store.status(),
+            success=self.privacy.set_key_status,
+            name="key status",
         ).run()
 
     def _update_actions(self) -> None:
@@ -529,6 +541,8 @@ class MainWindow(QMainWindow):
             self.guard_unsaved(NotesFolderChooser(dialog, context, switched).choose)
 
         dialog.folder_button.clicked.connect(another_folder)
+        if dialog.key_section is not None:  # a key saved or removed there: the status line
+            dialog.key_section.status_loaded.connect(self.privacy.set_key_status)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
             retention = self.context.config.schedule.desired_retention
             self.context.config = dialog.config
