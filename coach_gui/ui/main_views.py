@@ -23,7 +23,7 @@ from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
     from coach_gui.domain.notes import Note
-    from coach_gui.domain.session_records import OutboxRecord
+    from coach_gui.domain.session_records import SentRequest
     from coach_gui.operations.practice import SessionEnded
     from coach_gui.operations.today import DuePractice
     from coach_gui.services.ports.sealing import TraceJournal
@@ -106,7 +106,7 @@ class MainViews:
         entry = self.window.entry_for(note_id)
         return entry.note if entry is not None else None
 
-    def _outbox_entries(self) -> list[OutboxRecord]:
+    def _outbox_entries(self) -> list[SentRequest]:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
         from coach_gui.operations.review import sent_to_judge
 
