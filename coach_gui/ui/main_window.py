@@ -220,7 +220,12 @@ class MainWindow(QMainWindow):
 
     def read_key_status(self) -> None:
         """Whether a Gemini key is stored (on a worker: the keyring may be slow to answer),
-        so the status line never says answers go to Gemini when none can."""
+        so the status line never says answers go to Gemini when none can. Only while the
+        judge is on and is Gemini: otherwise the words do not depend on it, and a locked
+        keyring is not asked to unlock for nothing."""
+        judge = self.context.config.judge
+        if not judge.enabled or judge.local:
+            return
         store = self.context.key_store()
         Task(
             self,
@@ -553,12 +558,14 @@ class MainWindow(QMainWindow):
             judge = dialog.config.judge
             self.views.sent.set_endpoint(judge.base_url, local=judge.local)
             self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
+            self.read_key_status()  # the judge may be Gemini now
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def _on_privacy_changed(self, config: Config) -> None:
         """A toolbar switch changed: the next session and judge request follow it."""
         self.context.config = config
         self.views.judge_pending.set_judge_enabled(config.judge.enabled)
+        self.read_key_status()  # switched on: is there a key to send with? (`coach key set`)
 
     def show_shortcuts(self) -> None:
         from coach_gui.ui import help_dialogs

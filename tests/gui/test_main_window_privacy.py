@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
-from coach_gui.config import config_path
+from coach_gui.config import Config, config_path, save_config
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
 from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.main_window import MainWindow
@@ -19,7 +19,9 @@ Answer = Callable[[str], Any]
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
 
-def _window(qtbot: QtBot) -> MainWindow:
+def _window(qtbot: QtBot, *, judge: bool = True) -> MainWindow:
+    if not judge:
+        save_config(Config().with_changes({"judge.enabled": False}), config_path())
     window = MainWindow(build_context())
     qtbot.addWidget(window)
     window.show()
@@ -30,7 +32,8 @@ def _window(qtbot: QtBot) -> MainWindow:
         lambda: window.views.tier1_status.status.state is not Tier1State.CHECKING,
         timeout=10_000,
     )
-    qtbot.waitUntil(lambda: window.privacy.key_stored is not None, timeout=10_000)
+    if judge:
+        qtbot.waitUntil(lambda: window.privacy.key_stored is not None, timeout=10_000)
     return window
 
 
@@ -104,3 +107,15 @@ def test_with_no_key_the_status_line_says_answers_wait_until_a_key_is_set_in_set
     window.open_settings()
     assert stored == [WITH_ASSERTIONS_TEXT]
     assert label.text() == WITH_ASSERTIONS_TEXT  # type: ignore[attr-defined]
+
+
+def test_switching_the_judge_on_with_no_key_says_answers_wait_for_one(qtbot: QtBot) -> None:
+    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, OFFLINE_TEXT
+
+    window = _window(qtbot, judge=False)
+    label = window.privacy.status_label()
+    assert label.text() == OFFLINE_TEXT  # type: ignore[attr-defined]
+    assert window.privacy.key_stored is None  # off: the keyring was not asked
+    with qtbot.waitSignals([window.privacy.key_changed, window.privacy.saved], timeout=5_000):
+        qtbot.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)
+    assert label.text() == NO_KEY_TEXT  # type: ignore[attr-defined]

@@ -224,10 +224,10 @@ def test_the_judge_on_this_computer_needs_no_key_and_says_nothing_leaves(qtbot: 
         config = {"tier1": {"ollamaUrl": ollama.url}, "judge": {"provider": "local"}}
         path.write_text(json.dumps(config), encoding="utf-8")
         window = open_window(qtbot)
-        qtbot.waitUntil(lambda: window.privacy.key_stored is False, timeout=WAIT_MS)  # no key
+        dialog = open_welcome_from_help(qtbot, window)  # it reads the keyring: no key
+        qtbot.waitUntil(lambda: window.privacy.key_stored is False, timeout=WAIT_MS)
         assert window.privacy.status_label().text() == LOCAL_TEXT
         assert "no key" not in window.privacy.judge_action.toolTip().lower()
-        dialog = open_welcome_from_help(qtbot, window)
         assert "<b>Nothing leaves this computer.</b>" in dialog.privacy_label.text()
         assert "Gemini key" not in dialog.privacy_label.text()
         qtbot.waitUntil(lambda: dialog.tier1_label.text().startswith("Ready"), timeout=WAIT_MS)
