@@ -8,6 +8,7 @@ change to any field of a row, even one outside the record's content id (a challe
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
@@ -95,6 +96,26 @@ class OutboxRecord(Record):
     # Which judge the request went to: "gemini", or "local" (the model on this computer,
     # issue 22). Rows of Gemini requests hash without it, as they did before it existed.
     provider: str = Field(default="gemini", exclude_if=lambda value: value == "gemini")
+
+
+@dataclass(frozen=True)
+class RequestOrigin:
+    """A practice session whose answers a judge request graded: in the session itself, by
+    *Judge pending answers*, or (`eval`) again in a Judge consistency eval."""
+
+    session_id: str
+    note_title: str  # the note's title when the session started
+    started_at: str
+    eval: bool = False
+
+
+@dataclass(frozen=True)
+class SentRequest:
+    """An outbox row with the sessions it came from (none known: a request under way, or
+    one that failed before any answer was recorded against it)."""
+
+    record: OutboxRecord
+    origins: tuple[RequestOrigin, ...] = ()
 
 
 class AttemptBinding(Record):

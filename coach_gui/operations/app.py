@@ -13,7 +13,7 @@ from coach_gui.config import Config
 from coach_gui.domain.backups import Restored
 from coach_gui.domain.eval_traces import StoredEvalRun
 from coach_gui.domain.privacy import LivePrivacy
-from coach_gui.domain.session_records import OutboxRecord
+from coach_gui.domain.session_records import OutboxRecord, SentRequest
 from coach_gui.services.ports.backups import BackupFolder
 from coach_gui.services.ports.evals import EvalRunReader, EvalStore, SigningKeyLookup, SigningKeys
 from coach_gui.services.ports.judge import ClosableJudge, ConnectionTester, KeyVault, VerdictJournal
@@ -44,6 +44,10 @@ class EvalKeys(SigningKeys, SigningKeyLookup, Protocol): ...
 class Outbox(Protocol):
     def entries(self, limit: int = 200) -> list[OutboxRecord]:
         """The most recent rows first."""
+        ...
+
+    def sent(self, limit: int = 200) -> list[SentRequest]:
+        """The most recent rows first, each with the sessions it came from."""
         ...
 
 

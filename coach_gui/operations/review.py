@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coach_gui.domain.session_records import OutboxRecord
+from coach_gui.domain.session_records import SentRequest
 from coach_gui.files import atomic_write
 from coach_gui.operations.app import App
 from coach_gui.services.review import GapReport, SessionSummary, gap_report, list_sessions
@@ -29,9 +29,10 @@ def gaps(app: App, session_id: str | None = None) -> GapReport:
     return gap_report(app.traces(), session_id)
 
 
-def sent_to_judge(app: App, limit: int = SENT_SHOWN) -> list[OutboxRecord]:
-    """Every request sent to the judge, the most recent first, exactly as it left."""
-    return app.outbox().entries(limit=limit)
+def sent_to_judge(app: App, limit: int = SENT_SHOWN) -> list[SentRequest]:
+    """Every request sent to the judge, the most recent first, exactly as it left, with
+    the note and session whose answers it carried."""
+    return app.outbox().sent(limit=limit)
 
 
 def export_text(path: Path, text: str) -> None:

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.domain.evals import EvalReport, arm_labels, figure_rows
+from coach_gui.domain.evals import AGREEMENT_BAR, EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.failures import show_failure
@@ -52,6 +52,38 @@ def _named(widget: QWidget, name: str, description: str = "") -> None:
     if description:
         widget.setAccessibleDescription(description)
         widget.setToolTip(description)
+
+
+def verdict_text(report: EvalReport) -> str:
+    """The verdict, why, and what it is about: the judge's consistency (or two judges'
+    agreement), not how many answers passed, which a 0% pass rate beside "pass" would
+    otherwise seem to contradict."""
+    on, off = report.arms
+    partial = " (stopped early: partial)" if report.partial else ""
+    if report.kind == "judges":
+        bar = f"{float(AGREEMENT_BAR):.0%}"
+        why = (
+            f"the judge on this computer agrees with Gemini on at least {bar} of key points"
+            if report.verdict == "pass"
+            else f"the two judges agree on fewer than {bar} of key points, or hardly more "
+            "than chance would"
+        )
+        about = (
+            "It is about whether the two judges grade alike, not about how many of your "
+            "answers passed (the pass rate)."
+        )
+    else:
+        if report.verdict == "pass":
+            why = "with core assertions the judge was at least as consistent as without"
+        elif not on.items_compared or not off.items_compared:
+            why = "an arm has no answer whose every repeat returned a verdict"
+        else:
+            why = "the judge was less consistent with core assertions than without"
+        about = (
+            "It is about consistency (the same verdict each time the judge sees the same "
+            "answer), not about how many of your answers passed (the pass rate)."
+        )
+    return f"<b>Verdict: {report.verdict}</b>{partial} — {why}. {about}"
 
 
 class EvalView(QWidget):
@@ -129,6 +161,7 @@ class EvalView(QWidget):
         _named(self.table, "Both arms side by side")
         self.chart = ArmChart()
         self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
         self.verdict.setAccessibleName("Eval verdict")
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
@@ -203,6 +236,12 @@ class EvalView(QWidget):
         self.sessions_loaded.emit()
 
     def _show_history(self, runs: list[evals.PastRun], select: str | None) -> None:
+        """List the past reports; select `select`, else the report on show, else (after a
+        restart, say) the newest, so a report is always shown when there is one."""
+        if select is None and self.shown_report is not None:
+            select = self.shown_report.eval_run_id
+        if select is None and runs:
+            select = runs[0].report.eval_run_id
         self.history.clear()
         for past in runs:
             report = past.report
@@ -241,8 +280,8 @@ class EvalView(QWidget):
             for c, text in enumerate(cells):
                 self.table.setItem(r, c, QTableWidgetItem(text))
         self.chart.set_report(report)
-        partial = " (stopped early: partial)" if report.partial else ""
-        self.verdict.setText(f"<b>Verdict: {report.verdict}</b>{partial}")
+        self.verdict.setText(verdict_text(report))
+        self.verdict.setAccessibleDescription(self.verdict.text())
         self.summary.setText(report.summary)
 
     # --- running -----------------------------------------------------------------------------

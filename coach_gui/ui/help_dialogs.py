@@ -32,6 +32,7 @@ from coach_gui.paths import trash_dir
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
+    from coach_gui.ui.privacy_controls import PrivacyControls
 
 BACKUPS_FOLDER = "backups"  # beside the journal (adapters/backups.py)
 OLLAMA_URL = "https://ollama.com"
@@ -190,47 +191,39 @@ def show_locations(
     return dialog
 
 
-def privacy_summary_html(config: Config) -> str:
-    """What stays on this computer and what may be sent, in plain words, and what the
-    switches say now. The welcome and Help > Privacy summary both show it."""
-    from coach_gui.ui.privacy_controls import status_text
+def privacy_summary_html(config: Config, key_stored: bool | None = None) -> str:
+    """What stays on this computer and what may be sent (Help > Privacy summary and the
+    welcome): the words live with the switches, so the two always agree."""
+    from coach_gui.ui.privacy_controls import privacy_summary_html as summary
 
-    if config.judge.local:
-        return (
-            "<p><b>Nothing leaves this computer.</b> Your notes, your answers, your practice "
-            "history and verdicts, your settings and the log stay here. Challenges are "
-            "written here, and your answers are graded here too, by "
-            f"{html.escape(config.judge.local_model)} running in Ollama on this computer. "
-            "What the judge gets (each challenge, your answer and, with <i>Send core "
-            "assertions</i> on, the note's core assertions) is listed in the <i>Sent to "
-            "judge</i> view, marked as judged on this computer.</p>"
-            f"<p><b>Now:</b> {html.escape(status_text(config))}.</p>"
-        )
-    return (
-        "<p><b>Stays on this computer, always:</b> your notes, your answers, your practice "
-        "history and verdicts, your settings and the log. Challenges are written here too, "
-        "by a model running in Ollama on this computer.</p>"
-        "<p><b>May be sent, only if you switch the judge on:</b> each challenge and your "
-        "answer go to Google Gemini to be graded. The note's core assertions go with them "
-        "only if you also switch on <i>Send core assertions</i>. Never the note's text, "
-        "title, tags, source or file name. Every request sent is listed, exactly as sent, "
-        "in the <i>Sent to judge</i> view.</p>"
-        f"<p><b>Now:</b> {html.escape(status_text(config))}.</p>"
-    )
+    return summary(config, key_stored)
 
 
-def show_privacy_summary(parent: QWidget, config: Config) -> QMessageBox:
+def show_privacy_summary(parent: QWidget, privacy: PrivacyControls) -> QMessageBox:
+    """The summary for the switches and the key as they are, kept so while it is open (the
+    keyring may answer, or a switch change, after it opened)."""
     box = QMessageBox(parent)
     box.setWindowTitle("Privacy summary — Coach")
     box.setAccessibleName("Privacy summary")
     box.setTextFormat(Qt.TextFormat.RichText)
-    box.setText(privacy_summary_html(config))
+    box.setText(privacy.summary_html())
     box.setInformativeText(
         "Switch the judge and Send core assertions on or off in the toolbar "
         "(Ctrl+Shift+J, Ctrl+Shift+A) or in Settings."
     )
     box.addButton(QMessageBox.StandardButton.Close)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+    def follow(*_changed: object) -> None:
+        box.setText(privacy.summary_html())
+
+    def stop(_result: int) -> None:
+        privacy.config_changed.disconnect(follow)
+        privacy.key_changed.disconnect(follow)
+
+    privacy.config_changed.connect(follow)
+    privacy.key_changed.connect(follow)
+    box.finished.connect(stop)
     box.open()
     return box
 

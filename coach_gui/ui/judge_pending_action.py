@@ -28,6 +28,17 @@ JUDGE_OFF_TIP = "The judge is off. Switch it on (toolbar) to judge the answers k
 READY_TIP = "Send the answers still waiting to be judged, with today's privacy switch"
 
 
+def _answers(count: int) -> str:
+    return f"{count} answer{'s' if count != 1 else ''}"
+
+
+def confirm_text(count: int, model: str, *, local: bool = False) -> str:
+    """The question before anything is sent: how many answers, and to which judge."""
+    if local:
+        return f"Judge {_answers(count)} on this computer, with {model}?"
+    return f"Send {_answers(count)} to Google Gemini ({model}) to be judged?"
+
+
 def privacy_notice(include_assertions: bool, *, local: bool = False) -> str:
     if local:
         sent = " and the note's core assertions" if include_assertions else ""
@@ -103,19 +114,45 @@ class JudgePendingAction(QObject):
         self.action.setStatusTip(tip)
 
     def run(self, *, confirm: bool = True) -> None:
-        include = self._context.config.judge.include_assertions
-        if confirm:
+        """Count the answers waiting (on a worker), say how many go to which judge, and
+        judge them once the learner agrees. With none waiting nothing is asked: the run
+        sends nothing and its report says so."""
+        if not confirm:
+            self._start()
+            return
+        self.action.setEnabled(False)  # once: a second press waits for this count
+        context = self._context
+
+        def count(_progress: object) -> int:
+            from coach_gui.operations.judging import pending_count
+
+            return pending_count(context)
+
+        Task(self, op=count, success=self._ask, failure=self._on_failed,
+             name="count pending answers").run()  # fmt: skip
+
+    def _ask(self, count: int) -> None:
+        self.set_judge_enabled(self._context.config.judge.enabled)
+        if not self.action.isEnabled():
+            return  # switched off meanwhile
+        if count:
+            judge = self._context.config.judge
             buttons = QMessageBox.StandardButton
             box = QMessageBox(self._parent)
             box.setIcon(QMessageBox.Icon.Question)
             box.setWindowTitle("Judge pending answers")
-            box.setText("Judge the answers still waiting to be judged?")
-            box.setInformativeText(privacy_notice(include, local=self._context.config.judge.local))
+            box.setAccessibleName("Judge pending answers")
+            box.setText(confirm_text(count, judge.local_model if judge.local else judge.model,
+                                     local=judge.local))  # fmt: skip
+            box.setInformativeText(privacy_notice(judge.include_assertions, local=judge.local))
             box.setStandardButtons(buttons.Ok | buttons.Cancel)
             box.button(buttons.Ok).setText("&Judge now")
             box.setDefaultButton(buttons.Ok)
             if box.exec() != buttons.Ok:
                 return
+        self._start()
+
+    def _start(self) -> None:
         stop = threading.Event()
         dialog = self.progress = QProgressDialog(
             "Judging the pending answers…", "&Cancel", 0, 0, self._parent

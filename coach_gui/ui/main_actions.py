@@ -130,7 +130,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
         privacy_summary=_action(
             window,
             "&Privacy summary…",
-            lambda: attached(lambda: _help().show_privacy_summary(window, window.context.config)),
+            lambda: attached(lambda: _help().show_privacy_summary(window, window.privacy)),
         ),
         welcome=_action(
             window, "W&elcome…", lambda: attached(lambda: _welcome().show_welcome(window))

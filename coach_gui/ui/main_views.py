@@ -23,7 +23,7 @@ from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
     from coach_gui.domain.notes import Note
-    from coach_gui.domain.session_records import OutboxRecord
+    from coach_gui.domain.session_records import SentRequest
     from coach_gui.operations.practice import SessionEnded
     from coach_gui.operations.today import DuePractice
     from coach_gui.services.ports.sealing import TraceJournal
@@ -106,7 +106,7 @@ class MainViews:
         entry = self.window.entry_for(note_id)
         return entry.note if entry is not None else None
 
-    def _outbox_entries(self) -> list[OutboxRecord]:
+    def _outbox_entries(self) -> list[SentRequest]:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""
         from coach_gui.operations.review import sent_to_judge
 
@@ -164,6 +164,12 @@ class MainViews:
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
         if self._evals is not None:
             self._evals.mark_stale()
+        if self._today is not None:
+            self._today.mark_stale()
+
+    def schedule_changed(self) -> None:
+        """The desired retention changed: every assertion's next review is worked out again
+        (the scheduler's fingerprint holds its parameters), so Today reads it again."""
         if self._today is not None:
             self._today.mark_stale()
 

@@ -199,6 +199,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.load_notes)
             QTimer.singleShot(0, self.views.tier1_status.refresh)
             QTimer.singleShot(0, self._recover_sessions)
+            QTimer.singleShot(0, self.read_key_status)  # the status line's words depend on it
 
     def _recover_sessions(self) -> None:
         from coach_gui.operations.practice import recover as recover_sessions
@@ -220,6 +221,22 @@ class MainWindow(QMainWindow):
             success=done,
             lane=Lane.WRITER,
             name="recover-sessions",
+        ).run()
+
+    def read_key_status(self) -> None:
+        """Whether a Gemini key is stored (on a worker: the keyring may be slow to answer),
+        so the status line never says answers go to Gemini when none can. Only while the
+        judge is on and is Gemini: otherwise the words do not depend on it, and a locked
+        keyring is not asked to unlock for nothing."""
+        judge = self.context.config.judge
+        if not judge.enabled or judge.local:
+            return
+        store = self.context.key_store()
+        Task(
+            self,
+            op=lambda _progress: store.status(),
+            success=self.privacy.set_key_status,
+            name="key status",
         ).run()
 
     def _update_actions(self) -> None:
@@ -568,19 +585,26 @@ class MainWindow(QMainWindow):
             self.guard_unsaved(NotesFolderChooser(dialog, context, switched).choose)
 
         dialog.folder_button.clicked.connect(another_folder)
+        if dialog.key_section is not None:  # a key saved or removed there: the status line
+            dialog.key_section.status_loaded.connect(self.privacy.set_key_status)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
+            retention = self.context.config.schedule.desired_retention
             self.context.config = dialog.config
+            if dialog.config.schedule.desired_retention != retention:
+                self.views.schedule_changed()  # Today is worked out again with it
             self.privacy.set_config(dialog.config)
             self.views.judge_pending.set_judge_enabled(dialog.config.judge.enabled)
             judge = dialog.config.judge
             self.views.sent.set_endpoint(judge.base_url, local=judge.local)
             self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
+            self.read_key_status()  # the judge may be Gemini now
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def _on_privacy_changed(self, config: Config) -> None:
         """A toolbar switch changed: the next session and judge request follow it."""
         self.context.config = config
         self.views.judge_pending.set_judge_enabled(config.judge.enabled)
+        self.read_key_status()  # switched on: is there a key to send with? (`coach key set`)
 
     def show_shortcuts(self) -> None:
         from coach_gui.ui import help_dialogs

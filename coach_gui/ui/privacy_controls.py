@@ -1,10 +1,13 @@
 """The privacy switches for the toolbar (judge on/off, send core assertions) and the
-status-bar line that says what leaves this computer (DESIGN §1.2, §1.8).
+status-bar line that says what leaves this computer (DESIGN §1.2, §1.8), and the privacy
+summary the Welcome shows, in words that agree with both switches and with whether a
+Gemini key is stored (without one nothing is sent, whatever the switch says).
 
     privacy = PrivacyControls(context.config, context.config_path, window)
     toolbar.addActions(privacy.actions())
     window.statusBar().addPermanentWidget(privacy.status_label())
     privacy.config_changed.connect(lambda config: setattr(context, "config", config))
+    privacy.set_key_status(status)  # the keyring's KeyStatus, read on a worker
 
 A toggle takes effect at once (`config_changed`) and is written to coach.config.json on
 the WRITER lane; if the write fails, the toggle goes back to what is on disk and the
@@ -13,7 +16,9 @@ learner is told why.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -24,22 +29,35 @@ from coach_gui.domain.errors import ConfigError
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import Lane, Task
 
+if TYPE_CHECKING:
+    from coach_gui.domain.connections import KeyStatus
+
 JUDGE_KEYS = "Ctrl+Shift+J"
 ASSERTIONS_KEYS = "Ctrl+Shift+A"
 
 OFFLINE_TEXT = "Offline: nothing leaves this computer"
 WITH_ASSERTIONS_TEXT = "Judge on: challenge + answer + core assertions are sent to Gemini"
 WITHOUT_ASSERTIONS_TEXT = "Judge on: challenge + answer only are sent to Gemini"
+NO_KEY_TEXT = "No Gemini key yet: answers are kept unjudged until a key is set"
 LOCAL_TEXT = "Judged on this computer: nothing leaves"
 _NEVER = "Never the note's text, title, tags, source or file name."
 
 
-def status_text(config: Config) -> str:
+def waiting_for_key(config: Config, key_stored: bool | None) -> bool:
+    """The judge is on and is Gemini, but no key is stored: nothing can be sent. The judge
+    on this computer needs no key (ADR 0022); `None`: not known yet (the keyring is read
+    on a worker), so the switches alone are told."""
+    return config.judge.enabled and not config.judge.local and key_stored is False
+
+
+def status_text(config: Config, key_stored: bool | None = None) -> str:
     """The status-bar line for `config`: what leaves this computer."""
     if not config.judge.enabled:
         return OFFLINE_TEXT
     if config.judge.local:
         return LOCAL_TEXT
+    if waiting_for_key(config, key_stored):
+        return NO_KEY_TEXT
     return WITH_ASSERTIONS_TEXT if config.judge.include_assertions else WITHOUT_ASSERTIONS_TEXT
 
 
@@ -55,7 +73,14 @@ def _sent(config: Config) -> str:
     return f"each challenge, your answer{extra}"
 
 
-def judge_tooltip(config: Config) -> str:
+def judge_tooltip(config: Config, key_stored: bool | None = None) -> str:
+    if waiting_for_key(config, key_stored):
+        return (
+            "Judge on, but no Gemini key is stored, so nothing is sent: your answers are "
+            "kept unjudged and can be judged later. Set a key in Settings, or choose the "
+            f"judge on this computer there, which needs none ({JUDGE_KEYS} switches the "
+            "judge off)."
+        )
     if config.judge.local:
         model = config.judge.local_model
         if config.judge.enabled:
@@ -106,12 +131,63 @@ def assertions_tooltip(config: Config) -> str:
     )
 
 
+def privacy_summary_html(config: Config, key_stored: bool | None = None) -> str:
+    """What stays on this computer and what may be sent, in plain words that agree with
+    the switches as they are now (and with a missing key), ending with the status line."""
+    now = f"<p><b>Now:</b> {html.escape(status_text(config, key_stored))}.</p>"
+    if config.judge.local:
+        return (
+            "<p><b>Nothing leaves this computer.</b> Your notes, your answers, your practice "
+            "history and verdicts, your settings and the log stay here. Challenges are "
+            "written here, and your answers are graded here too, by "
+            f"{html.escape(config.judge.local_model)} running in Ollama on this computer. "
+            "What the judge gets (each challenge, your answer and, with <i>Send core "
+            "assertions</i> on, the note's core assertions) is listed in the <i>Sent to "
+            "judge</i> view, marked as judged on this computer.</p>" + now
+        )
+    stays = (
+        "<p><b>Stays on this computer, always:</b> your notes, your answers, your practice "
+        "history and verdicts, your settings and the log. Challenges are written here too, "
+        "by a model running in Ollama on this computer.</p>"
+    )
+    what = "each challenge and your answer go to Google Gemini to be graded"
+    listed = (
+        f"{_NEVER} Every request sent is listed, exactly as sent, in the <i>Sent to "
+        "judge</i> view.</p>"
+    )
+    if not config.judge.enabled:
+        sent = (
+            f"<p><b>May be sent, only if you switch the judge on:</b> {what}. The note's "
+            "core assertions go with them only if you also switch on <i>Send core "
+            f"assertions</i>. {listed}"
+        )
+    elif waiting_for_key(config, key_stored):
+        sent = (
+            "<p><b>Sent once you set a Gemini key:</b> the judge is on, but no key is "
+            "stored, so nothing is sent and your answers are kept unjudged; you can have "
+            f"them judged later. With a key, {what}, with the note's core assertions while "
+            f"<i>Send core assertions</i> is on. {listed}"
+        )
+    else:
+        with_them = (
+            "with the note's core assertions, because <i>Send core assertions</i> is on"
+            if config.judge.include_assertions
+            else "without the note's core assertions, because <i>Send core assertions</i> is off"
+        )
+        sent = (
+            f"<p><b>Sent each time an answer is judged (the judge is on):</b> {what}, "
+            f"{with_them}. Switch the judge off and nothing is sent. {listed}"
+        )
+    return stays + sent + now
+
+
 class PrivacyControls(QObject):
     """Two checkable actions and a status label over `judge.enabled` and
     `judge.includeAssertions`. `config` is always what the switches show."""
 
     config_changed = Signal(object)  # Config: the switches changed (or went back)
     saved = Signal(object)  # Config: now in coach.config.json, with no write still pending
+    key_changed = Signal()  # whether a Gemini key is stored is known, or changed
 
     def __init__(self, config: Config, config_path: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -119,6 +195,7 @@ class PrivacyControls(QObject):
         self._saved = config  # what coach.config.json holds, as far as we know
         self._path = config_path
         self._saving = False
+        self.key_stored: bool | None = None  # a Gemini key in the keyring; None: not read yet
 
         self.judge_action = QAction("&Judge answers with Gemini", self)
         self.judge_action.setObjectName("judgeSwitch")
@@ -148,6 +225,19 @@ class PrivacyControls(QObject):
 
     def status_label(self) -> QLabel:
         return self._label
+
+    def set_key_status(self, status: KeyStatus) -> None:
+        """What the keyring said (read on a worker): with no usable key the judge on
+        Gemini sends nothing, and the status line says so."""
+        stored = status.usable and status.has_key
+        if stored != self.key_stored:
+            self.key_stored = stored
+            self._show(self.config)
+            self.key_changed.emit()
+
+    def summary_html(self) -> str:
+        """The privacy summary for the switches and the key as they are now."""
+        return privacy_summary_html(self.config, self.key_stored)
 
     def set_config(self, config: Config) -> None:
         """Show `config`, already saved elsewhere (the Settings dialog)."""
@@ -226,13 +316,13 @@ class PrivacyControls(QObject):
         switch = "on" if judge.include_assertions else "off"  # the switch; the label: effect
         self.assertions_action.setIconText(f"Send core assertions: {switch}")
         for action, tip in (
-            (self.judge_action, judge_tooltip(config)),
+            (self.judge_action, judge_tooltip(config, self.key_stored)),
             (self.assertions_action, assertions_tooltip(config)),
         ):
             action.setToolTip(tip)
             action.setStatusTip(tip)
             action.setWhatsThis(tip)
-        text = status_text(config)
+        text = status_text(config, self.key_stored)
         self._label.setText(text)
-        self._label.setToolTip(judge_tooltip(config))
+        self._label.setToolTip(judge_tooltip(config, self.key_stored))
         self._label.setAccessibleDescription(text)

@@ -1,5 +1,6 @@
-"""*Sent to judge*: every request Coach sent to Gemini, newest first, with the exact payload
-and how it ended (ADR-0021: the learner can see everything that left the computer).
+"""*Sent to judge*: every request Coach sent to Gemini, newest first, with the note and
+session its answers came from, the exact payload and how it ended (ADR-0021: the learner
+can see everything that left the computer).
 
     view = SentToJudgeView(lambda: review.sent_to_judge(context))
 
@@ -45,7 +46,7 @@ from coach_gui.ui.tasks import Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.domain.session_records import OutboxRecord
+    from coach_gui.domain.session_records import OutboxRecord, RequestOrigin, SentRequest
 
 EMPTY_TEXT = (
     "Nothing has been sent to the judge yet.\n\n"
@@ -97,66 +98,118 @@ def local_time(stamp: str) -> str:
         return stamp
 
 
-class OutboxTableModel(RowTableModel["OutboxRecord"]):
-    HEADERS = ("Sent at", "Model", "Status", "Tokens in", "Tokens out", "Latency")
+def _titles(origins: Sequence[RequestOrigin]) -> list[str]:
+    return list(dict.fromkeys(origin.note_title for origin in origins))
+
+
+def note_cell(origins: Sequence[RequestOrigin]) -> str:
+    """The note whose answers went, e.g. "Natural selection", "Evolution + 2 more"."""
+    titles = _titles(origins)
+    if not titles:
+        return "—"
+    return titles[0] if len(titles) == 1 else f"{titles[0]} + {len(titles) - 1} more"
+
+
+def session_cell(origins: Sequence[RequestOrigin]) -> str:
+    """When the session whose answers went was started, or how many sessions; "(eval)" for
+    a Judge consistency eval's call on them."""
+    if not origins:
+        return "—"
+    sessions = {origin.session_id: origin for origin in origins}
+    said = (
+        local_time(next(iter(sessions.values())).started_at)[:16]
+        if len(sessions) == 1
+        else f"{len(sessions)} sessions"
+    )
+    return f"{said} (eval)" if all(origin.eval for origin in origins) else said
+
+
+def origins_text(origins: Sequence[RequestOrigin]) -> str:
+    """Every session a request carried answers of, one a line (the cells' tooltip)."""
+    if not origins:
+        return (
+            "No answer is recorded against this request yet: it was under way, or it "
+            "failed before any answer could be marked unjudged."
+        )
+    return "\n".join(
+        f"{origin.note_title}, practised {local_time(origin.started_at)}"
+        + (" (judged again in a Judge consistency eval)" if origin.eval else "")
+        for origin in origins
+    )
+
+
+class OutboxTableModel(RowTableModel["SentRequest"]):
+    HEADERS = (
+        "Sent at", "Note", "Session", "Model", "Status", "Tokens in", "Tokens out", "Latency",
+    )  # fmt: skip
+    NUMBERS = 5  # the first column of numbers, right-aligned
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.error_colour = QColor("#b3261e")
 
-    def set_rows(self, rows: Sequence[OutboxRecord]) -> None:
+    def set_rows(self, rows: Sequence[SentRequest]) -> None:
         self.beginResetModel()
         # Newest first; rows with the same time keep the order they came in (stable sort).
-        self._rows = sorted(rows, key=lambda row: row.created_at, reverse=True)
+        self._rows = sorted(rows, key=lambda row: row.record.created_at, reverse=True)
         self.endResetModel()
 
     def row_of(self, outbox_id: str) -> int | None:
-        return next((n for n, row in enumerate(self._rows) if row.id == outbox_id), None)
+        return next((n for n, row in enumerate(self._rows) if row.record.id == outbox_id), None)
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> object:
         if not index.isValid():
             return None
-        row, column = self._rows[index.row()], index.column()
+        request, column = self._rows[index.row()], index.column()
+        row = request.record
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._cell(row, column)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
+            return self._cell(request, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= self.NUMBERS:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and column == 2 and row.status == "error":
+        if role == Qt.ItemDataRole.ForegroundRole and column == 4 and row.status == "error":
             return QBrush(self.error_colour)
+        if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2):
+            return origins_text(request.origins)
         if role == Qt.ItemDataRole.ToolTipRole and row.error:
             return row.error
         return None
 
-    @staticmethod
-    def _cell(row: OutboxRecord, column: int) -> str:
+    @classmethod
+    def _cell(cls, request: SentRequest, column: int) -> str:
+        row = request.record
         if column == 0:
             return local_time(row.created_at)
-        if column == 1:  # a request to the model on this computer says so
+        if column == 1:
+            return note_cell(request.origins)
+        if column == 2:
+            return session_cell(request.origins)
+        if column == 3:  # a request to the model on this computer says so
             model = row.model.removeprefix("local:")
             return f"{model} (on this computer)" if row.provider == "local" else model
-        if column == 2:
+        if column == 4:
             return _STATUS.get(row.status, row.status)
-        number = (row.tokens_in, row.tokens_out, row.latency_ms)[column - 3]
+        number = (row.tokens_in, row.tokens_out, row.latency_ms)[column - cls.NUMBERS]
         if number is None:
             return "—"
-        return f"{number:,} ms" if column == 5 else f"{number:,}"
+        return f"{number:,} ms" if column == cls.NUMBERS + 2 else f"{number:,}"
 
 
 class SentToJudgeView(QWidget):
     """The outbox list and, for the selected request, exactly what was sent and the reply.
-    `load_entries` runs on a worker and returns outbox rows (any order)."""
+    `load_entries` runs on a worker and returns outbox rows with the sessions they came
+    from (any order)."""
 
     loaded = Signal(int)  # the number of rows now listed, after each load
 
     def __init__(
-        self, load_entries: Callable[[], Sequence[OutboxRecord]], parent: QWidget | None = None
+        self, load_entries: Callable[[], Sequence[SentRequest]], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Sent to judge")
         self._load_entries = load_entries
-        self._task: Task[list[OutboxRecord]] | None = None
+        self._task: Task[list[SentRequest]] | None = None
 
         intro = QLabel(INTRO_TEXT, self)
         intro.setWordWrap(True)
@@ -199,11 +252,11 @@ class SentToJudgeView(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the note's title
         metrics = self.table.fontMetrics()
-        for column, sample in enumerate(
-            ("8888-88-88 88:88:88", "", "no reply", "Tokens in", "Tokens out", "88,888 ms")
-        ):
+        samples = ("8888-88-88 88:88:88", "", "8888-88-88 88:88 (eval)", "gemini-2.5-flash",
+                   "no reply", "Tokens in", "Tokens out", "88,888 ms")  # fmt: skip
+        for column, sample in enumerate(samples):
             if sample:
                 width = max(metrics.horizontalAdvance(sample), header.sectionSizeHint(column))
                 header.resizeSection(column, width + 24)
@@ -298,7 +351,7 @@ class SentToJudgeView(QWidget):
             name="load sent to judge",
         ).run()
 
-    def _on_loaded(self, rows: list[OutboxRecord]) -> None:
+    def _on_loaded(self, rows: list[SentRequest]) -> None:
         self._task = None
         kept = self.current_entry()
         self.model.set_rows(rows)
@@ -323,21 +376,28 @@ class SentToJudgeView(QWidget):
         self.loaded.emit(0)
 
     # --- the selected request ------------------------------------------------------
-    def current_entry(self) -> OutboxRecord | None:
+    def current_request(self) -> SentRequest | None:
         index = self.table.currentIndex()
         return self.model.row_at(index.row()) if index.isValid() else None
+
+    def current_entry(self) -> OutboxRecord | None:
+        request = self.current_request()
+        return request.record if request is not None else None
 
     def _show_current(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._show_entry(self.model.row_at(current.row()) if current.isValid() else None)
 
-    def _show_entry(self, row: OutboxRecord | None) -> None:
-        if row is None:
+    def _show_entry(self, request: SentRequest | None) -> None:
+        if request is None:
             self.summary.setText("")
             for pane in (self.payload_text, self.request_text, self.reply_text):
                 pane.setPlainText("")
             return
+        row = request.record
+        titles = _titles(request.origins)
         facts = [
             f"Sent {local_time(row.created_at)} to {row.model}",
+            f"from “{'”, “'.join(titles)}”" if titles else "",
             payload_summary(row.payload),
             _STATUS.get(row.status),
         ]

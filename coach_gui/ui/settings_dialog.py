@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -38,6 +39,14 @@ if TYPE_CHECKING:
 _Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox | QComboBox
 
 
+class _Reason:
+    """The line under a field that says what its value means and, when it cannot be used,
+    why, in the learner's words (never the config key)."""
+
+    def __init__(self, label: QLabel, means: str, problem: str) -> None:
+        self.label, self.means, self.problem = label, means, problem
+
+
 def _folder_text(config: Config) -> str:
     if config.kb.path:
         return f"Your notes are read from {config.kb.path}."
@@ -64,10 +73,11 @@ class SettingsDialog(QDialog):
         self.config = config
         self._path = path
         self._fields: dict[str, tuple[QLabel | None, _Field, str]] = {}
+        self._reasons: dict[str, _Reason] = {}
         self._pending: Config | None = config
         self._boxes: list[QGroupBox] = []
 
-        notes = self._group("Notes")
+        notes = self._group("Notes (your knowledge base)")
         self.notes_folder = QLabel(_folder_text(config), self)
         self.notes_folder.setWordWrap(True)
         self.notes_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -102,6 +112,48 @@ class SettingsDialog(QDialog):
         )
         self.read_timeout = self._seconds(
             tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
+        )
+
+        practice = self._group("Practice")
+        self.challenges_per_session = QSpinBox(self)
+        self.challenges_per_session.setRange(1, 20)
+        self._add(
+            practice,
+            "tier1.challengesPerSession",
+            "C&hallenges per session",
+            self.challenges_per_session,
+            "How many challenges each practice session asks",
+        )
+        self._reason(
+            practice,
+            "tier1.challengesPerSession",
+            "From 1 to 20, not counting follow-ups; the next session you start uses it.",
+            "Type a whole number from 1 to 20.",
+        )
+        self.follow_ups = self._check(
+            practice,
+            "tier1.followUps",
+            "Ask a &follow-up on each answer",
+            "On: after each answer the local model asks one more question about it. Off: "
+            "straight on to the next challenge",
+        )
+        self.desired_retention = QDoubleSpinBox(self)
+        self.desired_retention.setRange(0.70, 0.99)
+        self.desired_retention.setDecimals(2)
+        self.desired_retention.setSingleStep(0.01)
+        self._add(
+            practice,
+            "schedule.desiredRetention",
+            "Desired r&etention",
+            self.desired_retention,
+            "How likely you should still recall a key point when it comes due again",
+        )
+        self._reason(
+            practice,
+            "schedule.desiredRetention",
+            "Between 0.70 and 0.99: the chance you still recall a key point when it comes "
+            "due. Higher means more reviews.",
+            "Type a number between 0.70 and 0.99 (0.90 is the default). Higher means more reviews.",
         )
 
         judge = self._group("Judge (Tier 2)")
@@ -224,9 +276,10 @@ class SettingsDialog(QDialog):
 
         # Two columns, local on the left and the judge on the right: one column of five
         # groups is taller than a 768-pixel laptop screen.
-        notes_box, tier1_box, judge_box, no_quote_box = self._boxes
+        notes_box, tier1_box, practice_box, judge_box, no_quote_box = self._boxes
         columns = QHBoxLayout()
-        for boxes in ([notes_box, tier1_box, no_quote_box], [judge_box, self.key_section]):
+        left = [notes_box, practice_box, tier1_box, no_quote_box]
+        for boxes in (left, [judge_box, self.key_section]):
             column = QVBoxLayout()
             for box in filter(None, boxes):
                 box.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)  # for notes
@@ -324,7 +377,20 @@ class SettingsDialog(QDialog):
         form.addRow(note)
         return field
 
+    def _reason(self, form: QFormLayout, key: str, means: str, problem: str) -> None:
+        """Under the field of `key`, what its value means; `problem` replaces it, in the
+        warning colour, while the value typed cannot be used."""
+        label = QLabel(means, self)
+        label.setWordWrap(True)
+        label.setAccessibleName(f"About {self._fields[key][2]}")
+        label.setContentsMargins(24, 0, 0, 4)  # a whole row, as a switch's note: fewer lines
+        label.setEnabled(False)  # read as a note, until it says what is wrong
+        form.addRow(label)
+        self._reasons[key] = _Reason(label, means, problem)
+
     def _connect(self, field: _Field) -> None:
+        if isinstance(field, QAbstractSpinBox):  # its own signals wait for a whole number
+            field.lineEdit().textChanged.connect(self._validate)
         if isinstance(field, QLineEdit):
             field.textChanged.connect(self._validate)
         elif isinstance(field, QCheckBox):
@@ -387,25 +453,65 @@ class SettingsDialog(QDialog):
                 changes[key] = field.value()
         return changes
 
+    def _half_typed(self) -> tuple[str, str] | None:
+        """(key, why) of the first number typed that its field cannot take as it is."""
+        for key, (_label, field, _name) in self._fields.items():
+            if not isinstance(field, QAbstractSpinBox) or field.hasAcceptableInput():
+                continue
+            reason = self._reasons.get(key)
+            if reason is not None:
+                return key, reason.problem
+            if isinstance(field, QSpinBox):
+                low, high = str(field.minimum()), str(field.maximum())
+            else:
+                assert isinstance(field, QDoubleSpinBox)
+                low, high = (
+                    field.textFromValue(field.minimum()),
+                    field.textFromValue(field.maximum()),
+                )
+            return key, f"type a number from {low} to {high}"
+        return None
+
     def _validate(self, *_args: object) -> None:
         for label, _field, _name in self._fields.values():
             if label is not None:
                 label.setStyleSheet("")
-        try:
-            self._pending = self.config.with_changes(self._changes())
-        except ConfigError as exc:
-            self._pending = None
-            known = self._fields.get(exc.key or "")
-            label, name = (known[0], known[2]) if known else (None, "This setting")
-            if label is not None:
-                label.setStyleSheet(f"color: {warning_colour(self.palette())};")
-            self.problem_label.setText(f"{name}: {exc.detail}")
-            self.problem_label.setAccessibleDescription(self.problem_label.text())
-            self.problem_label.show()
-        else:
+        for reason in self._reasons.values():
+            reason.label.setText(reason.means)
+            reason.label.setStyleSheet("")
+            reason.label.setEnabled(False)
+        problem = self._half_typed()
+        if problem is None:
+            try:
+                self._pending = self.config.with_changes(self._changes())
+            except ConfigError as exc:
+                key = exc.key or ""
+                known = self._reasons.get(key)  # in the field's own words, not the schema's
+                problem = (key, known.problem if known is not None else exc.detail)
+        if problem is None:
             self.problem_label.hide()
+        else:
+            self._pending = None
+            self._show_problem(*problem)
         self.ok_button.setEnabled(self._pending is not None)
         QTimer.singleShot(0, self._fit_height)  # the problem line may have appeared
+
+    def _show_problem(self, key: str, detail: str) -> None:
+        """Beside the field when it has a note of its own, and at the bottom, why Save waits."""
+        warning = f"color: {warning_colour(self.palette())};"
+        known = self._fields.get(key)
+        label, name = (known[0], known[2]) if known else (None, "This setting")
+        if label is not None:
+            label.setStyleSheet(warning)
+        reason = self._reasons.get(key)
+        if reason is not None:
+            reason.label.setText(detail)
+            reason.label.setStyleSheet(warning)
+            reason.label.setEnabled(True)
+            detail = detail[:1].lower() + detail[1:]
+        self.problem_label.setText(f"{name}: {detail}")
+        self.problem_label.setAccessibleDescription(self.problem_label.text())
+        self.problem_label.show()
 
     def _save(self) -> None:
         pending, path = self._pending, self._path

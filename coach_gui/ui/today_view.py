@@ -8,7 +8,7 @@ never on the GUI thread.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
@@ -36,16 +36,38 @@ if TYPE_CHECKING:
     from coach_gui.services.ports.notes import NoteLookup
     from coach_gui.services.scheduler import DueNote, Today
 
-EMPTY_TEXT = (
-    "Nothing due — practise a note to start a schedule.\n\n"
+HOW_IT_WORKS = (
     "Each core assertion you practise gets its own schedule: the ones you miss come back "
     "soon, the ones you explain come back later and later."
+)
+EMPTY_TEXT = (
+    "Nothing due in the next 14 days. Practise a note to start its schedule.\n\n" + HOW_IT_WORKS
 )
 _GAP_WORDS = {"wrong": "misconception", "unexplained": "open gap"}
 
 
 def _when(stamp: str) -> str:
     return datetime.fromisoformat(stamp).astimezone().strftime("%d %b %H:%M")
+
+
+def next_due(today: Today) -> str | None:
+    """When the next key points fall due, once nothing is due today ("3 key points
+    tomorrow"); None when nothing falls due in the forecast's days."""
+    for offset, (day, count) in enumerate(today.forecast):
+        if offset == 0 or not count:
+            continue
+        when = date.fromisoformat(day)
+        said = "tomorrow" if offset == 1 else f"on {when:%A} {when.day} {when:%B}"
+        return f"{count} key point{'s' if count != 1 else ''} {said}"
+    return None
+
+
+def nothing_due_text(today: Today | None) -> str:
+    """Today's empty page: when the next review is, or how a schedule starts."""
+    upcoming = next_due(today) if today is not None else None
+    if upcoming is None:
+        return EMPTY_TEXT
+    return f"Nothing due today. Next: {upcoming}.\n\n{HOW_IT_WORKS}"
 
 
 class TodayView(QWidget):
@@ -179,6 +201,7 @@ class TodayView(QWidget):
         if first is not None:
             first.setExpanded(True)
             self.tree.setCurrentItem(first)
+        self.empty_label.setText(nothing_due_text(today))
         self.pages.setCurrentWidget(self.tree if notes else self.empty_label)
         self.start_button.setEnabled(bool(notes))
         self.chart.set_days(today.forecast if today is not None else [])
@@ -188,7 +211,8 @@ class TodayView(QWidget):
     @staticmethod
     def _summary(today: Today) -> str:
         if not today.notes:
-            return "Nothing due."
+            upcoming = next_due(today)
+            return f"Nothing due today. Next: {upcoming}." if upcoming else "Nothing due."
         overdue = sum(n.overdue for n in today.notes)
         late = f", {overdue} overdue" if overdue else ""
         count = len(today.notes)

@@ -26,13 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.operations.tier1 import Tier1State, Tier1Status
-from coach_gui.ui.help_dialogs import privacy_summary_html
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
-    from coach_gui.config import Config
     from coach_gui.ui.main_window import MainWindow
     from coach_gui.ui.privacy_controls import PrivacyControls
 
@@ -106,10 +104,11 @@ class WelcomeDialog(QDialog):
         intro = QLabel(INTRO, self)
         intro.setWordWrap(True)
         intro.setAccessibleName("Welcome")
-        self.privacy_label = QLabel(privacy_summary_html(privacy.config), self)
+        self.privacy_label = QLabel(privacy.summary_html(), self)
         self.privacy_label.setWordWrap(True)
         self.privacy_label.setAccessibleName("What stays on this computer and what may be sent")
         privacy.config_changed.connect(self._show_privacy)
+        privacy.key_changed.connect(self._show_privacy)  # no key: nothing is sent yet
 
         # Tier 1: the same check as the status bar's indicator, run on a worker thread.
         tier1 = QGroupBox("Questions written on this computer (Ollama)", self)
@@ -156,6 +155,7 @@ class WelcomeDialog(QDialog):
         self.key_section = GeminiKeySection(
             context.key_store(), lambda: context.judge(enabled=True, provider="gemini"), judge
         )
+        self.key_section.status_loaded.connect(privacy.set_key_status)  # a key saved here
         judge_layout = QVBoxLayout(judge)
         judge_layout.addWidget(self.judge_box)
         judge_layout.addWidget(self.assertions_box)
@@ -231,8 +231,8 @@ class WelcomeDialog(QDialog):
             )
         self.notes_label.setText(text)
 
-    def _show_privacy(self, config: Config) -> None:
-        self.privacy_label.setText(privacy_summary_html(config))
+    def _show_privacy(self, *_changed: object) -> None:
+        self.privacy_label.setText(self.privacy.summary_html())
 
     def _show_tier1(self, status: Tier1Status) -> None:
         text = tier1_text(status)

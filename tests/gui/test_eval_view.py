@@ -175,3 +175,65 @@ def test_a_report_comparing_the_two_judges_is_shown_with_their_names_and_agreeme
     assert view.results_box.title().startswith("The judge on this computer and Gemini")
     assert "on this computer" in describe(report) and "with Gemini" in describe(report)
     assert "Verdict: pass" in view.verdict.text()
+
+
+def test_after_a_restart_the_newest_past_report_is_shown(qtbot: QtBot, gemini: FakeGemini) -> None:
+    """Two runs recorded; Coach started again: the view opens on the newest report, with
+    its figures, chart and verify status, not on "No eval report to show yet"."""
+    from coach_gui.ui.eval_chart import describe
+
+    gemini.reply_for = NoisyVerdicts(p_without=0.5, p_with=0.0, seed=5)
+    first = _view(qtbot)
+    finished_ids = []
+    for repeats in (2, 3):
+        first.sessions.item(0).setCheckState(Qt.CheckState.Checked)
+        first.repeats.setValue(repeats)
+        with qtbot.waitSignal(first.run_finished, timeout=WAIT_MS) as finished:
+            first.start(confirm=False)
+        finished_ids.append(finished.args[0].eval_run_id)
+        qtbot.waitUntil(lambda: first.history.count() == len(finished_ids), timeout=WAIT_MS)
+    first.close()
+
+    again = _view(qtbot)  # a new view over a new context: as after a restart
+    assert again.history.count() == 2
+    shown = again.shown_report
+    assert shown is not None and shown.eval_run_id == finished_ids[-1] and shown.repeats == 3
+    assert again.history.currentRow() == 0
+    assert again.chart.accessibleDescription() == describe(shown) != describe(None)
+    assert again.table.rowCount() > 0 and again.verdict.text().startswith("<b>Verdict: ")
+    qtbot.waitUntil(lambda: again.verify_status.text().startswith("Verified"), timeout=WAIT_MS)
+
+    again.history.setCurrentRow(1)  # the learner picks the older one: a refresh keeps it
+    with qtbot.waitSignal(again.history_loaded, timeout=WAIT_MS):
+        again.refresh()
+    assert again.shown_report is not None
+    assert again.shown_report.eval_run_id == finished_ids[0]
+    assert again.history.currentRow() == 1
+
+
+def test_a_pass_beside_a_zero_pass_rate_says_the_verdict_is_about_consistency(
+    qtbot: QtBot,
+) -> None:
+    from coach_gui.domain.evals import CallResult, ItemRef, build_report
+
+    # Every answer failed, every time, in both arms: perfectly consistent, 0% passed.
+    results = [
+        CallResult(arm=arm, repeat=r, item=0, status="fail", latency_ms=10)  # type: ignore[arg-type]
+        for arm in ("assertions_on", "assertions_off")
+        for r in (0, 1)
+    ]
+    report = build_report(
+        results, [], item_refs=[ItemRef(session_id="s", attempt_id="a")], repeats=2,
+        concurrency=1, judge_model="g", created_at="t", run_nonce="n", calls_planned=4,
+    )  # fmt: skip
+    assert report.verdict == "pass"
+    view = EvalView(build_context(seed=False), None)
+    qtbot.addWidget(view)
+    view.show_report(report)
+    cells = {view.table.item(r, 0).text(): view.table.item(r, 1).text()
+             for r in range(view.table.rowCount())}  # fmt: skip
+    assert cells["pass rate"] == "0%" and cells["verdict consistency"] == "100%"
+    said = view.verdict.text()
+    assert said.startswith("<b>Verdict: pass</b> — with core assertions the judge was at least")
+    assert "It is about consistency (the same verdict each time the judge sees the same " in said
+    assert "not about how many of your answers passed (the pass rate)." in said

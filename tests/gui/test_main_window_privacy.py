@@ -10,20 +10,30 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
-from coach_gui.config import config_path
+from coach_gui.config import Config, config_path, save_config
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
+from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.main_window import MainWindow
 
 Answer = Callable[[str], Any]
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
 
-def _window(qtbot: QtBot) -> MainWindow:
+def _window(qtbot: QtBot, *, judge: bool = True) -> MainWindow:
+    if not judge:
+        save_config(Config().with_changes({"judge.enabled": False}), config_path())
     window = MainWindow(build_context())
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         pass
+    # What start-up asks in the background has answered: the Ollama check and the keyring.
+    qtbot.waitUntil(
+        lambda: window.views.tier1_status.status.state is not Tier1State.CHECKING,
+        timeout=10_000,
+    )
+    if judge:
+        qtbot.waitUntil(lambda: window.privacy.key_stored is not None, timeout=10_000)
     return window
 
 
@@ -59,3 +69,53 @@ def test_ctrl_3_shows_every_request_sent_to_the_judge(qtbot: QtBot) -> None:
     assert window.views.stack.currentWidget() is window.views.sent
     assert loaded.args == [1]
     assert window.menu_actions.show_sent.isChecked()
+
+
+def test_with_no_key_the_status_line_says_answers_wait_until_a_key_is_set_in_settings(
+    qtbot: QtBot,
+) -> None:
+    """The judge is on by default; until a Gemini key is stored nothing can be sent, and
+    the status bar says so. A key stored in Settings (even if Settings is then cancelled,
+    the key is kept in the keyring) puts the usual words back."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, WITH_ASSERTIONS_TEXT
+    from coach_gui.ui.settings_dialog import SettingsDialog
+
+    window = _window(qtbot)
+    label = window.privacy.status_label()
+    assert label.text() == NO_KEY_TEXT  # type: ignore[attr-defined]
+    assert "no Gemini key is stored, so nothing is sent" in window.privacy.judge_action.toolTip()
+    stored: list[str] = []
+
+    def store_a_key(tries: int = 300) -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, SettingsDialog) or dialog.key_section is None:
+            if tries:
+                QTimer.singleShot(10, lambda: store_a_key(tries - 1))
+            return
+        section = dialog.key_section
+        qtbot.waitUntil(lambda: section.key_field.isEnabled(), timeout=10_000)
+        qtbot.keyClicks(section.key_field, "AIzaSy-settings-test-key-0123456789")
+        with qtbot.waitSignal(window.privacy.key_changed, timeout=10_000):
+            qtbot.mouseClick(section.save_button, Qt.MouseButton.LeftButton)
+        stored.append(label.text())  # type: ignore[attr-defined]
+        dialog.reject()
+
+    QTimer.singleShot(0, store_a_key)
+    window.open_settings()
+    assert stored == [WITH_ASSERTIONS_TEXT]
+    assert label.text() == WITH_ASSERTIONS_TEXT  # type: ignore[attr-defined]
+
+
+def test_switching_the_judge_on_with_no_key_says_answers_wait_for_one(qtbot: QtBot) -> None:
+    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, OFFLINE_TEXT
+
+    window = _window(qtbot, judge=False)
+    label = window.privacy.status_label()
+    assert label.text() == OFFLINE_TEXT  # type: ignore[attr-defined]
+    assert window.privacy.key_stored is None  # off: the keyring was not asked
+    with qtbot.waitSignals([window.privacy.key_changed, window.privacy.saved], timeout=5_000):
+        qtbot.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)
+    assert label.text() == NO_KEY_TEXT  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ exactly what was sent and how it ended."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.outbox import SqliteOutbox
 from coach_gui.domain.errors import JournalError
 from coach_gui.domain.judge_errors import JudgeQuotaExceeded
-from coach_gui.domain.session_records import OutboxRecord
+from coach_gui.domain.session_records import OutboxRecord, SentRequest
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
 from coach_gui.ui.sent_to_judge import EMPTY_TEXT, SentToJudgeView
 
@@ -79,7 +80,7 @@ def write_rows(journal: Journal, n: int) -> list[str]:
 
 
 def shown_view(qtbot: QtBot, journal: Journal, limit: int = 1000) -> SentToJudgeView:
-    view = SentToJudgeView(lambda: SqliteOutbox(journal).entries(limit=limit))
+    view = SentToJudgeView(lambda: SqliteOutbox(journal).sent(limit=limit))
     _held.append(view)
     qtbot.addWidget(view)
     view.resize(900, 640)
@@ -89,7 +90,7 @@ def shown_view(qtbot: QtBot, journal: Journal, limit: int = 1000) -> SentToJudge
 
 
 def listed(view: SentToJudgeView) -> list[OutboxRecord]:
-    return [view.model.row_at(r) for r in range(view.model.rowCount())]
+    return [view.model.row_at(r).record for r in range(view.model.rowCount())]
 
 
 def test_an_empty_outbox_explains_what_will_appear_here(qtbot: QtBot, journal: Journal) -> None:
@@ -108,9 +109,12 @@ def test_rows_are_listed_newest_first_with_their_figures(qtbot: QtBot, journal: 
 
     model = view.model
     cells = [[model.index(r, c).data() for c in range(model.columnCount())] for r in range(4)]
-    assert model.HEADERS == ("Sent at", "Model", "Status", "Tokens in", "Tokens out", "Latency")
-    assert cells[0][1:] == ["gemini-2.5-flash", "ok", "403", "60", "903 ms"]  # row 3
-    assert cells[1][1:] == ["gemini-2.5-flash", "error", "—", "—", "30,000 ms"]  # row 2
+    assert model.HEADERS == (
+        "Sent at", "Note", "Session", "Model", "Status", "Tokens in", "Tokens out", "Latency",
+    )  # fmt: skip
+    # Written straight to the outbox: no answer of any session is recorded against them.
+    assert cells[0][1:] == ["—", "—", "gemini-2.5-flash", "ok", "403", "60", "903 ms"]
+    assert cells[1][1:] == ["—", "—", "gemini-2.5-flash", "error", "—", "—", "30,000 ms"]
     assert cells[0][0] > cells[3][0]  # local times still sort newest first
     assert view.current_entry() is not None and view.current_entry().id == ids[-1]
 
@@ -167,7 +171,7 @@ def test_a_request_with_no_outcome_says_no_reply_was_recorded(
         OutboxEntry(model="gemini-2.5-flash", payload=payload.canonical(), request_body="{}")
     )
     view = shown_view(qtbot, journal)
-    assert view.model.index(0, 2).data() == "no reply"
+    assert view.model.index(0, 4).data() == "no reply"
     assert view.reply_text.toPlainText().startswith("No reply was recorded")
 
 
@@ -183,7 +187,7 @@ def test_f5_in_the_view_refreshes_it_not_the_window_shortcut(
     reload.setShortcut(QKeySequence("F5"))
     reload.triggered.connect(lambda: reloads.append(True))
     window.addAction(reload)
-    view = SentToJudgeView(lambda: SqliteOutbox(journal).entries())
+    view = SentToJudgeView(lambda: SqliteOutbox(journal).sent())
     window.setCentralWidget(view)
     with qtbot.waitSignal(view.loaded, timeout=5000):
         window.show()
@@ -217,7 +221,7 @@ def test_hundreds_of_rows_are_one_model_not_hundreds_of_widgets(
 
 
 def test_an_unreadable_journal_is_explained_in_place(qtbot: QtBot) -> None:
-    def broken() -> list[OutboxRecord]:
+    def broken() -> list[SentRequest]:
         raise JournalError("The journal could not be read (disk I/O error). Restart Coach.")
 
     view = SentToJudgeView(broken)
@@ -268,3 +272,71 @@ def test_a_judge_endpoint_other_than_googles_is_said_above_the_list(
     view.set_endpoint("https://judge.example.org")
     assert view.endpoint_label.isVisible()
     assert "Judge requests go to https://judge.example.org" in view.endpoint_label.text()
+
+
+def test_each_request_shows_the_note_and_session_its_answers_came_from(
+    qtbot: QtBot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One session judged as it was practised, then two practised offline and judged later
+    in one request: each row says which note and session its answers came from."""
+    import io
+    import os
+    import socket
+
+    from coach_gui.bootstrap import build_context
+    from coach_gui.cli import main
+    from coach_gui.operations.review import sent_to_judge
+    from coach_gui.ui.sent_to_judge import local_time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+
+    def practise(note: str, *judge: str) -> None:
+        answers = tmp_path / "answers.json"
+        answers.write_text(json.dumps(["It spreads because it helps."]), encoding="utf-8")
+        assert main(["practice", note, "--answers", str(answers), "--json", *judge]) == 0
+
+    with FakeGemini(api_keys={"test-key"}) as gemini:
+        gemini.reply_for = passes_items_whose_answer_contains("because")
+        config = Path(os.environ["COACH_CONFIG"])
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({
+            "tier1": {"ollamaUrl": f"http://127.0.0.1:{dead}", "followUps": False,
+                      "challengesPerSession": 1},
+            "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+        }), encoding="utf-8")  # fmt: skip
+        monkeypatch.setattr("sys.stdin", io.StringIO("test-key\n"))
+        assert main(["key", "set"]) == 0
+        practise("natural-selection")
+        practise("natural-selection", "--judge", "off")
+        practise("sexual-selection", "--judge", "off")
+        assert main(["judge-pending"]) == 0
+    capsys.readouterr()
+    context = build_context()
+    try:
+        view = SentToJudgeView(lambda: sent_to_judge(context))
+        _held.append(view)
+        qtbot.addWidget(view)
+        view.resize(1100, 640)
+        with qtbot.waitSignal(view.loaded, timeout=5000):
+            view.show()
+        model = view.model
+        with sqlite3.connect(context.journal_path) as conn:
+            (first_started,) = conn.execute("SELECT min(started_at) FROM sessions").fetchone()
+        later, judged = ([model.index(r, c).data() for c in (1, 2)] for r in (0, 1))
+        assert later == ["Natural selection + 1 more", "2 sessions"]
+        assert judged == ["Natural selection", local_time(first_started)[:16]]
+        tip = model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
+        assert "Natural selection, practised " in tip and "Sexual selection, practised " in tip
+        assert "from “Natural selection”, “Sexual selection”" in view.summary.text()
+        view.table.selectRow(1)
+        assert "from “Natural selection” · 1 answer" in view.summary.text()
+        qtbot.wait(50)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        assert view.grab().save(str(SHOTS / "sent-to-judge-sessions.png"), "PNG")
+    finally:
+        context.close()

@@ -157,6 +157,7 @@ def test_sessions_judged_later_from_the_window_reviewed_exported_and_practised(
     with qtbot.waitSignal(window.views.judge_pending.finished, timeout=WAIT_MS):
         action.trigger()
     assert asked.answered and "with the note's core assertions" in asked.informative
+    assert asked.text == "Send 3 answers to Google Gemini (gemini-2.5-flash) to be judged?"
     assert len(gemini.generate_requests) == 1
     notice = view.notice.text()
     assertions = next(n for n in window.notes() if n.title == "Natural selection").core_assertions
@@ -256,3 +257,48 @@ def test_a_session_that_does_not_verify_shows_a_cross_with_the_reason(
     window.views.sessions.tabs.setCurrentWidget(window.views.gap_board)
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
     assert unnamed_controls(window.views.gap_board) == []
+
+
+def test_judge_pending_says_how_many_answers_go_to_the_judge_on_this_computer(
+    qtbot: QtBot, coach_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    answer_dialog: Answer,
+) -> None:  # fmt: skip
+    path = Path(os.environ["COACH_CONFIG"])
+    _configure("http://127.0.0.1:9", judge=False)
+    _practise_offline(tmp_path, capsys, "One.", "Two.")
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["judge"] |= {"enabled": True, "provider": "local", "localModel": "qwen2.5:7b"}
+    path.write_text(json.dumps(config), encoding="utf-8")
+    window = _window(qtbot)
+    asked = answer_dialog("Cancel")
+    window.views.judge_pending.action.trigger()
+    qtbot.waitUntil(lambda: asked.answered, timeout=WAIT_MS)
+    assert asked.text == "Judge 2 answers on this computer, with qwen2.5:7b?"
+    assert "nothing leaves this computer" in asked.informative
+    qtbot.waitUntil(lambda: window.views.judge_pending.action.isEnabled(), timeout=WAIT_MS)
+    assert _rows(coach_home, "SELECT * FROM outbox") == []  # cancelled: nothing was judged
+
+
+def test_with_no_answer_waiting_judge_pending_asks_nothing_and_sends_nothing(
+    qtbot: QtBot, gemini: FakeGemini
+) -> None:
+    _configure(gemini.url)
+    KeyStore().set(KEY)
+    window = _window(qtbot)
+    asked: list[str] = []  # any question shown meanwhile (closed, so a failure cannot hang)
+
+    def watch() -> None:
+        modal = QApplication.activeModalWidget()
+        if modal is not None:
+            asked.append(modal.windowTitle())
+            modal.close()
+
+    watcher = QTimer(window)
+    watcher.timeout.connect(watch)
+    watcher.start(10)
+    with qtbot.waitSignal(window.views.judge_pending.finished, timeout=WAIT_MS):
+        window.views.judge_pending.action.trigger()
+    watcher.stop()
+    assert asked == [] and gemini.requests == []
+    notice = window.views.sessions.notice.text()
+    assert notice.startswith("Nothing to judge: every answer you gave has been judged.")

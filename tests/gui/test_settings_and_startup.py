@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGroupBox, QLabel
 from pytestqt.qtbot import QtBot
 
 from coach_gui.config import Config, config_path, load_config, save_config
@@ -148,3 +149,94 @@ def test_settings_open_from_the_main_window_with_ctrl_comma(
     answer = answer_dialog("Cancel")
     qtbot.keyClick(window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
     assert answer.answered and answer.title == "Settings — Coach"
+
+
+def _visible_text(dialog: SettingsDialog) -> str:
+    from PySide6.QtWidgets import QAbstractButton
+
+    texts = [w.text() for w in dialog.findChildren(QLabel) if w.isVisible()]
+    texts += [w.text() for w in dialog.findChildren(QAbstractButton) if w.isVisible()]
+    return "\n".join(texts)
+
+
+def test_practice_settings_are_typed_and_saved_with_what_they_mean(qtbot: QtBot) -> None:
+    dialog = make_dialog(qtbot)
+    assert dialog.challenges_per_session.value() == 3
+    assert dialog.follow_ups.isChecked()
+    assert dialog.desired_retention.value() == 0.9
+    shown = _visible_text(dialog)
+    assert "Higher means more reviews" in shown and "not counting follow-ups" in shown
+    assert "Notes (your knowledge base)" in {b.title() for b in dialog.findChildren(QGroupBox)}
+
+    dialog.challenges_per_session.setFocus()
+    dialog.challenges_per_session.selectAll()
+    qtbot.keyClicks(dialog.challenges_per_session, "5")
+    qtbot.mouseClick(dialog.follow_ups, Qt.MouseButton.LeftButton)
+    dialog.desired_retention.setFocus()
+    dialog.desired_retention.selectAll()
+    qtbot.keyClicks(dialog.desired_retention, "0.85")
+    assert dialog.ok_button.isEnabled()
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    on_disk = json.loads(config_path().read_text(encoding="utf-8"))
+    assert on_disk["tier1"]["challengesPerSession"] == 5
+    assert on_disk["tier1"]["followUps"] is False
+    assert on_disk["schedule"]["desiredRetention"] == 0.85
+    assert dialog.config == load_config(config_path())
+
+
+def test_a_retention_out_of_range_is_explained_beside_it_and_save_waits(qtbot: QtBot) -> None:
+    dialog = make_dialog(qtbot)
+    about = next(
+        label
+        for label in dialog.findChildren(QLabel)
+        if label.accessibleName() == "About Desired retention"
+    )
+    dialog.desired_retention.setFocus()
+    dialog.desired_retention.selectAll()
+    qtbot.keyClicks(dialog.desired_retention, "0.5")  # on its way to 0.50: not one it takes
+
+    assert not dialog.ok_button.isEnabled()
+    assert about.text() == (
+        "Type a number between 0.70 and 0.99 (0.90 is the default). Higher means more reviews."
+    )
+    assert dialog.problem_label.isVisible()
+    assert dialog.problem_label.text().startswith("Desired retention: type a number between")
+    shown = _visible_text(dialog)
+    assert "desiredRetention" not in shown and "schedule." not in shown
+
+    qtbot.keyClicks(dialog.desired_retention, "\b\b\b0.75")
+    assert dialog.desired_retention.value() == 0.75
+    assert dialog.ok_button.isEnabled() and not dialog.problem_label.isVisible()
+    assert about.text().startswith("Between 0.70 and 0.99: the chance you still recall")
+
+    dialog.challenges_per_session.setFocus()
+    dialog.challenges_per_session.selectAll()
+    qtbot.keyClicks(dialog.challenges_per_session, "\b")  # emptied: no number at all
+    assert not dialog.ok_button.isEnabled()
+    assert dialog.problem_label.text() == (
+        "Challenges per session: type a whole number from 1 to 20."
+    )
+
+
+def test_the_new_settings_have_mnemonics_no_other_control_uses(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QAbstractButton
+
+    dialog = make_dialog(qtbot)
+
+    def mnemonic(text: str) -> str | None:
+        at = text.replace("&&", "").find("&")
+        return text.replace("&&", "")[at + 1].lower() if at >= 0 else None
+
+    keys = [mnemonic(w.text()) for w in dialog.findChildren(QLabel) if w.buddy() is not None]
+    keys += [mnemonic(w.text()) for w in dialog.findChildren(QAbstractButton)]
+    labels = {w.buddy(): w for w in dialog.findChildren(QLabel) if w.buddy() is not None}
+    mine = [
+        mnemonic(labels[dialog.challenges_per_session].text()),
+        mnemonic(dialog.follow_ups.text()),
+        mnemonic(labels[dialog.desired_retention].text()),
+    ]
+    assert mine == ["h", "f", "e"]
+    assert all(keys.count(key) == 1 for key in mine)
+    assert "s" not in mine  # Alt+S is Save's

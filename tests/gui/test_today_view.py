@@ -8,12 +8,19 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
+from fakes.gemini_server import (
+    FakeGemini,
+    RecordedRequest,
+    assessed_reply,
+    passes_items_whose_answer_contains,
+    prompt_items,
+)
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -153,7 +160,10 @@ def test_nothing_due_says_what_to_do(qtbot: QtBot) -> None:
     try:
         view = _view(qtbot, context)
         assert view.pages.currentWidget() is view.empty_label
-        assert "practise a note to start a schedule" in view.empty_label.text()
+        assert view.empty_label.text().startswith(
+            "Nothing due in the next 14 days. Practise a note to start its schedule."
+        )
+        assert view.summary_label.text() == "Nothing due."
         assert not view.start_button.isEnabled()
         assert "Nothing falls due" in view.chart.accessibleDescription()
     finally:
@@ -297,3 +307,94 @@ def test_today_is_read_again_after_a_session_it_started(
         window.close()
         qtbot.wait(10)
         context.close()
+
+
+def test_right_after_practice_today_says_when_the_next_key_points_are_due(
+    qtbot: QtBot,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every key point explained on Monday 2 November: nothing is due that day, and Today
+    says when the next ones are, not that there is no schedule yet."""
+    with FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = passes_items_whose_answer_contains("because")
+        _configure(gemini.url)
+        monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
+        assert main(["key", "set"]) == 0
+        monkeypatch.setenv("TZ", "UTC")  # the learner's day: midnight to midnight UTC
+        time.tzset()
+        monkeypatch.setenv("COACH_NOW", START.isoformat())
+        _practise(tmp_path, capsys, "natural-selection", "It spreads because it helps.")
+    monkeypatch.setenv("COACH_NOW", (START + timedelta(hours=1)).isoformat())
+    context = build_context()
+    try:
+        view = _view(qtbot, context)
+        entry = context.notes.load().find("natural-selection")
+        assert entry is not None
+        count = len(entry.note.core_assertions)
+        assert view.today is not None and view.today.notes == []
+        assert view.pages.currentWidget() is view.empty_label
+        # FSRS gives a first "Good" about two days: due on Wednesday 4 November.
+        said = f"Nothing due today. Next: {count} key points on Wednesday 4 November."
+        assert view.empty_label.text().startswith(said + "\n\n")
+        assert view.summary_label.text() == said
+        assert "start its schedule" not in view.empty_label.text()
+    finally:
+        context.close()
+        time.tzset()
+
+
+def test_a_new_desired_retention_saved_in_settings_reschedules_today(
+    qtbot: QtBot, seeded: AppContext
+) -> None:
+    """Settings › Desired retention 0.70 (fewer reviews): Today is worked out again at
+    once, with fewer key points due than at 0.90 and none sooner, and the next session's
+    settings follow."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.settings_dialog import SettingsDialog
+
+    window = MainWindow(seeded)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.show()
+    views = window.views
+    qtbot.waitUntil(lambda: views.stack.currentWidget() is views.today, timeout=WAIT_MS)
+    today = views.today.today
+    assert today is not None
+
+    def due_times() -> dict[tuple[str, int], str]:
+        shown = views.today.today
+        assert shown is not None
+        return {(n.note.id, a.index): a.memory.due for n in shown.notes for a in n.assertions}
+
+    before = due_times()
+    seen: list[str] = []
+
+    def change_settings(tries: int = 200) -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, SettingsDialog):
+            if tries:
+                QTimer.singleShot(10, lambda: change_settings(tries - 1))
+            return
+        for field, text in ((dialog.desired_retention, "0.70"),
+                            (dialog.challenges_per_session, "1")):  # fmt: skip
+            field.setFocus()
+            field.selectAll()
+            qtbot.keyClicks(field, text)
+        seen.append(dialog.problem_label.text() if dialog.problem_label.isVisible() else "")
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, change_settings)
+    with qtbot.waitSignal(views.today.loaded, timeout=WAIT_MS):
+        window.open_settings()
+    assert seen == [""]
+    assert seeded.config.schedule.desired_retention == 0.7
+    assert seeded.practice_settings().challenges == 1
+    after = due_times()  # fewer reviews: most key points are not due yet after all
+    assert after.keys() < before.keys() and views.today.today.due < today.due  # type: ignore[union-attr]
+    assert all(after[key] >= before[key] for key in after)
+    window.close()

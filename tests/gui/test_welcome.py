@@ -103,7 +103,8 @@ def test_the_welcome_walks_through_ollama_the_model_privacy_and_the_key(
         dialog.judge_box.click()  # as a click on the box or Space does
     assert load_config(config_path()).judge.enabled
     assert window.privacy.judge_action.isChecked()  # the toolbar switch follows
-    assert "Judge on" in dialog.privacy_label.text()
+    # On, but no key is stored yet: nothing can be sent, and the welcome says so.
+    assert "the judge is on, but no key is stored" in dialog.privacy_label.text()
     include_before = load_config(config_path()).judge.include_assertions
     with qtbot.waitSignal(window.privacy.saved, timeout=WAIT_MS):
         dialog.assertions_box.click()
@@ -166,3 +167,68 @@ def test_the_welcome_opens_on_the_first_run_only(
 
     maybe_welcome(window)  # the next start
     assert shown_welcome(window) is None
+
+
+def test_on_first_run_the_welcome_and_the_status_bar_say_what_the_judge_will_do_now(
+    qtbot: QtBot,
+) -> None:
+    """The judge is on by default, yet with no Gemini key nothing can be sent: the welcome
+    and the status bar say so, and agree with each other as the key and the switch change."""
+    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, OFFLINE_TEXT, WITH_ASSERTIONS_TEXT
+
+    with FakeOllama() as ollama:
+        path = Path(os.environ["COACH_CONFIG"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"tier1": {"ollamaUrl": ollama.url}}), encoding="utf-8")
+        window = open_window(qtbot)
+        status = window.privacy.status_label()
+        qtbot.waitUntil(lambda: status.text() == NO_KEY_TEXT, timeout=WAIT_MS)
+        assert window.context.config.judge.enabled  # on, as on every first run
+        assert "kept unjudged until a key is set" in status.text()
+        assert "Gemini" not in status.text().replace("No Gemini key", "")  # nothing "sent to"
+
+        dialog = open_welcome_from_help(qtbot, window)
+        said = dialog.privacy_label.text()
+        assert "only if you switch the judge on" not in said  # it is on
+        assert "Sent once you set a Gemini key:</b> the judge is on, but no key" in said
+        assert "nothing is sent and your answers are kept unjudged" in said
+        assert f"<b>Now:</b> {NO_KEY_TEXT}." in said
+
+        section = dialog.key_section
+        section.key_field.setFocus()
+        qtbot.keyClicks(section.key_field, KEY)
+        with qtbot.waitSignal(window.privacy.key_changed, timeout=WAIT_MS):
+            qtbot.mouseClick(section.save_button, Qt.MouseButton.LeftButton)
+        assert status.text() == WITH_ASSERTIONS_TEXT
+        said = dialog.privacy_label.text()
+        assert "Sent each time an answer is judged (the judge is on):</b> each challenge" in said
+        assert "with the note's core assertions, because <i>Send core assertions</i> is on" in said
+        assert f"<b>Now:</b> {WITH_ASSERTIONS_TEXT}." in said
+
+        with qtbot.waitSignal(window.privacy.saved, timeout=WAIT_MS):
+            dialog.judge_box.click()
+        said = dialog.privacy_label.text()
+        assert status.text() == OFFLINE_TEXT
+        assert "May be sent, only if you switch the judge on:</b>" in said
+        assert f"<b>Now:</b> {OFFLINE_TEXT}." in said
+        qtbot.waitUntil(lambda: dialog.tier1_label.text().startswith("Ready"), timeout=WAIT_MS)
+        dialog.reject()
+
+
+def test_the_judge_on_this_computer_needs_no_key_and_says_nothing_leaves(qtbot: QtBot) -> None:
+    from coach_gui.ui.privacy_controls import LOCAL_TEXT
+
+    with FakeOllama() as ollama:
+        path = Path(os.environ["COACH_CONFIG"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        config = {"tier1": {"ollamaUrl": ollama.url}, "judge": {"provider": "local"}}
+        path.write_text(json.dumps(config), encoding="utf-8")
+        window = open_window(qtbot)
+        dialog = open_welcome_from_help(qtbot, window)  # it reads the keyring: no key
+        qtbot.waitUntil(lambda: window.privacy.key_stored is False, timeout=WAIT_MS)
+        assert window.privacy.status_label().text() == LOCAL_TEXT
+        assert "no key" not in window.privacy.judge_action.toolTip().lower()
+        assert "<b>Nothing leaves this computer.</b>" in dialog.privacy_label.text()
+        assert "Gemini key" not in dialog.privacy_label.text()
+        qtbot.waitUntil(lambda: dialog.tier1_label.text().startswith("Ready"), timeout=WAIT_MS)
+        dialog.reject()
