@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui import tasks, window_state
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
 LAST_PRACTISED = "mainWindow/lastPractisedNote"
-CHECK_WAIT_MS = 250  # closing waits this long at most for a Tier 1 check on its way
+CHECK_WAIT_MS = 250  # closing waits this long at most for the window's reads on their way
 # Keys of the practice pane itself, for Help > Keyboard shortcuts.
 PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
@@ -277,12 +276,13 @@ class MainViews:
 
     def close(self) -> None:
         """The window closes: end the session (every submitted answer is already saved),
-        waiting for its seal only briefly. A stream in flight is cancelled; a judge call
-        or a Tier 1 check still on its way is left to `tasks.quiesce` and, should it not
-        end at once, the session is sealed as interrupted at the next start (ADR 0012)."""
+        waiting for its seal only briefly. A stream in flight is cancelled; the window's
+        reads on their way (a Tier 1 check, Today) get a moment to end; a judge call still
+        on its way is left to `tasks.quiesce` and, should it not end at once, the session
+        is sealed as interrupted at the next start (ADR 0012)."""
         self.practice.shutdown(QUIT_WAIT_MS)
-        if self.tier1_status.status.state is Tier1State.CHECKING:
-            tasks.wait_for_all(CHECK_WAIT_MS)  # a loopback check ends in milliseconds
+        if tasks.pending_tasks():  # a Tier 1 check, Today's load, the key's state: milliseconds
+            tasks.wait_for_all(CHECK_WAIT_MS)
 
     def restore(self) -> None:
         """After the first load: back to the practice view if a session was in progress."""
