@@ -148,10 +148,17 @@ class SqliteMemoryJournal:
         sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE due < ? ORDER BY due"
         return [_state(row) for row in self._tuples(sql, (until,))]
 
+    def open_gaps_due_from(self, start: str) -> list[MemoryState]:
+        sql = (
+            f"SELECT {_COLUMNS} FROM assertion_memory WHERE gap IS NOT NULL AND due >= ? "
+            "ORDER BY due"
+        )
+        return [_state(row) for row in self._tuples(sql, (start,))]
+
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
         return self._tuples(
             "SELECT note_id, assertion_digest, assertion, due FROM assertion_memory "
-            "WHERE due >= ? AND due < ?",
+            "WHERE due >= ? AND due < ? AND gap IS NULL",
             (start, end),
         )
 
