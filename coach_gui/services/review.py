@@ -38,7 +38,7 @@ class SessionSummary:
     passed: int
     gaps: int  # gaps listed across the judged answers
     pending: int  # answers still waiting to be judged
-    mode: str  # judged_with_assertions | judged_without | offline | pending
+    mode: str  # judged_with_assertions | judged_without | pending | no_answers
     disposition: str | None
     trace_id: str | None
     bound_trace_ids: tuple[str, ...]
@@ -62,7 +62,7 @@ def summarise(records: SessionRecords, reader: SessionReader) -> SessionSummary:
         passed=sum(v.passed for v in verdicts),
         gaps=sum(len(v.gaps) for v in verdicts),
         pending=len(states) - len(verdicts),
-        mode=review_mode(records, states),
+        mode=review_mode(states),
         disposition=None if session.disposition is None else session.disposition.value,
         trace_id=session.sealed_trace_id,
         bound_trace_ids=tuple(t.trace_id for t in records.traces if t.kind == "bound"),
