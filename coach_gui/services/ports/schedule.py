@@ -45,8 +45,9 @@ class MemoryJournal(Protocol):
         ...
 
     def open_gaps_due_from(self, start: str) -> list[MemoryState]:
-        """Cached states with an open gap whose due time is `start` or later. An open gap
-        is always due (ADR 0023): Today lists these with `due_before(start)`."""
+        """Cached states with an open gap whose due time is `start` or later, in no
+        particular order. An open gap is always due (ADR 0023): Today lists these with
+        `due_before(start)`."""
         ...
 
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
