@@ -119,6 +119,7 @@ class DueAssertion:
     index: int  # in the note as it is now
     memory: MemoryState
     overdue: bool  # due before today began
+    ahead: bool = False  # listed before its FSRS due time, because its gap is open
 
     @property
     def interval_days(self) -> float:
@@ -133,6 +134,7 @@ class DueAssertion:
             "stability": round(m.stability, 4), "difficulty": round(m.difficulty, 4),
             "last_review": m.last_review, "last_rating": RATING_NAMES[m.last_rating],
             "reviews": m.reviews, "gap": m.gap, "gap_id": m.gap_id,
+            "ahead_of_schedule": self.ahead,
         }  # fmt: skip
 
 
@@ -284,7 +286,7 @@ class AssertionScheduler:
             index = current(state.note_id, state.text, state.digest)
             if index is not None:
                 due.setdefault(state.note_id, []).append(
-                    DueAssertion(index, state, state.due < start)
+                    DueAssertion(index, state, state.due < start, state.due >= bounds[0])
                 )
         counts[0] = sum(len(found) for found in due.values())
         for note_id, digest_, text, when in self._memory.due_between(bounds[0], bounds[-1]):

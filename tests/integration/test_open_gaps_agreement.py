@@ -300,6 +300,10 @@ def test_today_the_gap_board_the_chart_and_the_commands_agree_over_a_month(
         ("n2", NOTES[oc][2][1], "wrong"), ("n2", NOTES[oc][2][0], "unexplained"),
     }  # fmt: skip
     assert m.checked[-1] == {("n1", NOTES[ns][2][0], "wrong")}
+    code, text, err = _coach(capsys, "gaps")
+    assert code == 0, err
+    lines = ["Natural selection", f"1. {NOTES[ns][2][0]}", "wrong, missed in 1 session"]
+    assert [line.strip() for line in text.splitlines()[1:4]] == lines
     code, data, err = _coach(capsys, "sessions", "--limit", "0", "--json")
     assert code == 0, err
     modes = {row["session_id"]: row["mode"] for row in data["sessions"]}

@@ -167,6 +167,7 @@ def test_an_open_gap_is_due_even_after_a_good_self_rating(
     (due,) = today.notes
     (item,) = due.assertions  # A and C wait; B's gap is due although FSRS would wait
     assert (item.memory.text, item.memory.gap, item.overdue) == (B, "unexplained", False)
+    assert item.ahead and item.to_json()["ahead_of_schedule"] is True  # shown as due now
     # FSRS's own due time is kept, six days on, inside the forecast's 14 days; the gap is
     # counted today and not again on that day (A and C fall due after the 14 days).
     assert day(11) < item.memory.due < day(12)
