@@ -179,14 +179,14 @@ def _severity(rating: AssertionRating) -> tuple[int, int]:
 
 
 def session_reviews(ratings: Iterable[AssertionRating]) -> dict[str, list[AssertionRating]]:
-    """Per assertion digest, one review per session (the worst rating, the latest answer's
+    """Per assertion digest, one review per session (the worst rating, the first answer's
     among equals, at the session's last answer on it), in time order."""
     by_session: dict[tuple[str, str], list[AssertionRating]] = {}
     for rating in ratings:
         by_session.setdefault((rating.digest, rating.session_id), []).append(rating)
     reviews: dict[str, list[AssertionRating]] = {}
     for (digest, _), group in by_session.items():
-        worst = min(reversed(group), key=_severity)  # min keeps the first of equals
+        worst = min(group, key=_severity)
         last = max(r.at for r in group)
         reviews.setdefault(digest, []).append(worst.model_copy(update={"at": last}))
     for found in reviews.values():
