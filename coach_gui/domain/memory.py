@@ -12,8 +12,8 @@ one session are one review per assertion: the worst rating counts.
 
 An open gap (ADR 0023) is the judge's finding about one key point, so only a verdict given
 with the assertions sent (a *named* rating) opens or closes one; self-ratings and verdicts
-given without the assertions move the schedule only. `open_gaps` is the one rule Today,
-the gap board, the progress chart and `coach gaps`/`coach today` all read.
+given without the assertions move the schedule only. `GapLedger` (`open_gaps`) is the one
+rule Today, the gap board, the progress chart and `coach gaps`/`coach today` all read.
 """
 
 from __future__ import annotations
@@ -208,27 +208,58 @@ class AssertionGap:
     missed: int  # sessions whose named review missed it, over the whole history
 
 
+def _when(review: AssertionRating) -> tuple[str, str]:
+    return (review.at, review.session_id)  # the order of `session_reviews`
+
+
+class GapLedger:
+    """The open gaps of one note's assertions, whole sessions added at a time (ADR 0023).
+    Only named ratings count; per session the worst of them is the review (a miss stays a
+    miss even if a later answer in the same session explains it); the latest session
+    review decides: a gap is open until a later session's judged answer explains it.
+    The progress chart reads it after each session; `open_gaps` after all of them."""
+
+    def __init__(self) -> None:
+        self._latest: dict[str, AssertionRating] = {}  # digest -> latest named review
+        self._missed: dict[str, int] = {}  # digest -> sessions that missed it
+
+    def add(self, ratings: Iterable[AssertionRating]) -> GapLedger:
+        """Add the ratings of whole sessions (never part of one: it would count twice)."""
+        for digest, reviews in session_reviews(r for r in ratings if r.named).items():
+            for review in reviews:
+                latest = self._latest.get(digest)
+                if latest is None or _when(review) >= _when(latest):
+                    self._latest[digest] = review
+                if review.gap is not None:
+                    self._missed[digest] = self._missed.get(digest, 0) + 1
+        return self
+
+    @property
+    def judged(self) -> frozenset[str]:
+        """The digests some named review has judged."""
+        return frozenset(self._latest)
+
+    def gaps(self) -> dict[str, AssertionGap]:
+        """Per assertion digest, its open gap, if it has one."""
+        return {
+            digest: AssertionGap(
+                digest=digest,
+                text=latest.text,
+                problem=latest.gap,
+                explanation=latest.explanation or "",
+                gap_id=latest.gap_id,
+                session_id=latest.session_id,
+                at=latest.at,
+                missed=self._missed.get(digest, 0),
+            )
+            for digest, latest in self._latest.items()
+            if latest.gap is not None and latest.gap_id is not None
+        }
+
+
 def open_gaps(ratings: Iterable[AssertionRating]) -> dict[str, AssertionGap]:
-    """Per assertion digest, its open gap, if it has one (ADR 0023). Only named ratings
-    count; per session the worst of them is the review (a miss stays a miss even if a
-    later answer in the same session explains it); the latest session review decides: a
-    gap is open until a later session's judged answer explains the assertion."""
-    found: dict[str, AssertionGap] = {}
-    for digest, reviews in session_reviews(r for r in ratings if r.named).items():
-        latest = reviews[-1]
-        if latest.gap is None or latest.gap_id is None:
-            continue
-        found[digest] = AssertionGap(
-            digest=digest,
-            text=latest.text,
-            problem=latest.gap,
-            explanation=latest.explanation or "",
-            gap_id=latest.gap_id,
-            session_id=latest.session_id,
-            at=latest.at,
-            missed=sum(r.gap is not None for r in reviews),
-        )
-    return found
+    """Per assertion digest, its open gap, if it has one: the one rule (`GapLedger`)."""
+    return GapLedger().add(ratings).gaps()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,11 +11,18 @@ of `domain.memory.open_gaps` that Today reads too (ADR 0023).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from coach_gui.domain.memory import AssertionRating, assertion_digest, note_ratings, open_gaps
+from coach_gui.domain.memory import (
+    AssertionGap,
+    AssertionRating,
+    GapLedger,
+    assertion_digest,
+    note_ratings,
+    open_gaps,
+)
 from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states, review_mode
@@ -201,13 +208,13 @@ class OpenGap:
         return asdict(self)
 
 
-def note_open_gaps(note: Note, ratings: Iterable[AssertionRating]) -> list[OpenGap]:
-    """The open gaps among `note`'s key points as they are now (matched by text digest,
-    so reordering keeps them), most missed first."""
-    gaps = open_gaps(ratings)
+def placed_gaps(note: Note, gaps: Mapping[str, AssertionGap]) -> list[OpenGap]:
+    """`gaps` (by assertion digest) among `note`'s key points as they are now (matched by
+    text digest, so reordering keeps them), most missed first."""
+    left = dict(gaps)
     found: list[OpenGap] = []
     for index, text in enumerate(note.core_assertions):
-        gap = gaps.pop(assertion_digest(text), None)  # pop: a repeated text counts once
+        gap = left.pop(assertion_digest(text), None)  # pop: a repeated text counts once
         if gap is not None:
             found.append(
                 OpenGap(note.id, note.title, gap.gap_id, index, text, gap.missed, gap.problem,
@@ -215,6 +222,11 @@ def note_open_gaps(note: Note, ratings: Iterable[AssertionRating]) -> list[OpenG
             )  # fmt: skip
     found.sort(key=lambda g: (-g.missed, g.assertion_index))
     return found
+
+
+def note_open_gaps(note: Note, ratings: Iterable[AssertionRating]) -> list[OpenGap]:
+    """The open gaps among `note`'s key points as they are now, most missed first."""
+    return placed_gaps(note, open_gaps(ratings))
 
 
 @dataclass(frozen=True)
@@ -252,27 +264,26 @@ def note_gaps(note: Note, records: Iterable[SessionRecords]) -> NoteGaps:
         (r for r in records if r.session.note_id == note.id),
         key=lambda r: (r.session.started_at, r.session.id),
     )
-    ratings: list[AssertionRating] = []
+    ledger = GapLedger()
     points: list[ProgressPoint] = []
     for session in sessions:
         verdicts = [s.verdict for s in attempt_states(session) if s.verdict is not None]
-        ratings += note_ratings(note.id, [session])
+        ledger.add(note_ratings(note.id, [session]))
         points.append(
             ProgressPoint(
                 started_at=session.session.started_at,
                 passed=sum(v.passed for v in verdicts),
                 judged=len(verdicts),
-                gaps=tuple(note_open_gaps(note, ratings)),
+                gaps=tuple(placed_gaps(note, ledger.gaps())),
             )
         )
-    named = {r.digest for r in ratings if r.named}
     current = {assertion_digest(t) for t in note.core_assertions}
     return NoteGaps(
         note_id=note.id,
-        gaps=note_open_gaps(note, ratings),
+        gaps=placed_gaps(note, ledger.gaps()),
         points=points,
         key_points=len(current),
-        judged=len(current & named),
+        judged=len(current & ledger.judged),
     )
 
 
