@@ -1,5 +1,6 @@
-"""`coach gaps [SESSION] [--json]`: the gaps of one session, or of every session, and how
-often each assertion was missed."""
+"""`coach gaps [SESSION] [--json]`: the open gaps now (the key points missed the last time
+they were judged, by the rule Today and the gap board read: ADR 0023), then the gaps of
+one session, or of every session, and how often each assertion was missed."""
 
 from __future__ import annotations
 
@@ -7,11 +8,18 @@ import argparse
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
 
+_PROBLEMS = {"unexplained": "not explained", "wrong": "wrong"}
+
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("gaps", help="list the gaps of one session, or of all")
+    parser = commands.add_parser(
+        "gaps", help="list the open gaps, and the gaps of one session or of all"
+    )
     parser.add_argument(
-        "session", nargs="?", metavar="SESSION", help="a session id (default: every session)"
+        "session",
+        nargs="?",
+        metavar="SESSION",
+        help="a session id (default: every session); open gaps are then its note's",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
@@ -30,9 +38,28 @@ def run(args: argparse.Namespace) -> int:
                     f"no session has the id {args.session}; `coach sessions` lists them"
                 )
         report = review.gaps(context, session_id)
+        note_id = review.note_of_session(context, session_id) if session_id else None
+        opened = review.open_gaps(context, None if note_id is None else [note_id])
     if args.json:
-        emit_json({"session_id": session_id, **report.to_json()})
+        emit_json(
+            {"session_id": session_id, "open": [g.to_json() for g in opened], **report.to_json()}
+        )
         return EXIT_OK
+    if opened:
+        print("Open gaps now (key points missed the last time they were judged):")
+        title = None
+        for gap in opened:
+            if gap.note_title != title:
+                title = gap.note_title
+                print(f"  {title}")
+            sessions = f"{gap.missed} session{'s' if gap.missed != 1 else ''}"
+            print(f"    {gap.assertion_index + 1}. {gap.assertion_text}")
+            print(f"       {_PROBLEMS.get(gap.problem, gap.problem)}, missed in {sessions}")
+            if gap.explanation:
+                print(f"       {gap.explanation}")
+        print()
+    else:
+        say("No open gaps.")
     if not report.gaps:
         say("No gaps: every judged answer explained every assertion it was judged against.")
         return EXIT_OK

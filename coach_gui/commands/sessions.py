@@ -12,6 +12,7 @@ _MODES = {
     "judged_without": "judged, without assertions",
     "offline": "offline",
     "pending": "pending",
+    "no_answers": "no answers",
 }
 
 

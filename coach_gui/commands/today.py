@@ -41,9 +41,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"{due.note.title}: {len(due.assertions)} due{late}{gap or ''}")
         for item in due.assertions:
             m = item.memory
+            when = f"due {m.due[:16].replace('T', ' ')} UTC"
+            if item.ahead:  # an open gap is due now (ADR 0023)
+                when = f"due now (open gap; scheduled {m.due[:16].replace('T', ' ')} UTC)"
             print(f"  {item.index + 1}. {m.text}")
             print(
-                f"     due {m.due[:16].replace('T', ' ')} UTC · last {item.interval_days:g} days"
+                f"     {when} · last {item.interval_days:g} days"
                 f" · stability {m.stability:.1f} · last rating {RATING_NAMES[m.last_rating]}"
             )
     print(

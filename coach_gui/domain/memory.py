@@ -9,6 +9,11 @@ Ratings follow FSRS's four grades. From a verdict: explained -> Good, a gap `une
 or `wrong` -> Again. A verdict given without the assertions cannot say which one was
 missed, so a pass rates all of them Good and a fail all of them Hard. Several answers in
 one session are one review per assertion: the worst rating counts.
+
+An open gap (ADR 0023) is the judge's finding about one key point, so only a verdict given
+with the assertions sent (a *named* rating) opens or closes one; self-ratings and verdicts
+given without the assertions move the schedule only. `GapLedger` (`open_gaps`) is the one
+rule Today, the gap board, the progress chart and `coach gaps`/`coach today` all read.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from coach_gui.domain.digests import content_id
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import Attempt, GapPlan, VerdictRecord, gap_id, note_digest
 from coach_gui.domain.records import Record
+from coach_gui.domain.session_records import SessionRecords
+from coach_gui.domain.session_state import attempt_states
 
 AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
 RATING_NAMES = {AGAIN: "again", HARD: "hard", GOOD: "good", EASY: "easy"}
@@ -54,8 +61,12 @@ class AssertionRating(Record):
     rating: Rating
     at: str  # when the answer was submitted (ISO-8601 UTC): the time of the review
     source: Source
+    # Judged with the assertions sent: the judge said which key points were missed, so
+    # this rating opens (a gap) or closes (explained) the assertion's open gap.
+    named: bool = False
     gap: GapProblem | None = None
     gap_id: str | None = None
+    explanation: str | None = None  # the judge's, for a gap
 
 
 class SelfRating(Record):
@@ -117,8 +128,10 @@ def ratings_from_verdict(attempt: Attempt, verdict: VerdictRecord) -> list[Asser
                 rating=AGAIN if first else GOOD,
                 at=attempt.submitted_at,
                 source="verdict",
+                named=True,
                 gap=first[1].problem if first else None,
                 gap_id=gap_id(verdict.id, first[0]) if first else None,
+                explanation=first[1].explanation if first else None,
             )
         )
     return found
@@ -140,13 +153,34 @@ def ratings_from_self(attempt: Attempt, ratings: Iterable[SelfRating]) -> list[A
     ]
 
 
+def note_ratings(
+    note_id: str, records: Iterable[SessionRecords], self_ratings: Iterable[SelfRating] = ()
+) -> list[AssertionRating]:
+    """Every rating of one note's assertions in its sessions, in answer order. An answer's
+    verdict rates it; until there is one, the learner's own rating does. (Self-ratings
+    never name a gap: `open_gaps` gives the same without them.)"""
+    by_attempt: dict[str, list[SelfRating]] = {}
+    for rating in self_ratings:
+        by_attempt.setdefault(rating.attempt_id, []).append(rating)
+    ratings: list[AssertionRating] = []
+    for session in records:
+        if session.session.note_id != note_id:
+            continue
+        for state in attempt_states(session):
+            if state.verdict is not None:
+                ratings += ratings_from_verdict(state.attempt, state.verdict)
+            else:
+                ratings += ratings_from_self(state.attempt, by_attempt.get(state.attempt.id, ()))
+    return ratings
+
+
 def _severity(rating: AssertionRating) -> tuple[int, int]:
     return (rating.rating, 0 if rating.gap == "wrong" else 1)
 
 
 def session_reviews(ratings: Iterable[AssertionRating]) -> dict[str, list[AssertionRating]]:
-    """Per assertion digest, one review per session (the worst rating, at the session's
-    last answer on it), in time order."""
+    """Per assertion digest, one review per session (the worst rating, the first answer's
+    among equals, at the session's last answer on it), in time order."""
     by_session: dict[tuple[str, str], list[AssertionRating]] = {}
     for rating in ratings:
         by_session.setdefault((rating.digest, rating.session_id), []).append(rating)
@@ -158,6 +192,74 @@ def session_reviews(ratings: Iterable[AssertionRating]) -> dict[str, list[Assert
     for found in reviews.values():
         found.sort(key=lambda r: (r.at, r.session_id))
     return reviews
+
+
+@dataclass(frozen=True, slots=True)
+class AssertionGap:
+    """An assertion's open gap: its latest named session review missed it."""
+
+    digest: str
+    text: str  # as it was judged
+    problem: GapProblem  # of that review: `wrong` outranks `unexplained`
+    explanation: str
+    gap_id: str
+    session_id: str  # the session that left it open
+    at: str  # that session's last answer on it
+    missed: int  # sessions whose named review missed it, over the whole history
+
+
+def _when(review: AssertionRating) -> tuple[str, str]:
+    return (review.at, review.session_id)  # the order of `session_reviews`
+
+
+class GapLedger:
+    """The open gaps of one note's assertions, whole sessions added at a time (ADR 0023).
+    Only named ratings count; per session the worst of them is the review (a miss stays a
+    miss even if a later answer in the same session explains it); the latest session
+    review decides: a gap is open until a later session's judged answer explains it.
+    The progress chart reads it after each session; `open_gaps` after all of them."""
+
+    def __init__(self) -> None:
+        self._latest: dict[str, AssertionRating] = {}  # digest -> latest named review
+        self._missed: dict[str, int] = {}  # digest -> sessions that missed it
+
+    def add(self, ratings: Iterable[AssertionRating]) -> GapLedger:
+        """Add the ratings of whole sessions (never part of one: it would count twice)."""
+        for digest, reviews in session_reviews(r for r in ratings if r.named).items():
+            for review in reviews:
+                latest = self._latest.get(digest)
+                if latest is None or _when(review) >= _when(latest):
+                    self._latest[digest] = review
+                if review.gap is not None:
+                    self._missed[digest] = self._missed.get(digest, 0) + 1
+        return self
+
+    @property
+    def judged(self) -> frozenset[str]:
+        """The digests some named review has judged."""
+        return frozenset(self._latest)
+
+    def gaps(self) -> dict[str, AssertionGap]:
+        """Per assertion digest, its open gap, if it has one."""
+        return {
+            digest: AssertionGap(
+                digest=digest,
+                text=latest.text,
+                problem=latest.gap,
+                explanation=latest.explanation or "",
+                gap_id=latest.gap_id,
+                session_id=latest.session_id,
+                at=latest.at,
+                missed=self._missed.get(digest, 0),
+            )
+            for digest, latest in self._latest.items()
+            if latest.gap is not None and latest.gap_id is not None
+        }
+
+
+def open_gaps(ratings: Iterable[AssertionRating]) -> dict[str, AssertionGap]:
+    """Per assertion digest, its open gap, if it has one: the one rule (`GapLedger`)."""
+    return GapLedger().add(ratings).gaps()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +278,7 @@ class MemoryState:
     last_review: str
     last_rating: int
     reviews: int
-    gap: GapProblem | None = None  # of its latest judged review: an open gap
+    gap: GapProblem | None = None  # its open gap (`open_gaps`), always due
     gap_id: str | None = None
 
 

@@ -140,15 +140,18 @@ def derive_disposition(
     )
 
 
-def review_mode(records: SessionRecords, states: list[AttemptState]) -> str:
+NO_ANSWERS = "no_answers"  # the review mode of a session without answers
+
+
+def review_mode(states: list[AttemptState]) -> str:
     """How the session's answers were judged: `pending` while any waits, else
-    `judged_with_assertions` / `judged_without`; a session without answers keeps the
-    mode it started in (`offline` for one practised with the judge off)."""
+    `judged_with_assertions` / `judged_without`; `no_answers` for a session without
+    answers (nothing was judged, whatever mode it started in)."""
+    if not states:
+        return NO_ANSWERS
     if any(not s.judged for s in states):
         return "pending"
     verdicts = [s.verdict for s in states if s.verdict is not None]
-    if not verdicts:
-        return records.session.mode.value
     if any(v.assertions_sent for v in verdicts):
         return SessionMode.JUDGED_WITH_ASSERTIONS.value
     return SessionMode.JUDGED_WITHOUT.value

@@ -3,14 +3,26 @@ Gaps and Sent-to-judge views and `coach sessions`/`coach gaps` alike."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import SentRequest
 from coach_gui.files import atomic_write
 from coach_gui.operations.app import App
-from coach_gui.services.review import GapReport, SessionSummary, gap_report, list_sessions
+from coach_gui.services.review import (
+    GapReport,
+    NoteGaps,
+    OpenGap,
+    SessionSummary,
+    gap_report,
+    list_sessions,
+    note_gaps,
+    open_gaps_of_notes,
+)
 
 SENT_SHOWN = 1000  # rows of the outbox the Sent-to-judge view lists
+_NOTES_READ = 200  # notes whose sessions are read at once for `open_gaps`
 
 
 def sessions(app: App, *, limit: int | None, offset: int = 0) -> list[SessionSummary]:
@@ -27,6 +39,33 @@ def find_session(app: App, record_id: str) -> str | None:
 def gaps(app: App, session_id: str | None = None) -> GapReport:
     """The gaps of one session, or of every session."""
     return gap_report(app.traces(), session_id)
+
+
+def note_of_session(app: App, session_id: str) -> str | None:
+    """The id of the note a session practised."""
+    found = app.traces().records_for([session_id])
+    return found[0].session.note_id if found else None
+
+
+def gap_board(app: App, note: Note) -> NoteGaps:
+    """The gap board of `note`: its open gaps and its progress, from its own sessions."""
+    return note_gaps(note, app.scheduler().history([note.id]))
+
+
+def open_gaps(app: App, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
+    """The open gaps of the notes in the folder now (of `note_ids` among them, if given),
+    by the rule Today and the gap board read (ADR 0023)."""
+    notes = [entry.note for entry in app.notes.load().notes]
+    if note_ids is not None:
+        wanted = set(note_ids)
+        notes = [n for n in notes if n.id in wanted]
+    scheduler = app.scheduler()
+    found: list[OpenGap] = []
+    for start in range(0, len(notes), _NOTES_READ):
+        chunk = notes[start : start + _NOTES_READ]
+        found += open_gaps_of_notes(chunk, scheduler.history([n.id for n in chunk]))
+    found.sort(key=lambda g: (g.note_title.casefold(), g.note_id, -g.missed, g.assertion_index))
+    return found
 
 
 def sent_to_judge(app: App, limit: int = SENT_SHOWN) -> list[SentRequest]:

@@ -14,6 +14,7 @@ MODE_LABELS = {
     "judged_without": "judged without assertions",
     "offline": "offline",
     "pending": "pending",
+    "no_answers": "no answers",
 }
 PROBLEM_LABELS = {"unexplained": "Not explained", "wrong": "Wrong"}
 

@@ -1,22 +1,31 @@
 """Reviewing practice: the sessions list and the gap lists (`coach sessions`, `coach gaps`,
-and later the GUI's Sessions view and gap board). Read-only; derived from sealed records.
+the GUI's Sessions view and gap board). Read-only; derived from sealed records.
 
 A gap names an assertion by its index among the assertions sent with the answer; the
 verdict keeps those assertions, so the text shown is the one the answer was judged
-against, even if the note has changed since.
+against, even if the note has changed since. A note's *open* gaps are another matter:
+its key points as they are now whose latest judged session missed them, by the one rule
+of `domain.memory.open_gaps` that Today reads too (ADR 0023).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from coach_gui.domain.practice import gap_id
+from coach_gui.domain.memory import (
+    AssertionGap,
+    AssertionRating,
+    GapLedger,
+    assertion_digest,
+    note_ratings,
+    open_gaps,
+)
+from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states, review_mode
-from coach_gui.domain.verdicts import Gap
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.verify import check_session
 
@@ -36,7 +45,7 @@ class SessionSummary:
     passed: int
     gaps: int  # gaps listed across the judged answers
     pending: int  # answers still waiting to be judged
-    mode: str  # judged_with_assertions | judged_without | offline | pending
+    mode: str  # judged_with_assertions | judged_without | pending | no_answers
     disposition: str | None
     trace_id: str | None
     bound_trace_ids: tuple[str, ...]
@@ -60,7 +69,7 @@ def summarise(records: SessionRecords, reader: SessionReader) -> SessionSummary:
         passed=sum(v.passed for v in verdicts),
         gaps=sum(len(v.gaps) for v in verdicts),
         pending=len(states) - len(verdicts),
-        mode=review_mode(records, states),
+        mode=review_mode(states),
         disposition=None if session.disposition is None else session.disposition.value,
         trace_id=session.sealed_trace_id,
         bound_trace_ids=tuple(t.trace_id for t in records.traces if t.kind == "bound"),
@@ -183,48 +192,108 @@ def gap_report(reader: SessionReader, session_id: str | None = None) -> GapRepor
 
 @dataclass(frozen=True)
 class OpenGap:
-    """An assertion of a note whose latest judged answer left a gap."""
+    """An open gap of one of a note's key points (ADR 0023: `domain.memory.open_gaps`),
+    placed in the note as it is now."""
 
+    note_id: str
+    note_title: str
     gap_id: str
     assertion_index: int  # in the note as it is now
     assertion_text: str
-    missed: int  # gaps on this assertion across the note's sessions
-    problem: str  # of the latest gap: unexplained | wrong
+    missed: int  # sessions whose judged answers missed it
+    problem: str  # of the session that left it open: unexplained | wrong
     explanation: str
 
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
-def open_gaps(reader: SessionReader, note_id: str, assertions: Sequence[str]) -> list[OpenGap]:
-    """The note's assertions (matched by text, so reordering keeps them) whose latest
-    judged answer left a gap, most missed first."""
-    latest: dict[str, tuple[str, Gap | None, str]] = {}  # text -> (when, gap, gap id)
-    missed: Counter[str] = Counter()
-    wanted = set(assertions)
-    ids = reader.session_ids()  # every session; filtered by note below
-    for records in _records(reader, ids):
-        if records.session.note_id != note_id:
-            continue
-        for state in attempt_states(records):
-            verdict = state.verdict
-            if verdict is None or not verdict.assertions_sent:
-                continue
-            when = state.attempt.submitted_at
-            for index, text in enumerate(verdict.assertions):
-                if text not in wanted:
-                    continue
-                found = [(n, g) for n, g in enumerate(verdict.gaps) if g.assertion == index]
-                if found:
-                    missed[text] += 1
-                if text not in latest or when >= latest[text][0]:
-                    gap = found[0] if found else None
-                    latest[text] = (
-                        when,
-                        gap[1] if gap else None,
-                        gap_id(verdict.id, gap[0]) if gap else "",
-                    )
-    gaps = [
-        OpenGap(ident, assertions.index(text), text, missed[text], gap.problem, gap.explanation)
-        for text, (_, gap, ident) in latest.items()
-        if gap is not None
-    ]
-    gaps.sort(key=lambda g: (-g.missed, g.assertion_index))
-    return gaps
+
+def placed_gaps(note: Note, gaps: Mapping[str, AssertionGap]) -> list[OpenGap]:
+    """`gaps` (by assertion digest) among `note`'s key points as they are now (matched by
+    text digest, so reordering keeps them), most missed first."""
+    left = dict(gaps)
+    found: list[OpenGap] = []
+    for index, text in enumerate(note.core_assertions):
+        gap = left.pop(assertion_digest(text), None)  # pop: a repeated text counts once
+        if gap is not None:
+            found.append(
+                OpenGap(note.id, note.title, gap.gap_id, index, text, gap.missed, gap.problem,
+                        gap.explanation)
+            )  # fmt: skip
+    found.sort(key=lambda g: (-g.missed, g.assertion_index))
+    return found
+
+
+def note_open_gaps(note: Note, ratings: Iterable[AssertionRating]) -> list[OpenGap]:
+    """The open gaps among `note`'s key points as they are now, most missed first."""
+    return placed_gaps(note, open_gaps(ratings))
+
+
+@dataclass(frozen=True)
+class ProgressPoint:
+    """One session of a note on its progress chart."""
+
+    started_at: str
+    passed: int
+    judged: int  # answers judged in this session
+    gaps: tuple[OpenGap, ...]  # the note's open gaps after it
+
+    @property
+    def open_gaps(self) -> int:
+        return len(self.gaps)
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.judged if self.judged else None
+
+
+@dataclass(frozen=True)
+class NoteGaps:
+    """What the gap board shows of one note."""
+
+    note_id: str
+    gaps: list[OpenGap]  # most missed first
+    points: list[ProgressPoint]  # one per session, oldest first; the last one has `gaps`
+    key_points: int  # the note's key points now
+    judged: int  # of those, how many an answer was ever judged against (assertions sent)
+
+
+def note_gaps(note: Note, records: Iterable[SessionRecords]) -> NoteGaps:
+    """The gap board of `note` from its sessions (others in `records` are left out)."""
+    sessions = sorted(
+        (r for r in records if r.session.note_id == note.id),
+        key=lambda r: (r.session.started_at, r.session.id),
+    )
+    ledger = GapLedger()
+    points: list[ProgressPoint] = []
+    for session in sessions:
+        verdicts = [s.verdict for s in attempt_states(session) if s.verdict is not None]
+        ledger.add(note_ratings(note.id, [session]))
+        points.append(
+            ProgressPoint(
+                started_at=session.session.started_at,
+                passed=sum(v.passed for v in verdicts),
+                judged=len(verdicts),
+                gaps=tuple(placed_gaps(note, ledger.gaps())),
+            )
+        )
+    current = {assertion_digest(t) for t in note.core_assertions}
+    return NoteGaps(
+        note_id=note.id,
+        gaps=placed_gaps(note, ledger.gaps()),
+        points=points,
+        key_points=len(current),
+        judged=len(current & ledger.judged),
+    )
+
+
+def open_gaps_of_notes(notes: Sequence[Note], records: Iterable[SessionRecords]) -> list[OpenGap]:
+    """The open gaps of each of `notes`, by title, most missed first within a note."""
+    by_note: dict[str, list[SessionRecords]] = {}
+    for session in records:
+        by_note.setdefault(session.session.note_id, []).append(session)
+    found: list[OpenGap] = []
+    for note in sorted(notes, key=lambda n: (n.title.casefold(), n.id)):
+        if note.id in by_note:
+            found += note_open_gaps(note, note_ratings(note.id, by_note[note.id]))
+    return found

@@ -19,27 +19,28 @@ from fsrs import Card, Rating, Scheduler
 from coach_gui.domain.digests import digest
 from coach_gui.domain.memory import (
     RATING_NAMES,
+    AssertionGap,
     AssertionRating,
     MemoryState,
     SelfRating,
     assertion_digest,
+    note_ratings,
+    open_gaps,
     plan_due_practice,
-    ratings_from_self,
-    ratings_from_verdict,
     self_ratings_for,
     session_reviews,
 )
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import Attempt, GapPlan
 from coach_gui.domain.session_records import SessionRecords
-from coach_gui.domain.session_state import attempt_states
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.ports.practice import Clock
 from coach_gui.services.ports.schedule import MemoryJournal
 from coach_gui.services.ports.sealing import SessionReader
 
 FORECAST_DAYS = 14
-_RULES = "assertion-memory/1"  # bump when the rating rules change: the cache is rebuilt
+# Bump when the rating rules change: the cache is rebuilt. /2: open gaps by ADR 0023.
+_RULES = "assertion-memory/2"
 
 
 def fsrs_scheduler(desired_retention: float = 0.9) -> Scheduler:
@@ -67,13 +68,18 @@ def stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def replay(note_id: str, reviews: Sequence[AssertionRating], scheduler: Scheduler) -> MemoryState:
-    """An assertion's memory after its reviews, in time order (at least one)."""
+def replay(
+    note_id: str,
+    reviews: Sequence[AssertionRating],
+    scheduler: Scheduler,
+    gap: AssertionGap | None = None,
+) -> MemoryState:
+    """An assertion's memory after its reviews, in time order (at least one), with its
+    open gap (`domain.memory.open_gaps`), if any."""
     first = utc(reviews[0].at)
     card = Card(card_id=1, due=first)  # an explicit id: the default one sleeps a millisecond
     for review in reviews:
         card, _ = scheduler.review_card(card, Rating(review.rating), utc(review.at))
-    judged = [r for r in reviews if r.source == "verdict"]
     latest = reviews[-1]
     assert card.stability is not None and card.difficulty is not None
     return MemoryState(
@@ -87,8 +93,8 @@ def replay(note_id: str, reviews: Sequence[AssertionRating], scheduler: Schedule
         last_review=stamp(utc(latest.at)),
         last_rating=latest.rating,
         reviews=len(reviews),
-        gap=judged[-1].gap if judged else None,
-        gap_id=judged[-1].gap_id if judged else None,
+        gap=gap.problem if gap is not None else None,
+        gap_id=gap.gap_id if gap is not None else None,
     )
 
 
@@ -100,19 +106,12 @@ def note_memory(
 ) -> list[MemoryState]:
     """Every assertion of one note that was ever rated, replayed from its sessions. An
     answer's verdict rates it; until there is one, the learner's own rating does."""
-    by_attempt: dict[str, list[SelfRating]] = {}
-    for rating in self_ratings:
-        by_attempt.setdefault(rating.attempt_id, []).append(rating)
-    ratings: list[AssertionRating] = []
-    for session in records:
-        if session.session.note_id != note_id:
-            continue
-        for state in attempt_states(session):
-            if state.verdict is not None:
-                ratings += ratings_from_verdict(state.attempt, state.verdict)
-            else:
-                ratings += ratings_from_self(state.attempt, by_attempt.get(state.attempt.id, ()))
-    return [replay(note_id, found, scheduler) for found in session_reviews(ratings).values()]
+    ratings = note_ratings(note_id, records, self_ratings)
+    gaps = open_gaps(ratings)
+    return [
+        replay(note_id, found, scheduler, gaps.get(digest_))
+        for digest_, found in session_reviews(ratings).items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -120,6 +119,7 @@ class DueAssertion:
     index: int  # in the note as it is now
     memory: MemoryState
     overdue: bool  # due before today began
+    ahead: bool = False  # listed before its FSRS due time, because its gap is open
 
     @property
     def interval_days(self) -> float:
@@ -134,6 +134,7 @@ class DueAssertion:
             "stability": round(m.stability, 4), "difficulty": round(m.difficulty, 4),
             "last_review": m.last_review, "last_rating": RATING_NAMES[m.last_rating],
             "reviews": m.reviews, "gap": m.gap, "gap_id": m.gap_id,
+            "ahead_of_schedule": self.ahead,
         }  # fmt: skip
 
 
@@ -240,8 +241,12 @@ class AssertionScheduler:
         """Recompute every assertion's memory from history at the next refresh."""
         self._memory.mark_all_stale()
 
+    def history(self, note_ids: Sequence[str]) -> list[SessionRecords]:
+        """The sessions practised on these notes, and only those."""
+        return self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
+
     def _replay(self, note_ids: Sequence[str]) -> list[MemoryState]:
-        records = self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
+        records = self.history(note_ids)
         self_ratings = self._memory.self_ratings(note_ids)
         found: list[MemoryState] = []
         for note_id in note_ids:
@@ -261,8 +266,9 @@ class AssertionScheduler:
         utc_offset: timedelta = timedelta(0),
         refresh: bool = True,
     ) -> Today:
-        """The notes with assertions due by the end of the learner's day (open gaps first,
-        then the most overdue), and how many fall due on each of the next 14 days."""
+        """The notes with assertions due by the end of the learner's day, and every open
+        gap (open gaps first, then the most overdue), and how many fall due on each of
+        the next 14 days (an open gap counts today only)."""
         if refresh:
             self.refresh()
         now_text = self._clock.now()
@@ -273,11 +279,14 @@ class AssertionScheduler:
         current = _CurrentIndex(notes)
         counts = [0] * FORECAST_DAYS
         due: dict[str, list[DueAssertion]] = {}
-        for state in self._memory.due_before(bounds[0]):
+        # Due by FSRS before tomorrow, and every open gap whenever FSRS would have it
+        # (ADR 0023): the two queries never return the same row.
+        gaps_later = self._memory.open_gaps_due_from(bounds[0])
+        for state in [*self._memory.due_before(bounds[0]), *gaps_later]:
             index = current(state.note_id, state.text, state.digest)
             if index is not None:
                 due.setdefault(state.note_id, []).append(
-                    DueAssertion(index, state, state.due < start)
+                    DueAssertion(index, state, state.due < start, state.due >= bounds[0])
                 )
         counts[0] = sum(len(found) for found in due.values())
         for note_id, digest_, text, when in self._memory.due_between(bounds[0], bounds[-1]):

@@ -1,7 +1,8 @@
-"""The *Gaps* board of one note: its assertions whose latest judged answer left a gap, how
-often each was missed, a progress chart, and *Practise these gaps*.
+"""The *Gaps* board of one note: its key points with an open gap (the ones missed the last
+time an answer was judged against them, by the rule Today reads too: ADR 0023), in how
+many sessions each was missed, a progress chart, and *Practise these gaps*.
 
-    board = GapBoard(lambda: SqliteTraceJournal(journal), lambda: notes, parent)
+    board = GapBoard(lambda note: gap_board(context, note), lambda: notes, parent)
     board.practise_requested.connect(lambda note, gaps: ...)
 
 Both the gaps and the chart are read on a worker each time the note or the view changes.
@@ -10,7 +11,6 @@ Both the gaps and the chart are read on a worker each time the note or the view 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
@@ -29,30 +29,37 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.notes import Note
 from coach_gui.services.gap_export import PROBLEM_LABELS
-from coach_gui.services.ports.sealing import SessionReader
-from coach_gui.services.review import OpenGap, open_gaps
+from coach_gui.services.review import NoteGaps, OpenGap
 from coach_gui.ui.failures import learner_message
-from coach_gui.ui.progress_chart import ProgressChart, ProgressPoint, note_progress
+from coach_gui.ui.progress_chart import ProgressChart
 from coach_gui.ui.tasks import Task
 
-NO_GAPS = "No open gaps: every key point of this note was covered in its latest judged answer."
+NOT_JUDGED = (
+    "No gaps to show yet: this note has not been judged against its key points. Only an "
+    "answer judged with the note's key points sent can say which one was missed."
+)
+NO_GAPS = "No open gaps: every key point was explained the last time it was judged."
 NO_NOTE = "Choose a note to see its open gaps."
 
 
-@dataclass(frozen=True)
-class BoardData:
-    note_id: str
-    gaps: list[OpenGap]
-    points: list[ProgressPoint]
-
-
-def load_board(reader: SessionReader, note: Note) -> BoardData:
-    """Runs on a worker."""
-    return BoardData(
-        note.id,
-        open_gaps(reader, note.id, list(note.core_assertions)),
-        note_progress(reader, note.id),
-    )
+def board_message(data: NoteGaps) -> str:
+    """What the board says above its table, in the learner's words."""
+    count = len(data.gaps)
+    if count:
+        return (
+            f"{count} open gap{'s' if count != 1 else ''}: the key points missed the last "
+            "time an answer was judged against them, and in how many sessions each was missed."
+        )
+    if not data.judged:
+        return NOT_JUDGED
+    if data.judged < data.key_points:
+        unjudged = data.key_points - data.judged
+        return (
+            f"No open gaps: the {data.judged} key point{'s' if data.judged != 1 else ''} "
+            f"judged so far {'were' if data.judged != 1 else 'was'} explained the last time; "
+            f"{unjudged} {'have' if unjudged != 1 else 'has'} not been judged yet."
+        )
+    return NO_GAPS
 
 
 class GapBoard(QWidget):
@@ -61,16 +68,17 @@ class GapBoard(QWidget):
 
     def __init__(
         self,
-        reader: Callable[[], SessionReader],
+        load: Callable[[Note], NoteGaps],
         notes: Callable[[], Sequence[Note]],
         parent: QWidget | None = None,
     ) -> None:
+        """`load` reads a note's board; it runs on a worker."""
         super().__init__(parent)
         self.setAccessibleName("Gaps by note")
-        self._reader = reader
+        self._load = load
         self._notes = notes
         self._by_id: dict[str, Note] = {}
-        self._task: Task[BoardData] | None = None
+        self._task: Task[NoteGaps] | None = None
         self.gaps: list[OpenGap] = []
         self._preferred: str | None = None  # the note to show next (the one open in Notes)
 
@@ -160,20 +168,20 @@ class GapBoard(QWidget):
         note = self.current_note()
         self.practise_button.setEnabled(False)
         if note is None:
-            self._show(BoardData("", [], []))
+            self._show(NoteGaps("", [], [], 0, 0))
             self.message.setText(NO_NOTE)
             return
         self.message.setText("Reading the gaps…")
-        reader = self._reader
+        load = self._load
         self._task = Task(
             self,
-            op=lambda _p: load_board(reader(), note),
+            op=lambda _p: load(note),
             success=self._on_loaded,
             failure=self._on_failed,
             name="load gap board",
         ).run()
 
-    def _on_loaded(self, data: BoardData) -> None:
+    def _on_loaded(self, data: NoteGaps) -> None:
         self._task = None
         self._show(data)
         self.loaded.emit(data.note_id)
@@ -182,7 +190,7 @@ class GapBoard(QWidget):
         self._task = None
         self.message.setText(f"The gaps could not be read. {learner_message(error)}")
 
-    def _show(self, data: BoardData) -> None:
+    def _show(self, data: NoteGaps) -> None:
         self.gaps = data.gaps
         self.table.setRowCount(len(data.gaps))
         for row, gap in enumerate(data.gaps):
@@ -201,14 +209,8 @@ class GapBoard(QWidget):
                     )
                 self.table.setItem(row, column, item)
         self.table.resizeRowsToContents()
-        count = len(data.gaps)
-        self.message.setText(
-            f"{count} open gap{'s' if count != 1 else ''}: the key points your latest judged "
-            "answer missed, and how often each was missed."
-            if count
-            else NO_GAPS
-        )
-        self.practise_button.setEnabled(bool(count))
+        self.message.setText(board_message(data))
+        self.practise_button.setEnabled(bool(data.gaps))
         self.chart.set_points(data.points)
 
     def _practise(self) -> None:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from coach_gui.operations.practice import SessionEnded
     from coach_gui.operations.today import DuePractice
     from coach_gui.services.ports.sealing import TraceJournal
-    from coach_gui.services.review import OpenGap
+    from coach_gui.services.review import NoteGaps, OpenGap
     from coach_gui.services.scheduler import Today
     from coach_gui.services.sealing import JudgePendingReport
     from coach_gui.ui.eval_view import EvalView
@@ -56,7 +56,7 @@ class MainViews:
         self.sent.set_endpoint(judge.base_url, local=judge.local)
         self.stack.addWidget(self.practice)
         self.stack.addWidget(self.sent)
-        self.gap_board = GapBoard(self._trace_journal, window.notes, window)
+        self.gap_board = GapBoard(self._gap_board_of, window.notes, window)
         self.gap_board.practise_requested.connect(self.practise_gaps)
         self.sessions = SessionsView(self._trace_journal, self.gap_board, window)
         self.judge_pending = JudgePendingAction(
@@ -110,6 +110,12 @@ class MainViews:
         from coach_gui.operations.review import sent_to_judge
 
         return sent_to_judge(self.window.context)
+
+    def _gap_board_of(self, note: Note) -> NoteGaps:
+        """Runs on a worker: the note's open gaps and progress, from its own sessions."""
+        from coach_gui.operations.review import gap_board
+
+        return gap_board(self.window.context, note)
 
     def _trace_journal(self) -> TraceJournal:
         """Runs on a worker: the journal opens lazily, off the GUI thread."""

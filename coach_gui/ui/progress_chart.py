@@ -1,64 +1,17 @@
 """A small painted chart of one note's progress: the pass rate of each session (line) and
-the open gaps after it (bars). Painted with QPainter: Coach ships PySide6-Essentials, which
-has no QtCharts. Its accessible description says the numbers for screen readers."""
+the open gaps after it (bars; `services.review.note_gaps`, the gap board's own rule).
+Painted with QPainter: Coach ships PySide6-Essentials, which has no QtCharts. Its
+accessible description says the numbers for screen readers."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from coach_gui.domain.session_state import attempt_states
-from coach_gui.services.ports.sealing import SessionReader
-
-_CHUNK = 200
-
-
-@dataclass(frozen=True)
-class ProgressPoint:
-    started_at: str
-    passed: int
-    judged: int  # answers judged in this session
-    open_gaps: int  # the note's assertions whose latest judged answer left a gap, after it
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.passed / self.judged if self.judged else None
-
-
-def note_progress(reader: SessionReader, note_id: str) -> list[ProgressPoint]:
-    """Runs on a worker: one point per session of the note, oldest first."""
-    ids = reader.session_ids()
-    points: list[ProgressPoint] = []
-    gap_open: dict[str, bool] = {}  # assertion text -> its latest judged answer left a gap
-    for start in range(0, len(ids), _CHUNK):
-        for records in reader.records_for(ids[start : start + _CHUNK]):
-            if records.session.note_id != note_id:
-                continue
-            verdicts = [s.verdict for s in attempt_states(records) if s.verdict is not None]
-            for verdict in verdicts:
-                if not verdict.assertions_sent:
-                    continue
-                missed = {
-                    verdict.assertions[g.assertion]
-                    for g in verdict.gaps
-                    if g.assertion is not None and g.assertion < len(verdict.assertions)
-                }
-                for text in verdict.assertions:
-                    gap_open[text] = text in missed
-            points.append(
-                ProgressPoint(
-                    started_at=records.session.started_at,
-                    passed=sum(v.passed for v in verdicts),
-                    judged=len(verdicts),
-                    open_gaps=sum(gap_open.values()),
-                )
-            )
-    points.sort(key=lambda p: p.started_at)
-    return points
+from coach_gui.services.review import ProgressPoint
 
 
 def describe(points: Sequence[ProgressPoint]) -> str:

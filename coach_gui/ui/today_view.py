@@ -223,7 +223,8 @@ class TodayView(QWidget):
         label = f"{due.note.title} — {count} due"
         label += f", {due.overdue} overdue" if due.overdue else ""
         label += f" · {_GAP_WORDS[due.open_gap]}" if due.open_gap else ""
-        item = QTreeWidgetItem([label, _when(due.assertions[0].memory.due), "", ""])
+        first = due.assertions[0]
+        item = QTreeWidgetItem([label, "now" if first.ahead else _when(first.memory.due), "", ""])
         item.setData(0, Qt.ItemDataRole.UserRole, due.note.id)
         item.setToolTip(0, label)
         for assertion in due.assertions:
@@ -231,8 +232,10 @@ class TodayView(QWidget):
             text = f"{assertion.index + 1}. {memory.text}"
             if memory.gap:
                 text += f"  ({_GAP_WORDS[memory.gap]})"
+            # An open gap is due now, whenever FSRS would have it (ADR 0023).
+            when = "now" if assertion.ahead else _when(memory.due)
             child = QTreeWidgetItem([
-                text, _when(memory.due), f"{assertion.interval_days:g} d",
+                text, when, f"{assertion.interval_days:g} d",
                 RATING_NAMES[memory.last_rating],
             ])  # fmt: skip
             child.setToolTip(

@@ -148,11 +148,15 @@ class InRamMemoryJournal:
     def due_before(self, until: str) -> list[MemoryState]:
         return sorted((m for m in self.cache.values() if m.due < until), key=lambda m: m.due)
 
+    def open_gaps_due_from(self, start: str) -> list[MemoryState]:
+        found = (m for m in self.cache.values() if m.gap is not None and m.due >= start)
+        return sorted(found, key=lambda m: m.due)
+
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
         return [
             (m.note_id, m.digest, m.text, m.due)
             for m in self.cache.values()
-            if start <= m.due < end
+            if start <= m.due < end and m.gap is None
         ]
 
     def memory_for(self, note_id: str) -> list[MemoryState]:

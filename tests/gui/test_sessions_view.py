@@ -25,6 +25,7 @@ from test_main_window_practice import open_note
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
+from coach_gui.ui.gap_board import NOT_JUDGED
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.tasks import pending_tasks
 
@@ -254,9 +255,17 @@ def test_a_session_that_does_not_verify_shows_a_cross_with_the_reason(
     assert not action.isEnabled() and "judge is off" in action.toolTip()
     assert action in window.views.sessions.toolbar.actions()
     assert unnamed_controls(window.views.sessions) == []
-    window.views.sessions.tabs.setCurrentWidget(window.views.gap_board)
+    board = window.views.gap_board
+    window.views.sessions.tabs.setCurrentWidget(board)
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
-    assert unnamed_controls(window.views.gap_board) == []
+    assert unnamed_controls(board) == []
+    # Never judged against its key points: the board says so, and has nothing to practise.
+    note = next(n for n in window.notes() if n.title == "Natural selection")
+    with qtbot.waitSignal(board.loaded, timeout=WAIT_MS):
+        board.select_note(note.id)
+    assert board.message.text() == NOT_JUDGED and "covered" not in board.message.text()
+    assert board.table.rowCount() == 0 and not board.practise_button.isEnabled()
+    assert "No answers judged yet" in board.chart.accessibleDescription()
 
 
 def test_judge_pending_says_how_many_answers_go_to_the_judge_on_this_computer(

@@ -277,3 +277,24 @@ def test_a_practice_killed_mid_session_is_sealed_interrupted_with_every_answer(
     code, report, _ = _coach(capsys, "verify", "--json")
     assert code == 0 and report["ok"]
     assert not list(coach_home.glob("live-sessions/*.lock"))  # the dead process's mark is gone
+
+
+def test_a_session_without_answers_is_listed_as_such_not_as_judged(
+    gemini: FakeGemini,
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _configure(coach_home, gemini.url)  # the judge on, with the assertions sent
+    _set_key(monkeypatch, capsys)
+    answers = tmp_path / "skipped.json"
+    answers.write_text(json.dumps(["", ""]))  # every challenge skipped
+    code, _, err = _coach(capsys, "practice", "natural-selection", "--answers", str(answers))
+    assert code == 0, err
+    code, sessions, _ = _coach(capsys, "sessions", "--json")
+    (row,) = sessions["sessions"]
+    assert (row["items"], row["mode"]) == (0, "no_answers")
+    code, text, _ = _coach(capsys, "sessions")
+    assert "[no answers]" in text and "judged" not in text
+    assert gemini.generate_requests == []

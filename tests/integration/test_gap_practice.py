@@ -16,8 +16,8 @@ from coach_gui.adapters.journal.practice import SqlitePracticeJournal
 from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.bootstrap import build_context
 from coach_gui.domain.practice import plan_gap_practice
+from coach_gui.operations.review import gap_board
 from coach_gui.services.practice import PracticeRun
-from coach_gui.services.review import open_gaps
 from coach_gui.services.sealing import seal_session
 from coach_gui.services.verify import verify
 
@@ -50,9 +50,10 @@ def test_practising_open_gaps_targets_them_and_seals_the_decision(
     reader = SqliteTraceJournal(context.journal)
     note = context.notes.load().find("natural-selection")
     assert note is not None
-    gaps = open_gaps(reader, note.note.id, note.note.core_assertions)
+    gaps = gap_board(context, note.note).gaps
     assert [g.assertion_index for g in gaps] == [1]
-    assert gaps[0].missed == 2 and gaps[0].problem == "unexplained"
+    # Both answers of the one session missed it: one session, one miss (ADR 0023).
+    assert gaps[0].missed == 1 and gaps[0].problem == "unexplained"
 
     clock = TickingClock()
     plan = plan_gap_practice(

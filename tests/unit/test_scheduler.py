@@ -225,7 +225,10 @@ def test_the_forecast_counts_each_day_and_today_holds_the_overdue(
     _practise(sessions, day(0), [(0, "unexplained")])
     scheduler, clock = _scheduler(sessions, day(0.5))
     today = scheduler.today({NOTE.id: NOTE}.get)
-    assert today.notes == [] and sum(c for _, c in today.forecast) == 3
+    # The open gap on A is due at once (ADR 0023), counted today and never again; B and C
+    # wait for their day.
+    assert [[a.memory.text for a in n.assertions] for n in today.notes] == [[A]]
+    assert today.forecast[0][1] == 1 and sum(c for _, c in today.forecast) == 3
     assert len(today.forecast) == 14 and today.forecast[0][0] == "2026-11-02"
     clock.moment = day(30)
     later = scheduler.today({NOTE.id: NOTE}.get)

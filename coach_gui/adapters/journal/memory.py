@@ -148,10 +148,17 @@ class SqliteMemoryJournal:
         sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE due < ? ORDER BY due"
         return [_state(row) for row in self._tuples(sql, (until,))]
 
+    def open_gaps_due_from(self, start: str) -> list[MemoryState]:
+        # One pass over the table: `+due` keeps SQLite off the due index (and an ORDER BY
+        # would lead it back there), which would visit most rows one by one to find the
+        # few with a gap, five times slower with 50,000 assertions.
+        sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE gap IS NOT NULL AND +due >= ?"
+        return [_state(row) for row in self._tuples(sql, (start,))]
+
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
         return self._tuples(
             "SELECT note_id, assertion_digest, assertion, due FROM assertion_memory "
-            "WHERE due >= ? AND due < ?",
+            "WHERE due >= ? AND due < ? AND gap IS NULL",
             (start, end),
         )
 

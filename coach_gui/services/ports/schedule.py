@@ -44,9 +44,16 @@ class MemoryJournal(Protocol):
         """Cached states whose due time is before `until` (ISO-8601 UTC, microseconds)."""
         ...
 
+    def open_gaps_due_from(self, start: str) -> list[MemoryState]:
+        """Cached states with an open gap whose due time is `start` or later, in no
+        particular order. An open gap is always due (ADR 0023): Today lists these with
+        `due_before(start)`."""
+        ...
+
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
-        """(note id, assertion digest, assertion text, due) of the cached states due in
-        [start, end): enough for the forecast."""
+        """(note id, assertion digest, assertion text, due) of the cached states without
+        an open gap due in [start, end): enough for the forecast (an open gap is due now,
+        so it is counted today, never again on its FSRS day)."""
         ...
 
     def memory_for(self, note_id: str) -> list[MemoryState]: ...
