@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
+from coach_gui.domain.memory import open_gaps, ratings_from_verdict
 from coach_gui.domain.notes import Note
-from coach_gui.domain.practice import Disposition, GapPlan, VerdictRecord, gap_id
+from coach_gui.domain.practice import Attempt, Disposition, GapPlan, VerdictRecord
 from coach_gui.operations.app import App, SessionJournal
 from coach_gui.operations.tier1 import Tier1State, check_tier1
 from coach_gui.services.ports.judge import ClosableJudge, Judge
@@ -55,23 +56,16 @@ class MissedPoint:
     gap_id: str
 
 
-def missed_points(verdicts: Sequence[VerdictRecord]) -> tuple[MissedPoint, ...]:
-    """Each assertion the verdicts (judged with the assertions sent) left a gap on, once,
-    in the order first missed; a misconception outranks an omission (as it does for the
-    schedule's one review per session)."""
-    found: dict[str, MissedPoint] = {}
-    for verdict in verdicts:
-        if not verdict.assertions_sent:
-            continue  # a verdict without the assertions names none of them
-        for index, gap in enumerate(verdict.gaps):
-            if gap.assertion is None or not 0 <= gap.assertion < len(verdict.assertions):
-                continue
-            text = verdict.assertions[gap.assertion]
-            known = found.get(text)
-            if known is None or (gap.problem == "wrong" and known.problem != "wrong"):
-                point = MissedPoint(text, gap.problem, gap.explanation, gap_id(verdict.id, index))
-                found[text] = point
-    return tuple(found.values())
+def missed_points(judged: Sequence[tuple[Attempt, VerdictRecord]]) -> tuple[MissedPoint, ...]:
+    """Each assertion this session's judged answers left a gap on, once, by the one rule
+    of open gaps (`domain.memory.open_gaps`, ADR 0023) over this session alone: only
+    verdicts given with the assertions sent name one; the worst of the session counts (a
+    misconception outranks an omission), even if a later answer explained it."""
+    ratings = [r for attempt, verdict in judged for r in ratings_from_verdict(attempt, verdict)]
+    return tuple(
+        MissedPoint(gap.text, gap.problem, gap.explanation, gap.gap_id)
+        for gap in open_gaps(ratings).values()
+    )
 
 
 @dataclass(frozen=True)
@@ -124,7 +118,8 @@ class OpenedPractice:
         """Close the session and say what it came to."""
         sealed = self.close()
         run = self.run
-        verdicts = [o.verdict for a in run.attempts if (o := run.outcome(a.id)) and o.verdict]
+        judged = [(a, o.verdict) for a in run.attempts if (o := run.outcome(a.id)) and o.verdict]
+        verdicts = [verdict for _, verdict in judged]
         passed = sum(1 for v in verdicts if v.passed)
         assert run.session is not None
         return SessionEnded(
@@ -135,7 +130,7 @@ class OpenedPractice:
             sealed.disposition,
             passed,
             len(verdicts) - passed,
-            missed_points(verdicts),
+            missed_points(judged),
         )
 
     def _release(self) -> None:

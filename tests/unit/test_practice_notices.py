@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coach_gui.domain.practice import VerdictRecord, gap_id
+from coach_gui.domain.practice import Attempt, VerdictRecord, gap_id
 from coach_gui.domain.verdicts import Gap
 from coach_gui.operations.practice import missed_points
 from coach_gui.ui.practice_widgets import notices_text
@@ -27,6 +27,13 @@ def _verdict(ident: str, gaps: list[Gap], *, sent: bool = True) -> VerdictRecord
     )  # fmt: skip
 
 
+def _attempt(ident: str, minute: int) -> Attempt:
+    return Attempt(
+        id=ident, session_id="s1", challenge_id=f"c-{ident}", answer="an answer",
+        submitted_at=f"2026-12-01T10:0{minute}:00.000000+00:00",
+    )  # fmt: skip
+
+
 def test_missed_points_name_each_assertion_once_wrong_outranking_unexplained() -> None:
     first = _verdict("v1", [Gap(assertion=1, problem="unexplained", explanation="skipped B")])
     second = _verdict("v2", [
@@ -35,7 +42,8 @@ def test_missed_points_name_each_assertion_once_wrong_outranking_unexplained() -
     ])  # fmt: skip
     coarse = _verdict("v3", [Gap(assertion=None, problem="unexplained", explanation="vague")],
                       sent=False)  # fmt: skip
-    missed = missed_points([first, second, coarse])
+    judged = [(_attempt(v.attempt_id, n), v) for n, v in enumerate((first, second, coarse))]
+    missed = missed_points(judged)
     assert [(m.assertion, m.problem, m.explanation) for m in missed] == [
         ("B", "wrong", "B is backwards"),
         ("C", "unexplained", "skipped C"),
