@@ -26,7 +26,8 @@ from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import gap_id
-from coach_gui.operations.review import sessions
+from coach_gui.operations.review import gap_board, sessions
+from coach_gui.operations.today import today
 from coach_gui.ui.practice_pane import Phase, PracticePane
 from coach_gui.ui.practice_thread import Turn
 from coach_gui.ui.session_detail import detail_html, load_session_detail
@@ -207,6 +208,16 @@ def test_each_judged_answer_stays_under_its_own_challenge_through_a_session_with
         (note.core_assertions[1], "unexplained"),
         (note.core_assertions[3], "wrong"),
     ]
+    # The same truth as the gap board and Today (ADR 0023): a key point missed and then
+    # explained by the follow-up in the same session is still open.
+    board = gap_board(context, note)
+    assert {(g.assertion_text, g.problem, g.gap_id) for g in board.gaps} == {
+        (m.assertion, m.problem, m.gap_id) for m in ended.missed
+    }
+    due = next(n for n in today(context, lambda ident: note if ident == note.id else None).notes)
+    assert {(a.memory.text, a.memory.gap) for a in due.assertions if a.memory.gap} == {
+        (m.assertion, m.problem) for m in ended.missed
+    }
     missed = view.missed_label.text()
     assert "2 key points missed in this session" in missed
     assert "○ Not explained" in missed and "✗ Wrong" in missed
