@@ -288,7 +288,7 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 6
+        assert journal.schema_version == LATEST_VERSION == 7
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -326,5 +326,26 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 6
+        assert journal.schema_version == LATEST_VERSION == 7
+    assert sweep.check(path).ok
+
+
+def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v7 adds only an index (an open gap is always due, ADR 0023): nothing else changes."""
+    path = sweep.record_journal(tmp_path, failures=False)
+    monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
+    before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("DROP INDEX assertion_memory_open_gaps")
+        conn.execute("PRAGMA user_version = 6")
+    finally:
+        conn.close()
+    with Journal.open(path) as journal:
+        assert journal.schema_version == LATEST_VERSION == 7
+    indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
+    assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
+    assert _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id") == before
     assert sweep.check(path).ok

@@ -149,10 +149,11 @@ class SqliteMemoryJournal:
         return [_state(row) for row in self._tuples(sql, (until,))]
 
     def open_gaps_due_from(self, start: str) -> list[MemoryState]:
-        # One pass over the table: `+due` keeps SQLite off the due index (and an ORDER BY
-        # would lead it back there), which would visit most rows one by one to find the
-        # few with a gap, five times slower with 50,000 assertions.
-        sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE gap IS NOT NULL AND +due >= ?"
+        # The partial index of rows with a gap (schema v7): only those are read.
+        sql = (
+            f"SELECT {_COLUMNS} FROM assertion_memory INDEXED BY assertion_memory_open_gaps "
+            "WHERE gap IS NOT NULL AND due >= ?"
+        )
         return [_state(row) for row in self._tuples(sql, (start,))]
 
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:

@@ -400,6 +400,14 @@ CREATE INDEX eval_children_by_trace ON eval_children (trace_id);
 """
 
 
+# v7: an open gap is always due (ADR 0023), so Today reads every row with a gap; a partial
+# index holds just those (a few in a hundred), where a scan would read the whole cache.
+_V7 = """
+CREATE INDEX IF NOT EXISTS assertion_memory_open_gaps ON assertion_memory (due)
+    WHERE gap IS NOT NULL;
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -418,6 +426,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, _V4, adopt_sealed_traces),
     Migration(5, _V5),
     Migration(6, _V6, _add_outbox_provider),
+    Migration(7, _V7),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
