@@ -48,6 +48,11 @@ class MainActions:
     def with_shortcuts(self) -> list[QAction]:
         return [a for a in vars(self).values() if not a.shortcut().isEmpty()]
 
+    def views(self) -> list[QAction]:
+        """The view switch's actions, in the order of their tabs and shortcuts."""
+        return [self.show_today, self.show_notes, self.show_practice, self.show_sent,
+                self.show_sessions, self.show_evals]  # fmt: skip
+
 
 def _help() -> ModuleType:
     from coach_gui.ui import help_dialogs  # only when Help is used: start-up stays short
@@ -141,14 +146,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     actions.deleted_notes.setStatusTip("Notes Coach moved to a trash: put one back where it was")
     views = QActionGroup(window)  # exactly one view is shown
-    views_shown = (
-        actions.show_today,
-        actions.show_notes,
-        actions.show_practice,
-        actions.show_sent,
-        actions.show_sessions,
-        actions.show_evals,
-    )
+    views_shown = actions.views()
     for view in views_shown:
         view.setCheckable(True)
         views.addAction(view)
@@ -193,16 +191,16 @@ def build_main_actions(window: MainWindow) -> MainActions:
     toolbar.setAccessibleName("Note actions")
     toolbar.setMovable(False)
     toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    # Delete (rare) and Reload (F5) stay in the File menu: the toolbar keeps room for the views.
+    # Delete (rare) and Reload (F5) stay in the File menu. The views have a row of tabs of
+    # their own (ViewSwitcher): beside these buttons they went behind the » chevron.
     toolbar.addActions([actions.new, actions.save])
     toolbar.addSeparator()
     toolbar.addAction(actions.practise)
     toolbar.addSeparator()
     # The privacy switches (judge on/off, send core assertions) go here once the config is
-    # read (`MainWindow.attach`), before the spacer; the view switch sits at the right end.
+    # read (`MainWindow.attach`), before the spacer that ends the toolbar.
     spacer = QWidget(toolbar)
     spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     window.toolbar_anchor = toolbar.addWidget(spacer)
     window.toolbar = toolbar
-    toolbar.addActions(list(views_shown))
     return actions

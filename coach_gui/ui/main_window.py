@@ -16,14 +16,24 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QStackedWidget, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from coach_gui.ui import window_state
+from coach_gui.ui.eliding_label import ElidingLabel
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.first_paint import FirstPaint
 from coach_gui.ui.main_actions import build_main_actions
 from coach_gui.ui.note_list import NoteListPane
 from coach_gui.ui.tasks import Lane, Task, wait_for_writes
+from coach_gui.ui.view_switcher import ViewSwitcher
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
@@ -99,9 +109,10 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget(self)  # notes, practice, sent, sessions (Ctrl+1-4)
         self.stack.setObjectName("mainViews")
         self.stack.addWidget(self.splitter)
-        self.setCentralWidget(self.stack)
 
-        self.where_label = QLabel(OPENING_TEXT, self)
+        # The folder gives way first when the status bar is short of room: it is in full in
+        # its tooltip and in Help > Where my data lives; the privacy line keeps every word.
+        self.where_label = ElidingLabel(OPENING_TEXT, self)
         self.where_label.setAccessibleName("Knowledge base folder")
         self.where_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.count_label = QLabel(self)
@@ -109,6 +120,14 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.where_label, 1)
         self.statusBar().addPermanentWidget(self.count_label)
         self.menu_actions = build_main_actions(self)
+        central = QWidget(self)
+        self.view_switcher = ViewSwitcher(self.menu_actions.views(), central)
+        views = QVBoxLayout(central)  # the views' tabs, over the view shown
+        views.setContentsMargins(0, 0, 0, 0)
+        views.setSpacing(0)
+        views.addWidget(self.view_switcher)
+        views.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
         self.menu_actions.save.setEnabled(False)
         self.menu_actions.delete.setEnabled(False)
         self.menu_actions.judge_pending.setEnabled(False)  # JudgePendingAction enables it

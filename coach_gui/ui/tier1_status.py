@@ -8,8 +8,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
-from PySide6.QtWidgets import QToolButton, QWidget
+from PySide6.QtGui import QColor, QIcon, QPainter, QPaintEvent, QPalette, QPixmap
+from PySide6.QtWidgets import (
+    QSizePolicy,
+    QStyle,
+    QStyleOptionToolButton,
+    QStylePainter,
+    QToolButton,
+    QWidget,
+)
 
 from coach_gui.operations.tier1 import Tier1State, Tier1Status, check_tier1
 from coach_gui.ui.tasks import Task
@@ -62,9 +69,32 @@ class Tier1StatusIndicator(QToolButton):
         self.setAutoRaise(True)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # see below
         self.setAccessibleName("Tier 1 status")
         self.clicked.connect(self.refresh)
         self._show(Tier1Status(Tier1State.CHECKING, model))
+
+    def minimumSizeHint(self) -> QSize:
+        """Short of room (a narrow status bar), only the dot: the privacy line beside it
+        keeps its words, and the state is in the tooltip and the accessible description."""
+        option = self._dot_only()
+        return self.style().sizeFromContents(
+            QStyle.ContentsType.CT_ToolButton, option, self.iconSize(), self
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self.width() >= self.sizeHint().width():
+            super().paintEvent(event)
+            return
+        option = self._dot_only()
+        QStylePainter(self).drawComplexControl(QStyle.ComplexControl.CC_ToolButton, option)
+
+    def _dot_only(self) -> QStyleOptionToolButton:
+        option = QStyleOptionToolButton()
+        self.initStyleOption(option)
+        option.toolButtonStyle = Qt.ToolButtonStyle.ToolButtonIconOnly
+        option.text = ""
+        return option
 
     @classmethod
     def for_context(
