@@ -5,12 +5,18 @@ numbers for screen readers."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import date
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from coach_gui.ui.chart_text import ChartText, draw_texts, widest
+
+DAYS = 14
+TITLE = "Due in the next 14 days"
 
 
 def describe(days: Sequence[tuple[str, int]]) -> str:
@@ -40,58 +46,83 @@ class ForecastChart(QWidget):
         self.set_days([])
 
     def sizeHint(self) -> QSize:
-        return QSize(420, 8 * self.fontMetrics().height())
+        return QSize(max(420, self.minimumSizeHint().width()), 8 * self.fontMetrics().height())
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(200, 6 * self.fontMetrics().height())
+        """Room for each day's name under its bar, and for the title."""
+        metrics = QFontMetricsF(self.font())
+        margin = metrics.averageCharWidth()
+        days = DAYS * (self._day_room(metrics) + margin)
+        width = max(days, metrics.horizontalAdvance(TITLE)) + 2 * margin
+        return QSize(math.ceil(width), 6 * self.fontMetrics().height())
 
     def set_days(self, days: Sequence[tuple[str, int]]) -> None:
         self.days = list(days)
         text = describe(self.days)
         self.setAccessibleDescription(text)
         self.setToolTip(text)
+        self.updateGeometry()
         self.update()
 
+    # --- layout --------------------------------------------------------------------
+    def _day_room(self, metrics: QFontMetricsF) -> float:
+        """The widest day name, and the widest count (over its bar)."""
+        names = [_label(day) for day, _ in self.days] or ["Mo"]
+        counts = [str(count) for _, count in self.days]
+        return widest(metrics, [*names, *counts])
+
+    def _plot(self) -> QRectF:
+        metrics = QFontMetricsF(self.font())
+        line, margin = metrics.height(), metrics.averageCharWidth()
+        return QRectF(self.rect()).adjusted(margin, line * 1.4, -margin, -line * 1.3)
+
+    def _bars(self) -> list[QRectF]:
+        plot = self._plot()
+        line = QFontMetricsF(self.font()).height()
+        most = max(1, max((count for _, count in self.days), default=0))
+        step = plot.width() / max(len(self.days), 1)
+        width = step * 0.7
+        bars = []
+        for n, (_day, count) in enumerate(self.days):
+            height = (plot.height() - line) * count / most
+            x = plot.left() + n * step + (step - width) / 2
+            bars.append(QRectF(x, plot.bottom() - height, width, height))
+        return bars
+
+    def text_boxes(self) -> list[ChartText]:
+        """Every word the chart paints, in the box it is painted in."""
+        metrics = QFontMetricsF(self.font())
+        line = metrics.height()
+        plot = self._plot()
+        texts = [ChartText(TITLE, QRectF(0, 2, self.width(), line))]
+        if not self.days:
+            return [*texts, ChartText(describe(self.days), plot)]
+        step = plot.width() / len(self.days)
+        for n, ((day, count), bar) in enumerate(zip(self.days, self._bars(), strict=True)):
+            if count:  # over its bar, centred on its day
+                above = QRectF(plot.left() + n * step, bar.top() - line, step, line)
+                texts.append(ChartText(str(count), above))
+            today = n == 0 and step > metrics.horizontalAdvance("today")
+            name = "today" if today else _label(day)
+            texts.append(
+                ChartText(name, QRectF(plot.left() + n * step, plot.bottom() + 2, step, line))
+            )
+        return texts
+
+    # --- painting ------------------------------------------------------------------
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         palette = self.palette()
         text_colour = palette.color(QPalette.ColorRole.WindowText)
-        line = self.fontMetrics().height()
-        plot = QRectF(self.rect()).adjusted(8, line * 1.4, -8, -line * 1.3)
+        plot = self._plot()
+        if self.days:
+            grid = QColor(text_colour)
+            grid.setAlpha(60)
+            painter.setPen(QPen(grid, 1))
+            painter.drawLine(plot.bottomLeft(), plot.bottomRight())
+            colour = QColor(palette.color(QPalette.ColorRole.Highlight))
+            for n, bar in enumerate(self._bars()):
+                colour.setAlpha(255 if n == 0 else 140)  # today stands out
+                painter.fillRect(bar, colour)
         painter.setPen(text_colour)
-        painter.drawText(
-            QRectF(0, 2, self.width(), line),
-            Qt.AlignmentFlag.AlignCenter,
-            "Due in the next 14 days",
-        )
-        if not self.days or plot.width() < 20 or plot.height() < 10:
-            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, describe(self.days))
-            return
-        grid = QColor(text_colour)
-        grid.setAlpha(60)
-        painter.setPen(QPen(grid, 1))
-        painter.drawLine(plot.bottomLeft(), plot.bottomRight())
-        most = max(1, max(count for _, count in self.days))
-        step = plot.width() / len(self.days)
-        width = step * 0.7
-        bar = palette.color(QPalette.ColorRole.Highlight)
-        for n, (day, count) in enumerate(self.days):
-            height = (plot.height() - line) * count / most
-            x = plot.left() + n * step + (step - width) / 2
-            colour = QColor(bar)
-            colour.setAlpha(255 if n == 0 else 140)  # today stands out
-            painter.fillRect(QRectF(x, plot.bottom() - height, width, height), colour)
-            painter.setPen(text_colour)
-            if count:
-                painter.drawText(
-                    QRectF(x - 8, plot.bottom() - height - line, width + 16, line),
-                    Qt.AlignmentFlag.AlignCenter,
-                    str(count),
-                )
-            painter.drawText(
-                QRectF(plot.left() + n * step, plot.bottom() + 2, step, line),
-                Qt.AlignmentFlag.AlignCenter,
-                "today"
-                if n == 0 and step > self.fontMetrics().horizontalAdvance("today")
-                else _label(day),
-            )
+        draw_texts(painter, self.text_boxes())

@@ -5,13 +5,17 @@ accessible description says the numbers for screen readers."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from coach_gui.services.review import ProgressPoint
+from coach_gui.ui.chart_text import LEFT, RIGHT, ChartText, draw_texts, widest
+
+LEGEND = "— pass rate (left, %)    ▮ open gaps (right)"
 
 
 def describe(points: Sequence[ProgressPoint]) -> str:
@@ -41,68 +45,83 @@ class ProgressChart(QWidget):
         self.set_points([])
 
     def sizeHint(self) -> QSize:
-        return QSize(420, 10 * self.fontMetrics().height())
+        return QSize(max(420, self.minimumSizeHint().width()), 10 * self.fontMetrics().height())
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(200, 7 * self.fontMetrics().height())
+        """Room for the legend, and for the axis labels either side of a plot."""
+        metrics = QFontMetricsF(self.font())
+        width = max(metrics.horizontalAdvance(LEGEND), 2 * self._axis_room(metrics) + 60)
+        return QSize(math.ceil(width + metrics.averageCharWidth()), 7 * self.fontMetrics().height())
 
     def set_points(self, points: Sequence[ProgressPoint]) -> None:
         self.points = list(points)
         text = describe(self.points)
         self.setAccessibleDescription(text)
         self.setToolTip(text)
+        self.updateGeometry()
         self.update()
 
+    # --- layout --------------------------------------------------------------------
+    def _most(self) -> int:
+        return max(1, max((p.open_gaps for p in self.points), default=0))
+
+    def _axis_room(self, metrics: QFontMetricsF) -> float:
+        return widest(metrics, ("100", str(self._most()))) + metrics.averageCharWidth()
+
+    def _plot(self) -> QRectF:
+        metrics = QFontMetricsF(self.font())
+        line, room = metrics.height(), self._axis_room(metrics)
+        return QRectF(self.rect()).adjusted(room, line * 1.6, -room, -line * 1.2)
+
+    def text_boxes(self) -> list[ChartText]:
+        """Every word the chart paints, in the box it is painted in."""
+        metrics = QFontMetricsF(self.font())
+        line, pad = metrics.height(), metrics.averageCharWidth() / 2
+        plot = self._plot()
+        texts = [ChartText(LEGEND, QRectF(0, 2, self.width(), line))]
+        if not self.points:
+            return [*texts, ChartText(describe(self.points), plot)]
+        room = plot.left() - pad
+        for label, y in (("100", plot.top()), ("0", plot.bottom())):
+            texts.append(ChartText(label, QRectF(0, y - line / 2, room, line), RIGHT))
+        for label, y in ((str(self._most()), plot.top()), ("0", plot.bottom())):
+            texts.append(
+                ChartText(label, QRectF(plot.right() + pad, y - line / 2, room, line), LEFT)
+            )
+        span = f"{len(self.points)} sessions, oldest → newest"
+        texts.append(ChartText(span, QRectF(plot.left(), plot.bottom() + 2, plot.width(), line)))
+        return texts
+
+    # --- painting ------------------------------------------------------------------
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
         text_colour = palette.color(QPalette.ColorRole.WindowText)
-        line_height = self.fontMetrics().height()
-        plot = QRectF(self.rect()).adjusted(40, line_height * 1.6, -40, -line_height * 1.2)
+        plot = self._plot()
+        if self.points and plot.width() >= 10 and plot.height() >= 10:
+            grid = QColor(text_colour)
+            grid.setAlpha(60)
+            painter.setPen(QPen(grid, 1))
+            painter.drawRect(plot)
+            most = self._most()
+            step = plot.width() / len(self.points)
+            bar = QColor(palette.color(QPalette.ColorRole.Highlight))
+            bar.setAlpha(90)
+            width = min(step * 0.6, 4.0 * self.fontMetrics().averageCharWidth())
+            for n, point in enumerate(self.points):
+                height = plot.height() * point.open_gaps / most
+                x = plot.left() + (n + 0.5) * step - width / 2
+                painter.fillRect(QRectF(x, plot.bottom() - height, width, height), bar)
+            line = [
+                QPointF(plot.left() + (n + 0.5) * step, plot.bottom() - plot.height() * rate)
+                for n, p in enumerate(self.points)
+                if (rate := p.pass_rate) is not None
+            ]
+            painter.setPen(QPen(palette.color(QPalette.ColorRole.Link), 2))
+            if len(line) > 1:
+                painter.drawPolyline(line)
+            for dot in line:
+                painter.drawEllipse(dot, 3, 3)
         painter.setPen(text_colour)
-        legend = "— pass rate (left, %)    ▮ open gaps (right)"
-        painter.drawText(
-            QRectF(0, 2, self.width(), line_height), Qt.AlignmentFlag.AlignCenter, legend
-        )
-        if not self.points or plot.width() < 10 or plot.height() < 10:
-            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, describe(self.points))
-            return
-        grid = QColor(text_colour)
-        grid.setAlpha(60)
-        painter.setPen(QPen(grid, 1))
-        painter.drawRect(plot)
-        most = max(1, max(p.open_gaps for p in self.points))
-        step = plot.width() / len(self.points)
-        bar = QColor(palette.color(QPalette.ColorRole.Highlight))
-        bar.setAlpha(90)
-        width = min(step * 0.6, 4.0 * self.fontMetrics().averageCharWidth())
-        for n, point in enumerate(self.points):
-            height = plot.height() * point.open_gaps / most
-            x = plot.left() + (n + 0.5) * step - width / 2
-            painter.fillRect(QRectF(x, plot.bottom() - height, width, height), bar)
-        line = [
-            QPointF(plot.left() + (n + 0.5) * step, plot.bottom() - plot.height() * rate)
-            for n, p in enumerate(self.points)
-            if (rate := p.pass_rate) is not None
-        ]
-        painter.setPen(QPen(palette.color(QPalette.ColorRole.Link), 2))
-        if len(line) > 1:
-            painter.drawPolyline(line)
-        for dot in line:
-            painter.drawEllipse(dot, 3, 3)
-        painter.setPen(text_colour)
-        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        for label, y in (("100", plot.top()), ("0", plot.bottom())):
-            painter.drawText(QRectF(0, y - line_height / 2, 36, line_height), right, label)
-        for label, y in ((str(most), plot.top()), ("0", plot.bottom())):
-            painter.drawText(
-                QRectF(plot.right() + 4, y - line_height / 2, 36, line_height), left, label
-            )
-        span = f"{len(self.points)} sessions, oldest → newest"
-        painter.drawText(
-            QRectF(plot.left(), plot.bottom() + 2, plot.width(), line_height),
-            Qt.AlignmentFlag.AlignCenter,
-            span,
-        )
+        draw_texts(painter, self.text_boxes())
