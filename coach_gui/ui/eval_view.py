@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
 _ROLE = Qt.ItemDataRole.UserRole
 _JUDGED = Qt.ItemDataRole.UserRole + 1  # a session's judged answers: the calls, without I/O
+LIST_CHARS = 18  # the session and report lists keep room for this many characters a line
 
 
 def _named(widget: QWidget, name: str, description: str = "") -> None:
@@ -186,6 +187,8 @@ class EvalView(QWidget):
         right.addWidget(self.history, 1)
         right.addWidget(self.verify_status)
 
+        for listing in (self.sessions, self.history):  # narrow windows: they wrap, to a point
+            listing.setMinimumWidth(self.fontMetrics().averageCharWidth() * LIST_CHARS)
         row = QHBoxLayout(self)
         row.addLayout(left, 2)
         row.addWidget(results, 4)
@@ -279,10 +282,24 @@ class EvalView(QWidget):
         for r, cells in enumerate(rows):
             for c, text in enumerate(cells):
                 self.table.setItem(r, c, QTableWidgetItem(text))
+        self._fit_table_width()
         self.chart.set_report(report)
         self.verdict.setText(verdict_text(report))
         self.verdict.setAccessibleDescription(self.verdict.text())
         self.summary.setText(report.summary)
+
+    def _fit_table_width(self) -> None:
+        """Wide enough for every figure's name and each arm's numbers and title (its columns
+        stretch alike): in a narrow window the lists beside it wrap their lines instead."""
+        table, header = self.table, self.table.horizontalHeader()
+        table.resizeColumnsToContents()
+        needs = [
+            max(table.sizeHintForColumn(c), header.sectionSizeHint(c))
+            for c in range(table.columnCount())
+        ]
+        arms = max(needs[1:], default=0) * (len(needs) - 1)
+        frame = 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
+        table.setMinimumWidth(needs[0] + arms + frame)
 
     # --- running -----------------------------------------------------------------------------
     def checked_session_ids(self) -> list[str]:

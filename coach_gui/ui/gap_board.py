@@ -112,6 +112,9 @@ class GapBoard(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(True)
         self.table.verticalHeader().hide()
+        # Rows follow the wrapped key points as the columns narrow (a 1.5x screen, a
+        # smaller window): sized once, the third line of a key point was cut off.
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)

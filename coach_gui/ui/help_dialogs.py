@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.paths import trash_dir
+from coach_gui.ui.screen_fit import screen_room
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
@@ -137,6 +138,7 @@ class DataLocationsDialog(QDialog):
         for row, place in enumerate(locations):
             what = QLabel(f"<b>{html.escape(place.what)}</b>", self)
             where = QLabel(str(place.path), self)
+            where.setWordWrap(True)  # a long path breaks after a / rather than widen the dialog
             where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             where.setAccessibleName(place.what)
             where.setAccessibleDescription(str(place.path))
@@ -158,6 +160,16 @@ class DataLocationsDialog(QDialog):
         layout.addLayout(grid)
         layout.addWidget(buttons)
         self.setMinimumWidth(560)
+        # Wide enough for each path on one line if the screen has room, and as tall as the
+        # lines need at that width (a dialog's own size hint guesses at narrower lines).
+        margins = layout.contentsMargins()
+        longest = max((lb.fontMetrics().horizontalAdvance(lb.text()) for lb in self.path_labels),
+                      default=0)  # fmt: skip
+        beside = max((b.sizeHint().width() for b in self.open_buttons), default=0)
+        wanted = longest + beside + grid.horizontalSpacing() + margins.left() + margins.right()
+        room = screen_room(self)
+        width = max(self.minimumWidth(), min(wanted, room.width() if room else wanted))
+        self.resize(width, self.heightForWidth(width))
 
 
 def show_data_locations(parent: QWidget, context: AppContext) -> DataLocationsDialog:
