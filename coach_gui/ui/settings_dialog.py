@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QVBoxLayout,
@@ -30,6 +31,7 @@ from coach_gui.config import Config, save_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
+from coach_gui.ui.screen_fit import fit_on_screen
 from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
@@ -286,8 +288,17 @@ class SettingsDialog(QDialog):
                 column.addWidget(box)
             column.addStretch(1)
             columns.addLayout(column, 1)
+        # The fields scroll when the screen is shorter than all of them (a 1.5x laptop
+        # screen); the problem, the file and the buttons below them stay in view.
+        self._fields_box = QWidget(self)
+        self._fields_box.setLayout(columns)
+        self._fields_scroll = fields = QScrollArea(self)
+        fields.setWidget(self._fields_box)
+        fields.setWidgetResizable(True)
+        fields.setFrameShape(QScrollArea.Shape.NoFrame)
+        fields.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes through the fields inside
         layout = QVBoxLayout(self)
-        layout.addLayout(columns)
+        layout.addWidget(fields, 1)
         layout.addWidget(self.problem_label)
         layout.addWidget(where)
         layout.addWidget(self.buttons)
@@ -301,19 +312,24 @@ class SettingsDialog(QDialog):
         self._show(config)
         for _label, field, _ in self._fields.values():
             self._connect(field)
-        self.resize(self.sizeHint())
         self._fit_height()
         if self.key_section is not None:  # its messages come and go: make room for them
             self.key_section.content_changed.connect(lambda: QTimer.singleShot(0, self._fit_height))
 
     def _fit_height(self) -> None:
-        """Grow to fit wrapped text: a window's own size ignores text's height for width."""
-        layout = self.layout()
+        """Tall enough for every field and its wrapped text (a window's own size ignores
+        text's height for width), as far as the screen has room; beyond it they scroll."""
+        layout, fields, scroll = self.layout(), self._fields_box, self._fields_scroll
         assert layout is not None
         layout.activate()
-        needed = layout.totalHeightForWidth(self.width())
-        if needed > self.height():
-            self.resize(self.width(), needed)
+        margins = layout.contentsMargins()
+        beside = margins.left() + margins.right() + scroll.verticalScrollBar().sizeHint().width()
+        width = self.width() if self.isVisible() else fields.sizeHint().width() + beside
+        content = fields.heightForWidth(width - beside)
+        others = layout.totalSizeHint().height() - scroll.sizeHint().height()
+        wanted = QSize(width, (content if content >= 0 else fields.sizeHint().height()) + others)
+        if not self.isVisible() or wanted.height() > self.height():
+            fit_on_screen(self, wanted)
 
     # --- building ------------------------------------------------------------------
     def _group(self, title: str) -> QFormLayout:

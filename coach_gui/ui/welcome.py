@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui.operations.tier1 import Tier1State, Tier1Status
 from coach_gui.ui.key_settings import GeminiKeySection
+from coach_gui.ui.screen_fit import fit_on_screen
 from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
@@ -214,7 +215,7 @@ class WelcomeDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(scroll)
         layout.addWidget(buttons)
-        self.resize(660, 720)
+        fit_on_screen(self, QSize(660, 720))  # shorter screens (1.5x, 2x): the body scrolls
         self.tier1_indicator.refresh()
 
     def show_notes_folder(self) -> None:

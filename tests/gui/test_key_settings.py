@@ -24,6 +24,7 @@ from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.config import Config, config_path, load_config, save_config
 from coach_gui.ui.key_settings import GeminiKeySection
+from coach_gui.ui.screen_fit import screen_room
 from coach_gui.ui.settings_dialog import SettingsDialog
 from coach_gui.ui.tasks import pending_tasks
 
@@ -263,7 +264,8 @@ def test_settings_grows_so_a_long_message_is_not_cut_off(
         qtbot.mouseClick(section.test_button, Qt.MouseButton.LeftButton)
     assert section.result_label.text().startswith("API key not valid")
     qtbot.waitUntil(lambda: cut_off(dialog) == [])
-    assert dialog.height() > height
+    room = screen_room(dialog)  # it grows as far as the screen has room; then the fields scroll
+    assert dialog.height() > height or (room is not None and dialog.height() == room.height())
 
 
 def cut_off(root: QWidget) -> list[str]:
