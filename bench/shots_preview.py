@@ -154,20 +154,35 @@ def _palette(dark: bool, QPalette: type, QColor: type) -> object:
             (roles.Link, "#7ab4ff"),
             (roles.Highlight, "#2f65ca"),
             (roles.HighlightedText, "#ffffff"),
+            (roles.PlaceholderText, "#8f8f8f"),
         ):
             palette.setColor(role, QColor(colour))
+        disabled = QPalette.ColorGroup.Disabled
+        for role in (roles.Text, roles.WindowText, roles.ButtonText):
+            palette.setColor(disabled, role, QColor("#7a7a7a"))  # greyed, as a dark theme has
     return palette
 
 
-def at_each_scale(script: str, shoot: Callable[[Path, str], None], default: str) -> None:
+def at_each_scale(
+    script: str,
+    shoot: Callable[[Path, str], None],
+    default: str,
+    scales: tuple[str, ...] = ("1.0", "1.5"),
+) -> None:
     """A screenshot script's main: each scale in a process of its own (QT_SCALE_FACTOR is
-    read when Qt starts), `script --scale S FOLDER` being one of them."""
+    read when Qt starts), `script --scale S FOLDER` being one of them; `--scales 1.0,2.0`
+    after the folder chooses others."""
     if len(sys.argv) > 2 and sys.argv[1] == "--scale":
         shoot(Path(sys.argv[3]), sys.argv[2])
         return
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(default)
+    args = sys.argv[1:]
+    if "--scales" in args:
+        at = args.index("--scales")
+        scales = tuple(args[at + 1].split(","))
+        del args[at : at + 2]
+    folder = Path(args[0]) if args else Path(default)
     folder.mkdir(parents=True, exist_ok=True)
-    for scale in ("1.0", "1.5"):
+    for scale in scales:
         subprocess.run([sys.executable, script, "--scale", scale, str(folder)], check=True)
 
 
