@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -31,7 +33,7 @@ from coach_gui.config import Config, save_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
-from coach_gui.ui.screen_fit import fit_on_screen
+from coach_gui.ui.screen_fit import fit_on_screen, screen_room
 from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
@@ -279,7 +281,7 @@ class SettingsDialog(QDialog):
         # Two columns, local on the left and the judge on the right: one column of five
         # groups is taller than a 768-pixel laptop screen.
         notes_box, tier1_box, practice_box, judge_box, no_quote_box = self._boxes
-        columns = QHBoxLayout()
+        self._columns = columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)  # see resizeEvent
         left = [notes_box, practice_box, tier1_box, no_quote_box]
         for boxes in (left, [judge_box, self.key_section]):
             column = QVBoxLayout()
@@ -316,6 +318,22 @@ class SettingsDialog(QDialog):
         if self.key_section is not None:  # its messages come and go: make room for them
             self.key_section.content_changed.connect(lambda: QTimer.singleShot(0, self._fit_height))
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The two columns side by side when there is room for both, else one above the
+        other (a screen 768 pixels wide at 1.5x): the fields scroll down, not sideways."""
+        super().resizeEvent(event)
+        columns = self._columns
+        items = (columns.itemAt(n) for n in range(columns.count()))
+        both = sum(item.minimumSize().width() for item in items if item is not None)
+        both += columns.spacing() * (columns.count() - 1)
+        scroll = self._fields_scroll
+        room = scroll.width() - scroll.verticalScrollBar().sizeHint().width()
+        wanted = (
+            QBoxLayout.Direction.LeftToRight if room >= both else QBoxLayout.Direction.TopToBottom
+        )
+        if columns.direction() != wanted:
+            columns.setDirection(wanted)
+
     def _fit_height(self) -> None:
         """Tall enough for every field and its wrapped text (a window's own size ignores
         text's height for width), as far as the screen has room; beyond it they scroll."""
@@ -328,8 +346,12 @@ class SettingsDialog(QDialog):
         content = fields.heightForWidth(width - beside)
         others = layout.totalSizeHint().height() - scroll.sizeHint().height()
         wanted = QSize(width, (content if content >= 0 else fields.sizeHint().height()) + others)
-        if not self.isVisible() or wanted.height() > self.height():
+        if not self.isVisible():
             fit_on_screen(self, wanted)
+        elif wanted.height() > self.height():  # only taller: the learner chose the width
+            room = screen_room(self)
+            height = min(wanted.height(), room.height()) if room else wanted.height()
+            self.resize(self.width(), max(height, self.height()))
 
     # --- building ------------------------------------------------------------------
     def _group(self, title: str) -> QFormLayout:
