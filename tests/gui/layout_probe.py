@@ -225,7 +225,7 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
             [*help_dialogs.shortcut_rows(keys), *PRACTICE_KEYS], window
         ),
         "data-locations": lambda: help_dialogs.show_data_locations(window, context),
-        "privacy-summary": lambda: help_dialogs.show_privacy_summary(window, context.config),
+        "privacy-summary": lambda: help_dialogs.show_privacy_summary(window, window.privacy),
         "model-download": lambda: ModelDownloadDialog.for_context(context, window),
     }  # fmt: skip
     for name, build in dialogs.items():

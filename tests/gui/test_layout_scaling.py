@@ -20,13 +20,16 @@ from PySide6.QtCore import QPoint, QSize, Qt
 from PySide6.QtWidgets import QApplication, QGroupBox, QScrollArea, QToolButton
 from pytestqt.qtbot import QtBot
 
+from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
 from coach_gui.operations import evals
+from coach_gui.operations.review import gap_board
+from coach_gui.services.review import OpenGap, ProgressPoint
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.progress_chart import ProgressChart, ProgressPoint
+from coach_gui.ui.progress_chart import ProgressChart
 from coach_gui.ui.settings_dialog import SettingsDialog
 from coach_gui.ui.tasks import pending_tasks
 
@@ -69,6 +72,7 @@ def test_every_view_and_dialog_holds_at_scale(scale: str, tmp_path: Path) -> Non
 
 @pytest.fixture
 def window(qtbot: QtBot) -> MainWindow:
+    KeyStore().set("test-key")  # the status bar's longest privacy line: sent to Gemini
     win = MainWindow(build_context())
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.notes_listed, timeout=WAIT_MS):
@@ -114,9 +118,9 @@ def test_the_privacy_line_keeps_every_word_and_the_folder_gives_way(
     qtbot: QtBot, window: MainWindow
 ) -> None:
     """Found at 1.5x: the status bar cut "…are sent to Gemini" short."""
-    label = window.privacy.status_label()
+    label = window.privacy.status_label()  # its longest words: a key stored, the judge on
+    qtbot.waitUntil(lambda: label.text().endswith("sent to Gemini"), timeout=WAIT_MS)
     full = label.text()
-    assert full.endswith("sent to Gemini")
     for width in (1024, 800, 720, 640):
         window.resize(width, 600)
         qtbot.waitUntil(lambda w=width: window.width() == w)  # type: ignore[misc]
@@ -131,8 +135,11 @@ def test_the_privacy_line_keeps_every_word_and_the_folder_gives_way(
 
 
 def _progress_points() -> list[ProgressPoint]:
+    """Ten sessions, the open gaps falling from 11 (two digits on the right axis) to 2."""
+    gaps = [OpenGap("natural-selection", "Natural selection", f"gap-{n}", n, f"Key point {n}",
+                    1, "unexplained", "Not explained.") for n in range(12)]  # fmt: skip
     return [ProgressPoint(f"2026-01-{d:02d}T10:00:00Z", passed=d % 3, judged=3,
-                          open_gaps=12 - d) for d in range(1, 11)]  # fmt: skip
+                          gaps=tuple(gaps[: 12 - d])) for d in range(1, 11)]  # fmt: skip
 
 
 def _forecast_days() -> list[tuple[str, int]]:
@@ -179,7 +186,7 @@ def test_the_gap_boards_rows_follow_its_width(qtbot: QtBot) -> None:
         populate(ollama, gemini)
     context = build_context(seed=False)
     notes = [e.note for e in context.notes.load().notes]
-    board = GapBoard(context.traces, lambda: notes)
+    board = GapBoard(lambda note: gap_board(context, note), lambda: notes)
     qtbot.addWidget(board)
     board.resize(1000, 560)
     natural = next(n for n in notes if n.title == "Natural selection")
@@ -206,11 +213,14 @@ def test_settings_can_be_smaller_than_all_its_fields(qtbot: QtBot) -> None:
     assert hint.width() <= 1024 and hint.height() <= 640
     dialog.show()
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)  # the key's status is in
-    scroll = dialog.findChild(QScrollArea)
+    qtbot.wait(100)  # and the dialog has grown for it
     boxes = {box.title(): box for box in dialog.findChildren(QGroupBox)}
+    scroll = next(
+        a for a in dialog.findChildren(QScrollArea) if a.isAncestorOf(boxes["Judge (Tier 2)"])
+    )
 
     def where(title: str) -> QPoint:
-        return boxes[title].mapTo(dialog, QPoint(0, 0))
+        return next(b for t, b in boxes.items() if t.startswith(title)).mapTo(dialog, QPoint(0, 0))
 
     for width, side_by_side in ((1000, True), (700, False)):
         dialog.resize(width, 480)
@@ -221,7 +231,7 @@ def test_settings_can_be_smaller_than_all_its_fields(qtbot: QtBot) -> None:
         for button in dialog.buttons.buttons():
             corner = button.mapTo(dialog, button.rect().bottomRight())
             assert dialog.rect().contains(corner), button.text()
-        assert scroll is not None and scroll.verticalScrollBar().isVisible()
+        assert dialog.size() == QSize(width, 480) and scroll.verticalScrollBar().isVisible()
         assert not scroll.horizontalScrollBar().isVisible(), width
         assert (where("Judge (Tier 2)").y() > where("Notes").y()) is not side_by_side
         assert layout_faults(dialog) == [], width
