@@ -167,6 +167,7 @@ class MainWindow(QMainWindow):
 
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
+        self.note_list.note_chosen.connect(self._on_note_chosen)
         self.vault_changed.connect(self._on_vault_changed)  # queued: from the watcher thread
         self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
         self.editor.dirty_changed.connect(self._on_dirty_changed)
@@ -482,6 +483,21 @@ class MainWindow(QMainWindow):
             self.note_list.select_note(current)
 
         self.guard_unsaved(lambda: self.open_note(note_id), cancelled=stay)
+
+    def _on_note_chosen(self, note_id: str) -> None:
+        """Enter in the search: that note, open, with the cursor in its title."""
+
+        def go_to_it() -> None:
+            if self.editor.current_note_id() != note_id:
+                self.open_note(note_id)
+            if self.editor.current_note_id() == note_id:
+                self.editor.title_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+        current = self.editor.current_note_id() or ""
+        if note_id == current:
+            go_to_it()
+            return
+        self.guard_unsaved(go_to_it, cancelled=lambda: self.note_list.select_note(current))
 
     def open_note(self, note_id: str) -> None:
         entry = self._entries.get(note_id)

@@ -1,0 +1,115 @@
+"""Everything by keyboard, on the real main window over the sample notes: the search box
+leads into its results, the note's tabs take the cursor with them, and Settings' Alt+S
+saves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from coach_gui.bootstrap import build_context
+from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.tasks import pending_tasks
+
+Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
+ALT = Qt.KeyboardModifier.AltModifier
+CTRL = Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture
+def window(qtbot: QtBot, answer_dialog: Answer) -> Iterator[MainWindow]:
+    def discard_edits(w: MainWindow) -> None:
+        if w.isVisible() and w.editor.is_dirty():
+            answer_dialog("Discard")
+
+    win = MainWindow(build_context())
+    qtbot.addWidget(win, before_close_func=discard_edits)
+    with qtbot.waitSignal(win.notes_listed, timeout=10_000):
+        win.show()
+    qtbot.waitExposed(win)
+    qtbot.waitUntil(lambda: pending_tasks() == [])  # the search index is ready
+    win.activateWindow()
+    yield win
+
+
+def listed(window: MainWindow) -> list[str]:
+    model = window.note_list.model
+    return [model.entry(row).note.title for row in range(model.rowCount())]
+
+
+def search(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    qtbot.keyClick(window, Qt.Key.Key_F, CTRL)
+    assert window.note_list.search_box.hasFocus()
+    qtbot.keyClicks(window.note_list.search_box, text)
+
+
+def test_down_in_the_search_box_goes_to_the_first_result(qtbot: QtBot, window: MainWindow) -> None:
+    search(qtbot, window, "selection")
+    results = listed(window)
+    assert len(results) > 1
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Down)
+    assert window.note_list.view.hasFocus()
+    assert window.note_list.view.currentIndex().row() == 0
+    assert window.editor.title_edit.text() == results[0]  # selecting a result opens it
+    qtbot.keyClick(window.note_list.view, Qt.Key.Key_Down)  # and the arrows go on from there
+    assert window.editor.title_edit.text() == results[1]
+
+
+def test_enter_in_the_search_box_opens_the_first_result(qtbot: QtBot, window: MainWindow) -> None:
+    search(qtbot, window, "fossil")
+    first = listed(window)[0]
+    assert window.editor.title_edit.text() != first
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Return)
+    assert window.editor.title_edit.text() == first
+    assert window.editor.title_edit.hasFocus()  # the cursor goes to the note
+
+
+def test_enter_opens_the_selected_result_when_one_is(qtbot: QtBot, window: MainWindow) -> None:
+    search(qtbot, window, "selection")
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Down)
+    qtbot.keyClick(window.note_list.view, Qt.Key.Key_Down)
+    second = listed(window)[1]
+    window.note_list.search_box.setFocus()  # back to refine the search: the pick stays
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Enter)
+    assert window.editor.title_edit.text() == second
+    assert window.editor.title_edit.hasFocus()
+
+
+def test_enter_with_unsaved_edits_asks_first(
+    qtbot: QtBot, window: MainWindow, answer_dialog: Answer
+) -> None:
+    search(qtbot, window, "selection")
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Down)
+    opened = window.editor.title_edit.text()
+    qtbot.keyClicks(window.editor.source_edit, " (edited)")
+    window.note_list.search_box.selectAll()
+    qtbot.keyClicks(window.note_list.search_box, "fossil")
+    answer = answer_dialog("Cancel")
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Return)
+    assert answer.answered and answer.title == "Unsaved changes"
+    assert window.editor.title_edit.text() == opened and window.editor.is_dirty()
+
+
+def test_alt_w_and_alt_p_take_the_cursor_to_the_text_and_the_preview(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    search(qtbot, window, "fossil")
+    qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_Return)
+    body = window.editor.body_tabs
+    window.editor.assertions.list.setFocus()
+    window.editor.assertions.list.setCurrentRow(0)
+    qtbot.keyClick(window.editor.assertions.list, Qt.Key.Key_P, ALT)
+    assert body.currentWidget() is body.preview and body.preview.hasFocus()
+    assert "fossil" in body.preview.toPlainText().lower()  # rendered when shown
+    window.editor.assertions.list.setFocus()
+    qtbot.keyClick(window.editor.assertions.list, Qt.Key.Key_W, ALT)
+    assert body.currentWidget() is body.edit and body.edit.hasFocus()
+    window.editor.title_edit.setFocus()
+    qtbot.keyClick(window.editor.title_edit, Qt.Key.Key_W, ALT)  # already shown: still goes
+    assert body.edit.hasFocus()
+    assert QApplication.focusWidget() is body.edit
