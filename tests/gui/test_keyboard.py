@@ -113,3 +113,32 @@ def test_alt_w_and_alt_p_take_the_cursor_to_the_text_and_the_preview(
     qtbot.keyClick(window.editor.title_edit, Qt.Key.Key_W, ALT)  # already shown: still goes
     assert body.edit.hasFocus()
     assert QApplication.focusWidget() is body.edit
+
+
+def test_every_settings_mnemonic_is_its_own_and_alt_s_saves(qtbot: QtBot) -> None:
+    from mnemonics import clashes, offered
+
+    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.config import Config, config_path, load_config, save_config
+    from coach_gui.ui.settings_dialog import SettingsDialog
+
+    save_config(Config(), config_path())
+    dialog = SettingsDialog(Config(), config_path(), key_store=KeyStore(), judge_factory=None)
+    qtbot.addWidget(dialog)
+    assert dialog.key_section is not None
+    with qtbot.waitSignal(dialog.key_section.status_loaded, timeout=5000):
+        dialog.show()
+    qtbot.waitExposed(dialog)
+    keys = dict(offered(dialog))
+    assert len(keys) >= 20, keys  # every field, switch and button has one
+    assert clashes(dialog) == {}
+    assert keys["Alt+S"] == "QPushButton “&Save”"
+    assert "Alt+C" in keys and keys["Alt+C"] == "QPushButton “&Cancel”"
+
+    dialog.read_timeout.setValue(99)
+    dialog.include_assertions.setFocus()
+    sent_before = dialog.include_assertions.isChecked()
+    with qtbot.waitSignal(dialog.accepted, timeout=5000):
+        qtbot.keyClick(dialog.include_assertions, Qt.Key.Key_S, ALT)
+    assert dialog.include_assertions.isChecked() is sent_before  # not toggled on the way
+    assert load_config(config_path()).tier1.read_timeout_seconds == 99
