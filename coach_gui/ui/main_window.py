@@ -497,7 +497,11 @@ class MainWindow(QMainWindow):
         if note_id == current:
             go_to_it()
             return
-        self.guard_unsaved(go_to_it, cancelled=lambda: self.note_list.select_note(current))
+
+        def stay() -> None:
+            self.note_list.select_note(current)
+
+        self.guard_unsaved(go_to_it, cancelled=stay)
 
     def open_note(self, note_id: str) -> None:
         entry = self._entries.get(note_id)
