@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.evals import AGREEMENT_BAR, EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
+from coach_gui.ui.button_keys import tell, with_mnemonics
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task
@@ -133,7 +134,7 @@ class EvalView(QWidget):
         self.status = QLabel("Pick sessions, then Run.")
         self.status.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("&Repeats:", self.repeats)
+        form.addRow("Re&peats:", self.repeats)
         form.addRow("C&oncurrency:", self.concurrency)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -316,7 +317,7 @@ class EvalView(QWidget):
 
     def _refuse(self, text: str) -> None:
         self.status.setText(text)
-        QMessageBox.information(self, "Judge consistency", text)
+        tell(self, QMessageBox.Icon.Information, "Judge consistency", text)
 
     def start(self, *, confirm: bool = True) -> None:
         """Ask, then run the eval over the checked sessions."""
@@ -362,7 +363,8 @@ class EvalView(QWidget):
             "answer. Each payload is kept in “Sent to judge”."
         )
         box.setStandardButtons(buttons.Ok | buttons.Cancel)
-        box.button(buttons.Ok).setText("Run" if local else "Send")
+        box.button(buttons.Ok).setText("&Run" if local else "&Send")
+        with_mnemonics(box)
         box.setDefaultButton(buttons.Cancel)
         box.setAccessibleName("Run the eval")
         return box.exec() == buttons.Ok

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import paths
 from coach_gui.domain.errors import CoachError
+from coach_gui.ui.button_keys import with_mnemonics
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ def show_failure(parent: QWidget | None, error: BaseException) -> QMessageBox | 
     box.setInformativeText(learner_message(error))
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    with_mnemonics(box)
     box.setAccessibleName("Error message")
     box.setAccessibleDescription(learner_message(error))
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.paths import trash_dir
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.screen_fit import screen_room
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class ShortcutsDialog(QDialog):
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setStretchLastSection(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        with_mnemonics(buttons)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(table)
@@ -154,6 +156,7 @@ class DataLocationsDialog(QDialog):
             self.open_buttons.append(button)
         grid.setColumnStretch(0, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        with_mnemonics(buttons)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
@@ -224,6 +227,7 @@ def show_privacy_summary(parent: QWidget, privacy: PrivacyControls) -> QMessageB
         "(Ctrl+Shift+J, Ctrl+Shift+A) or in Settings."
     )
     box.addButton(QMessageBox.StandardButton.Close)
+    with_mnemonics(box)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
     def follow(*_changed: object) -> None:
@@ -255,4 +259,15 @@ def about_html() -> str:
 
 
 def show_about(parent: QWidget) -> None:
-    QMessageBox.about(parent, f"About {APP_NAME}", about_html())
+    """Help > About: QMessageBox.about's own, with an Alt+letter on its button."""
+    box = QMessageBox(parent)
+    box.setWindowTitle(f"About {APP_NAME}")
+    box.setAccessibleName(f"About {APP_NAME}")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(about_html())
+    icon = parent.windowIcon()
+    if not icon.isNull():
+        box.setIconPixmap(icon.pixmap(64, 64))
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    with_mnemonics(box)
+    box.exec()
