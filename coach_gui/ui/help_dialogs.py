@@ -40,8 +40,10 @@ BACKUPS_FOLDER = "backups"  # beside the journal (adapters/backups.py)
 OLLAMA_URL = "https://ollama.com"
 AI_STUDIO_URL = "https://aistudio.google.com/apikey"
 
-# Keys that belong to a widget rather than a menu action.
+# Keys that belong to a widget rather than a menu action ("1–4": the keys 1 to 4).
 EDITOR_KEYS: tuple[tuple[str, str], ...] = (
+    ("Down (in the search box)", "Go to the matching notes, the first one selected"),
+    ("Enter (in the search box)", "Open the selected matching note (or the first)"),
     ("Esc (in the note list)", "Clear the search"),
     ("Alt+A", "Add a core assertion"),
     ("Insert (in the assertion list)", "Add a core assertion after the selected one"),
@@ -54,18 +56,23 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
     ),
     ("Ctrl+Z (in the note list)", "Undo the last delete: the note comes back where it was"),
     ("Ctrl+Y", "Redo (as Ctrl+Shift+Z)"),
-    ("Alt+W / Alt+P", "Show the note's Markdown / its formatted preview"),
+    ("Alt+W / Alt+P", "Write the note's Markdown / read it formatted (the cursor goes there)"),
     ("Alt+O / Alt+G", "Go to the source / tags field"),
+)
+VIEW_KEYS: tuple[tuple[str, str], ...] = (
+    ("Ctrl+Enter (on Today)", "Start practising what is due"),
+    ("F5 (on Today and Sent to judge)", "Read that list again"),
 )
 
 
 def shortcut_rows(actions: Sequence[QAction]) -> list[tuple[str, str]]:
+    """The menus' and toolbar's shortcuts, then the keys of the note editor and the views."""
     rows = []
     for action in actions:
         keys = action.shortcut().toString(action.shortcut().SequenceFormat.NativeText)
         if keys:
             rows.append((keys, action.text().replace("&", "").rstrip("…")))
-    return rows + list(EDITOR_KEYS)
+    return rows + list(EDITOR_KEYS) + list(VIEW_KEYS)
 
 
 class ShortcutsDialog(QDialog):

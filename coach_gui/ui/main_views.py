@@ -41,6 +41,8 @@ PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
     ("Esc (in practice)", "Stop writing the challenge (cancel generation)"),
     ("Alt+S / Alt+K / Alt+N (in practice)", "Submit / Skip / Next"),
+    ("Alt+I (in practice)", "Finish the session (every answer is kept)"),
+    ("1–4 / Alt+1–4 (rating your answer)", "Rate it Again, Hard, Good or Easy"),
 )
 
 
