@@ -156,6 +156,7 @@ class EvalView(QWidget):
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # read with the arrows; Tab moves on
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         for arm_column in (1, 2):

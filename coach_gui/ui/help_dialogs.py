@@ -61,7 +61,7 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
 )
 VIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Enter (on Today)", "Start practising what is due"),
-    ("F5 (on Today and Sent to judge)", "Read that list again"),
+    ("F5 (on Today, Sent to judge and Sessions)", "Read that view again"),
 )
 
 
@@ -86,6 +86,7 @@ class ShortcutsDialog(QDialog):
         table.setAccessibleDescription("Each row: the keys, then what they do")
         table.verticalHeader().hide()
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setTabKeyNavigation(False)  # read with the arrows; Tab goes on to Close
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         for row, (keys, meaning) in enumerate(rows):
             table.setItem(row, 0, QTableWidgetItem(keys))

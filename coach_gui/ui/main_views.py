@@ -151,7 +151,7 @@ class MainViews:
     def show_evals(self) -> None:
         self.stack.setCurrentWidget(self.evals)
         self.window.menu_actions.show_evals.setChecked(True)
-        self.evals.setFocus()
+        self.evals.sessions.setFocus()
 
     def practise_due(self, due: list[DuePractice]) -> None:
         """Today's *Start*: practise the due notes in turn; each session targets the note's
@@ -217,7 +217,7 @@ class MainViews:
     def show_sent(self) -> None:
         self.stack.setCurrentWidget(self.sent)
         self.window.menu_actions.show_sent.setChecked(True)
-        self.sent.setFocus()
+        self.sent.take_focus()
 
     def show_sessions(self) -> None:
         """Sessions, with the gap board showing the note open in the editor."""

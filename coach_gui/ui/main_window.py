@@ -598,7 +598,10 @@ class MainWindow(QMainWindow):
 
     # --- other windows -------------------------------------------------------------
     def focus_search(self) -> None:
-        """Ctrl+F: works from the first paint (the list fills in when the notes arrive)."""
+        """Ctrl+F: works from the first paint (the list fills in when the notes arrive),
+        and from every view (it shows the notes)."""
+        if self._attached and self.stack.currentWidget() is not self.splitter:
+            self.views.show_notes()
         self.note_list.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.note_list.search_box.selectAll()
 

@@ -39,6 +39,7 @@ from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import PAGE, SessionSummary, list_sessions
 from coach_gui.services.verify import check_session
 from coach_gui.ui.failures import learner_message
+from coach_gui.ui.refresh_key import RefreshOnF5
 from coach_gui.ui.row_table import RowTableModel
 from coach_gui.ui.session_detail import SessionDetail, load_session_detail
 from coach_gui.ui.tasks import Task
@@ -145,7 +146,7 @@ class SessionsView(QWidget):
         self.toolbar.setAccessibleName("Session actions")
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         refresh = QAction("&Refresh", self)
-        refresh.setToolTip("Read the sessions again")
+        refresh.setToolTip("Read the sessions again (F5)")
         refresh.triggered.connect(lambda _checked=False: self.refresh())
         self.toolbar.addAction(refresh)
         self.notice = QLabel(self)  # what the last judging did, until the next one
@@ -164,6 +165,7 @@ class SessionsView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # rows are picked with the arrows; Tab moves on
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
@@ -204,6 +206,7 @@ class SessionsView(QWidget):
         layout.addWidget(self.toolbar)
         layout.addWidget(self.notice)
         layout.addWidget(self.tabs, 1)
+        RefreshOnF5(self, self.refresh)
 
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)

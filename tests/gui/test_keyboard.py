@@ -231,3 +231,34 @@ def test_every_menu_entry_has_a_key_and_no_two_share_one(window: MainWindow) -> 
             if mnemonic:
                 assert mnemonic not in letters, (title.text(), letters[mnemonic], action.text())
                 letters[mnemonic] = action.text()
+
+
+def test_f5_reads_today_and_the_sessions_again_and_reloads_the_notes(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """The window's F5 (Reload notes) and a view's own F5 both match: Qt would run
+    neither, so each view takes its F5 first."""
+    qtbot.keyClick(window, Qt.Key.Key_0, CTRL)
+    today = window.views.today
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=10_000)
+    with qtbot.waitSignal(today.loaded, timeout=5000):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_F5)
+    qtbot.keyClick(window, Qt.Key.Key_4, CTRL)
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=10_000)
+    with qtbot.waitSignal(window.views.sessions.loaded, timeout=5000):
+        qtbot.keyClick(window.views.sessions.table, Qt.Key.Key_F5)
+    qtbot.keyClick(window, Qt.Key.Key_1, CTRL)
+    with qtbot.waitSignal(window.notes_listed, timeout=5000):
+        qtbot.keyClick(window.note_list.view, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=10_000)
+
+
+def test_ctrl_f_from_another_view_shows_the_notes_and_searches(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    qtbot.keyClick(window, Qt.Key.Key_4, CTRL)
+    qtbot.keyClick(window, Qt.Key.Key_F, CTRL)
+    assert window.stack.currentWidget() is window.splitter
+    assert window.note_list.search_box.hasFocus() and window.note_list.search_box.isVisible()
+    assert window.menu_actions.show_notes.isChecked()
+    qtbot.waitUntil(lambda: pending_tasks() == [], timeout=10_000)
