@@ -50,11 +50,12 @@ class ConfigErrorDialog(QMessageBox):
         self.setAccessibleName("Settings file problem")
         self.setIcon(QMessageBox.Icon.Warning)
         self.setText("Coach cannot start: its settings file has a problem.")
+        where = f"The settings file is {error.path}.\n\n" if error.path and error.key else ""
         self.setInformativeText(
-            f"{error}\n\nOpen the file and fix it, then choose Try again. Or reset it to "
-            "the defaults: the old file is kept next to it as a .bak copy."
+            f"{error.learner_text}\n\n{where}Open the file and fix it, then choose Try "
+            "again. Or reset it to the defaults: the old file is kept next to it as a .bak copy."
         )
-        self.setAccessibleDescription(str(error))
+        self.setAccessibleDescription(error.learner_text)
         role = QMessageBox.ButtonRole
         self._choices = {
             self.addButton("&Open config file", role.ActionRole): ConfigChoice.OPEN_FILE,

@@ -33,9 +33,10 @@ def log_file() -> Path:
 
 
 def learner_message(error: BaseException) -> str:
-    """What the learner reads: our own message for a CoachError, else a calm generic one."""
+    """What the learner reads: our own message for a CoachError (a setting named as
+    Settings names it, never by its key), else a calm generic one."""
     if isinstance(error, CoachError):
-        return str(error)
+        return error.learner_text
     return (
         "Coach hit an unexpected problem and could not finish what it was doing. "
         "Notes already saved are safe on disk.\n\n"
