@@ -42,7 +42,7 @@ def _size(count: int) -> str:
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if count >= scale:
             return f"{count / scale:.1f} {unit}"
-    return f"{count} bytes"
+    return f"{count} byte{'' if count == 1 else 's'}"
 
 
 class ModelDownloadDialog(QDialog):

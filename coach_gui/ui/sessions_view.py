@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.services.gap_export import mode_label, when
+from coach_gui.services.gap_export import counted, mode_label, when
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import PAGE, SessionSummary, list_sessions
 from coach_gui.services.verify import check_session
@@ -109,7 +109,9 @@ class SessionsTableModel(RowTableModel["SessionRow"]):
                 return "Verified: every record and trace of this session checks out."
             return f"Does not verify: {row.failure}. Run `coach verify` for details."
         if role == Qt.ItemDataRole.ToolTipRole and column == 5 and summary.pending:
-            return f"{summary.pending} answers wait to be judged (Judge pending answers)."
+            verb = "waits" if summary.pending == 1 else "wait"
+            waiting = counted(summary.pending, "answer")
+            return f"{waiting} {verb} to be judged (Judge pending answers)."
         if role == Qt.ItemDataRole.AccessibleTextRole and column == 6:
             return {None: "not sealed", True: "verified"}.get(summary.verified, "does not verify")
         return None
@@ -248,7 +250,7 @@ class SessionsView(QWidget):
         else:
             self.model.append_rows(rows)
         count = self.model.rowCount()
-        self.message.setText(EMPTY_TEXT if count == 0 else f"{count} sessions listed")
+        self.message.setText(EMPTY_TEXT if count == 0 else f"{counted(count, 'session')} listed")
         self.more_button.setVisible(len(rows) == PAGE)
         self.more_button.setEnabled(True)
         if offset == 0 and count:

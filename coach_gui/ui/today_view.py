@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.memory import RATING_NAMES
 from coach_gui.operations.today import DuePractice, today_with_plans
+from coach_gui.services.gap_export import counted
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.practice_widgets import button
@@ -241,7 +242,8 @@ class TodayView(QWidget):
             ])  # fmt: skip
             child.setToolTip(
                 0,
-                f"{memory.text}\nStability {memory.stability:.1f} days · {memory.reviews} reviews",
+                f"{memory.text}\nStability {memory.stability:.1f} days · "
+                f"{counted(memory.reviews, 'review')}",
             )
             item.addChild(child)
         return item

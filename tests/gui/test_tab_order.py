@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 from pytestqt.qtbot import QtBot
+from visible_text import assert_learner_words
 
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
@@ -156,6 +157,7 @@ def check_view(qtbot: QtBot, window: MainWindow, view: str) -> None:
     missed = [name(w) for w in expected if w not in order]
     assert missed == [], f"{view}: Tab never reaches {missed}"
     assert clashes(window) == {}, f"{view}: one Alt+letter for two controls: {clashes(window)}"
+    assert assert_learner_words([window.note_list.view], step=view) > 20
 
 
 def test_tab_reaches_every_control_of_every_view(qtbot: QtBot, window: MainWindow) -> None:
