@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from fakes.gemini_server import FakeGemini
+from fakes.gemini_server import Fault as GeminiFault
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QWidget
@@ -20,7 +22,7 @@ from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
-from coach_gui.config import config_path, load_config
+from coach_gui.config import config_path, load_config, save_config
 from coach_gui.ui.app import WELCOME_SEEN_KEY, maybe_welcome
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.model_download import ModelDownloadDialog
@@ -168,6 +170,29 @@ def test_a_web_page_at_ollamas_address_is_told_in_words(qtbot: QtBot) -> None:
         qtbot.waitUntil(lambda: "not running here" in dialog.tier1_label.text(), timeout=WAIT_MS)
         assert "cannot read" in dialog.tier1_label.text()
         assert_learner_words(step="a web page answering the check")
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+
+
+def test_a_failed_test_connection_in_the_welcome_is_a_plain_sentence(qtbot: QtBot) -> None:
+    """Found in use: a Wi-Fi sign-in page answering for Google was pasted into the
+    Welcome; the test's result is a sentence, and the page is shown nowhere."""
+    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+        write_config(ollama.url)
+        config = load_config(config_path()).with_changes({"judge.baseUrl": gemini.url})
+        save_config(config, config_path())
+        KeyStore().set(KEY)
+        gemini.inject(GeminiFault.SIGN_IN_PAGE, times=None)
+        window = open_window(qtbot)
+        dialog = open_welcome_from_help(qtbot, window)
+        section = dialog.key_section
+        with qtbot.waitSignal(section.connection_tested, timeout=WAIT_MS) as tested:
+            qtbot.mouseClick(section.test_button, Qt.MouseButton.LeftButton)
+        assert tested.args == [False]
+        said = section.result_label.text()
+        assert said.startswith("Something other than Gemini answered"), said
+        assert "CafeNet" not in said
+        assert_learner_words(step="the Welcome's test answered by a sign-in page")
         qtbot.keyClick(dialog, Qt.Key.Key_Escape)
         qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
 

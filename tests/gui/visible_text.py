@@ -56,7 +56,7 @@ _FILE_ENDINGS = (
     "yaml|yml|canvas|desktop|lock|csv|zip|py"
 )
 _NOT_A_KEY = re.compile(
-    rf"^(?:.*/.*|.*\.(?:{_FILE_ENDINGS})|.*\.(?:com|org|net|io|dev|ai|app|google)(?::\d+)?)$",
+    rf"^(?:.*/.*|.*\.(?:{_FILE_ENDINGS})|.*\.(?:com|org|net|io|dev|ai|app)(?::\d+)?)$",
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"[\w~/:@.+-]*\w")
