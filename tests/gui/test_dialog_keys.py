@@ -75,7 +75,7 @@ def test_delete_and_discard_new_note(qtbot: QtBot, window: MainWindow) -> None:
     assert {"Alt+M", "Alt+C"} <= keys_of(seen.keys) and seen.clashes == {}
     assert (Path(window.context.notes.location) / file_name).exists()  # Alt+C: kept
 
-    activate(window)
+    assert activate(window)
     qtbot.keyClick(window, Qt.Key.Key_N, CTRL)
     qtbot.keyClicks(window.editor.title_edit, "Draft")
     seen = inspect_next_modal("D")
@@ -117,7 +117,7 @@ def test_a_failure_message_and_the_eval_refusal_close_with_alt_o(
     assert seen.wait().answered
     assert "Alt+O" in keys_of(seen.keys) and seen.keyless == []
 
-    activate(window)
+    assert activate(window)
     qtbot.keyClick(window, Qt.Key.Key_5, CTRL)
     evals = window.views.evals
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
