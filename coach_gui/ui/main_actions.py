@@ -110,7 +110,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
             "Ctrl+P", pix.SP_MediaPlay,
         ),
         show_today=_action(window, "Show t&oday", shows("show_today"), "Ctrl+0"),
-        show_notes=_action(window, "Show not&es", shows("show_notes"), "Ctrl+1"),
+        show_notes=_action(window, "Sho&w notes", shows("show_notes"), "Ctrl+1"),
         show_practice=_action(window, "Show pr&actice", shows("show_practice"), "Ctrl+2"),
         show_sent=_action(window, "Show sent to j&udge", shows("show_sent"), "Ctrl+3"),
         show_sessions=_action(window, "Show sess&ions", shows("show_sessions"), "Ctrl+4"),

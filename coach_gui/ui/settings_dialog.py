@@ -86,7 +86,7 @@ class SettingsDialog(QDialog):
         self.notes_folder.setWordWrap(True)
         self.notes_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notes_folder.setAccessibleName("Notes folder")
-        self.folder_button = QPushButton("Open another &folder…", self)
+        self.folder_button = QPushButton("O&pen another folder…", self)
         self.folder_button.setAccessibleName("Open another notes folder")
         self.folder_button.setAccessibleDescription(
             "Use your own vault or folder of Markdown notes; it is read first, then you decide"
@@ -111,8 +111,10 @@ class SettingsDialog(QDialog):
             "&Model",
             "The Ollama model that writes challenges, e.g. llama3.2:3b",
         )
+        # Two fields have no Alt+letter (this one, Most overlap allowed): the dialog has
+        # more controls than letters, and each letter is one control's (Tab reaches these).
         self.connect_timeout = self._seconds(
-            tier1, "tier1.connectTimeoutSeconds", "Connect &timeout", 0.5, 60
+            tier1, "tier1.connectTimeoutSeconds", "Connect timeout", 0.5, 60
         )
         self.read_timeout = self._seconds(
             tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
@@ -172,7 +174,7 @@ class SettingsDialog(QDialog):
         self.local_judge_model = self._text(
             judge,
             "judge.localModel",
-            "&Local judge model",
+            "Local j&udge model",
             "The Ollama model that grades when the judge runs on this computer, e.g. qwen2.5:7b",
         )
         self.local_judge_timeout = self._seconds(
@@ -194,13 +196,13 @@ class SettingsDialog(QDialog):
         self.review_payloads = self._check(
             judge,
             "judge.reviewPayloads",
-            "Review each &payload before it is sent",
+            "Review each payload &before it is sent",
             "Shows exactly what would go to the judge and waits for Send or Don't send",
         )
         self.judge_model = self._text(
             judge, "judge.model", "&Gemini model", "The Gemini model that grades answers"
         )
-        self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Gemini timeo&ut", 1, 600)
+        self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Gemini &timeout", 1, 600)
         self.judge_provider.currentIndexChanged.connect(self._show_provider)
         # Where requests go: set in the file only (judge.baseUrl), shown here (issue 21).
         self.judge_endpoint = QLabel(self)
@@ -223,7 +225,7 @@ class SettingsDialog(QDialog):
         self._add(
             no_quote,
             "noQuote.maxSharedWords",
-            "Longest s&hared run",
+            "&Longest shared run",
             self.max_shared_words,
             "A challenge sharing this many words in a row with the note is rejected",
         )
@@ -234,7 +236,7 @@ class SettingsDialog(QDialog):
         self._add(
             no_quote,
             "noQuote.maxContainment",
-            "Most ov&erlap allowed",
+            "Most overlap allowed",
             self.max_containment,
             "Share of a challenge's word groups that may also appear in the note (0–1)",
         )

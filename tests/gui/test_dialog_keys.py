@@ -92,10 +92,10 @@ def test_delete_and_discard_new_note(qtbot: QtBot, window: MainWindow) -> None:
         ("locations", "Where my data lives — Coach", "C"),
         ("privacy_summary", "Privacy summary — Coach", "C"),
         ("about", "About Coach", "O"),
-        ("judge_pending", "Judge pending answers", "C"),
+        ("deleted_notes", "Deleted notes — Coach", "C"),
     ],
 )
-def test_the_help_windows_and_judge_pending_close_by_keyboard(
+def test_the_help_windows_and_deleted_notes_close_by_keyboard(
     window: MainWindow, action: str, title: str, press: str
 ) -> None:
     seen = inspect_next_modal(press)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from fakes.gemini_server import FakeGemini, Fault
+from mnemonics import inspect_next_modal
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from visible_text import assert_learner_words
@@ -86,9 +87,10 @@ def test_no_ollama_and_a_slow_judge_are_told_in_words(
 
     qtbot.keyClicks(pane.view.answer_box, "Useful variations are kept, over many generations.")
     qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, CTRL)
-    verdict = pane.view.verdict_view
-    qtbot.waitUntil(lambda: verdict.state is VerdictState.UNJUDGED, timeout=WAIT_MS)
-    said = verdict.details.toPlainText()
+    qtbot.waitUntil(  # the verdict of the answer's own turn in the thread
+        lambda: pane.view.verdict_view.state is VerdictState.UNJUDGED, timeout=WAIT_MS
+    )
+    said = pane.view.verdict_view.details.toPlainText()
     assert "did not answer within 1 s" in said and "Gemini timeout, in Settings" in said
     assert_learner_words(own, step="the judge out of time")
     qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)
@@ -106,8 +108,11 @@ def test_no_ollama_and_a_slow_judge_are_told_in_words(
     assert sessions.message.text() == "1 session listed"
     assert_learner_words(own, step="Sessions, one session")
 
+    seen = inspect_next_modal("J")  # Judge now, by its Alt+letter
     with qtbot.waitSignal(window.views.judge_pending.finished, timeout=WAIT_MS):
-        window.views.judge_pending.run(confirm=False)  # the judge answers in time now
+        window.menu_actions.judge_pending.trigger()  # the judge answers in time now
+    assert seen.wait().title == "Judge pending answers" and seen.answered
+    assert seen.clashes == {} and {"Alt+J", "Alt+C"} <= {key for key, _ in seen.keys}
     qtbot.waitUntil(lambda: sessions.notice.isVisible(), timeout=WAIT_MS)
     assert "because Send core assertions is on now" in sessions.notice.text()
     assert_learner_words(own, step="the kept answer judged later")
