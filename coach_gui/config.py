@@ -230,6 +230,69 @@ class Config(_Section):
         return parse_config(json.dumps(data))
 
 
+# Each setting as Settings and the learner name it: a message in the window names the
+# setting this way, never by its key (a test keeps one name for every key).
+SECTION_NAMES = {
+    "kb": "Notes",
+    "tier1": "Local model",
+    "judge": "Judge",
+    "noQuote": "No-quote check",
+    "schedule": "Schedule",
+    "journal": "Practice journal",
+}
+SETTING_NAMES = {
+    "kb.path": "Notes folder",
+    "kb.newNotesFolder": "Folder for new notes",
+    "tier1.ollamaUrl": "Ollama address",
+    "tier1.model": "Local model",
+    "tier1.temperature": "Local model temperature",
+    "tier1.seed": "Local model seed",
+    "tier1.keepAlive": "How long Ollama keeps the model loaded",
+    "tier1.connectTimeoutSeconds": "Connect timeout",
+    "tier1.readTimeoutSeconds": "Read timeout",
+    "tier1.challengesPerSession": "Challenges per session",
+    "tier1.followUps": "Follow-up challenges",
+    "tier1.maxRegenerations": "Tries at a challenge that does not quote the note",
+    "judge.enabled": "Judge answers",
+    "judge.includeAssertions": "Send core assertions to the judge",
+    "judge.provider": "Who grades",
+    "judge.localModel": "Local judge model",
+    "judge.localTimeoutSeconds": "Local judge time limit",
+    "judge.localBatchSize": "Answers the local judge grades at once",
+    "judge.model": "Gemini model",
+    "judge.baseUrl": "Judge address",
+    "judge.apiVersion": "Gemini API version",
+    "judge.temperature": "Judge temperature",
+    "judge.seed": "Judge seed",
+    "judge.thinkingBudget": "Judge thinking budget",
+    "judge.timeoutSeconds": "Gemini timeout",
+    "judge.maxRetries": "Judge retries",
+    "judge.reviewPayloads": "Review each payload before it is sent",
+    "noQuote.maxSharedWords": "Longest shared run",
+    "noQuote.maxContainment": "Most overlap allowed",
+    "noQuote.shingleWords": "Word group size",
+    "schedule.desiredRetention": "Desired retention",
+    "journal.keepBackups": "Backups kept",
+}
+
+
+def setting_name(key: str) -> str | None:
+    """The learner's name for a dotted key (a whole section reads "the Judge part")."""
+    if key in SETTING_NAMES:
+        return SETTING_NAMES[key]
+    section = SECTION_NAMES.get(key)
+    return f"The {section} part" if section else None
+
+
+def _unknown_entry(loc: tuple[int | str, ...]) -> str:
+    section = SECTION_NAMES.get(str(loc[0])) if len(loc) > 1 else None
+    where = f" in its {section} part" if section else ""
+    return (
+        f"The settings file has an entry Coach does not know{where}. Remove it or check "
+        "its spelling, or reset the settings to the defaults; the log file names the entry."
+    )
+
+
 def default_config_text() -> str:
     return json.dumps(Config().to_json_dict(), indent=2, ensure_ascii=False) + "\n"
 
@@ -259,7 +322,9 @@ def _message(error: dict[str, Any]) -> str:
         return f"unknown key{hint}; remove it or check its spelling"
     text = str(error["msg"])
     text = text.removeprefix("Value error, ")
-    if kind.endswith("_type") or kind in ("model_type", "dict_type"):
+    if kind in ("model_type", "model_attributes_type", "dict_type"):  # names our classes
+        return f"must be a group of settings in braces, {{...}} (got {json.dumps(got)})"
+    if kind.endswith("_type"):
         return f"{text.lower()} (got {json.dumps(got)})"
     if isinstance(got, (str, int, float, bool)) or got is None:
         return f"{text} (got {json.dumps(got)})" if "(got" not in text else text
@@ -293,8 +358,13 @@ def parse_config(text: str, *, path: str | None = None) -> Config:
         return Config.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
+        loc, key = tuple(first["loc"]), _dotted(tuple(first["loc"]))
         raise ConfigError(
-            _message(dict(first)), key=_dotted(tuple(first["loc"])), path=path
+            _message(dict(first)),
+            key=key,
+            path=path,
+            label=setting_name(key),
+            learner=_unknown_entry(loc) if first["type"] == "extra_forbidden" else None,
         ) from None
 
 

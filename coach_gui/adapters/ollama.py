@@ -7,6 +7,7 @@ thread. Every failure leaves as one of our Tier 1 errors, with the next step in 
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
@@ -32,6 +33,7 @@ from coach_gui.domain.tier1_errors import (
     Tier1Error,
 )
 
+log = logging.getLogger(__name__)
 _MAX_ERROR_CHARS = 200
 
 
@@ -212,7 +214,8 @@ class OllamaClient:
             return OllamaServerError("it closed the connection without answering")
         if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError, httpx.StreamError)):
             return StreamCut()
-        return OllamaServerError(_short(f"{type(exc).__name__}: {exc}"))
+        log.info("Ollama request failed: %s: %s", type(exc).__name__, exc)
+        return OllamaServerError("the connection failed")
 
     def _status_error(self, response: httpx.Response, path: str, model: str | None) -> Tier1Error:
         if response.is_redirect:
@@ -228,7 +231,7 @@ class OllamaClient:
         if response.status_code == 404 and model is not None and path == "/api/chat":
             return ModelMissing(model)
         if response.status_code == 404:
-            return InvalidOllamaReply(f"HTTP 404 for {path}; is tier1.ollamaUrl really Ollama?")
+            return InvalidOllamaReply(f"HTTP 404 for {path}")
         text = detail if isinstance(detail, str) and detail else f"HTTP {response.status_code}"
         if path == "/api/pull" and model is not None:
             return ModelPullFailed(model, _short(text))
@@ -317,8 +320,9 @@ class _NdjsonStream:
         try:
             data = json.loads(line)
         except ValueError:
-            detail = f"a line of the reply is not JSON: {_short(line)[:60]!r}"
-            raise InvalidOllamaReply(detail) from None
+            # Its text (a web page, say, from something that is not Ollama) goes to the log.
+            log.info("Ollama reply line is not JSON: %r", _short(line)[:200])
+            raise InvalidOllamaReply("a line of the reply is not JSON") from None
         if not isinstance(data, dict):
             raise InvalidOllamaReply("a line of the reply is not a JSON object")
         error = data.get("error")

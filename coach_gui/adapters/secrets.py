@@ -10,6 +10,7 @@ Coach talks to the best one directly, so a plain-text one further down is never 
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 import keyring
@@ -35,6 +36,7 @@ _REFUSED_CLASSES = {
     "keyrings.alt.file.EncryptedKeyring",
 }
 _NO_OS_KEYRING = "no OS keyring is available (no Secret Service or KWallet on this session)"
+log = logging.getLogger(__name__)
 
 
 def backend_name(backend: keyring.backend.KeyringBackend) -> str:
@@ -45,20 +47,24 @@ def backend_name(backend: keyring.backend.KeyringBackend) -> str:
 
 
 def _refusal(backend: keyring.backend.KeyringBackend) -> str | None:
-    """Why `backend` may not hold Coach's keys, or None when it may."""
+    """Why `backend` may not hold Coach's keys, or None when it may: in the learner's
+    words; the backend's name (to search for) goes to the log and `coach key status`."""
     cls = type(backend)
     qualified = f"{cls.__module__}.{cls.__name__}"
     name = backend_name(backend)
     if qualified in _REFUSED_CLASSES or cls.__module__.startswith(_REFUSED_MODULES):
         if qualified in ("keyring.backends.fail.Keyring", "keyring.backends.null.Keyring"):
             return _NO_OS_KEYRING
-        return f"the keyring backend {name} keeps keys in a file, not in an OS keyring"
+        log.info("keyring backend %s refused: it keeps keys in a file", name)
+        return "the keyring in use keeps keys in a plain file, not in an OS keyring"
     try:
         priority = float(cls.priority)
     except Exception as error:  # a backend reports "not here" by raising from priority
-        return f"the keyring backend {name} is not available ({type(error).__name__})"
+        log.info("keyring backend %s is not available: %s", name, type(error).__name__)
+        return "the keyring in use is not available on this computer"
     if priority < _MIN_PRIORITY:
-        return f"the keyring backend {name} is not a recommended one (priority {priority:g})"
+        log.info("keyring backend %s refused: priority %g", name, priority)
+        return "the keyring in use is not one keyring itself recommends for keys"
     return None
 
 
@@ -99,7 +105,12 @@ class KeyStore:
                 "again.",
             )
         detail = scrub(f"{type(error).__name__}: {error}".rstrip(": "), key)
-        return KeyringUnavailable(f"the keyring could not {doing} ({detail})")
+        log.warning("the keyring could not %s: %s", doing, detail)  # scrubbed of the key
+        return KeyringUnavailable(
+            f"the keyring could not {doing}",
+            "Try again; if it keeps happening, unlock or restart your keyring app (the log "
+            "file says what went wrong).",
+        )
 
     def get(self) -> str | None:
         """The stored key, or None when none is set."""

@@ -87,7 +87,7 @@ class JudgeModelNotFound(JudgeError):
         self.model = model
         super().__init__(
             f"The judge model '{model}' is not available on the Gemini API "
-            f"{api_version}. Choose another model (judge.model) in Settings. {_KEPT}."
+            f"{api_version}. Choose another Gemini model in Settings. {_KEPT}."
         )
 
 
@@ -126,8 +126,8 @@ class JudgeRequestRejected(JudgeError):
         self.status = status
         self.detail = detail
         super().__init__(
-            f"The Gemini API refused the request ({status}: {detail}). Check the judge "
-            f"settings (model, API version, base URL). {_KEPT}."
+            f"The Gemini API refused the request ({status}: {detail}). Check the judge's "
+            f"settings (the Gemini model, and the address if you set one). {_KEPT}."
         )
 
 
@@ -155,7 +155,7 @@ class JudgeTimeout(JudgeError):
         self.seconds = seconds
         super().__init__(
             f"The judge did not answer within {seconds:g} s. Try again; if it keeps "
-            f"happening, raise judge.timeoutSeconds in Settings. {_KEPT}."
+            f"happening, allow it more time (Gemini timeout, in Settings). {_KEPT}."
         )
 
 
@@ -168,7 +168,7 @@ class JudgeNetworkDown(JudgeError):
         self.detail = detail
         super().__init__(
             f"Coach could not reach the judge ({detail}). Check the internet connection "
-            f"(and judge.baseUrl if you set one). {_KEPT}."
+            f"(and the judge's address in the settings file, if you set one). {_KEPT}."
         )
 
 

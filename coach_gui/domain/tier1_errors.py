@@ -48,7 +48,7 @@ class ModelPullFailed(Tier1Error):
         self.detail = detail
         super().__init__(
             f"Ollama could not download '{model}': {detail}. Check the model name "
-            "(tier1.model in Settings) and the internet connection, then try again."
+            "(Local model, in Settings) and the internet connection, then try again."
         )
 
 
@@ -61,6 +61,7 @@ class OllamaNotLoopback(ConfigError, Tier1Unavailable):
             "Ollama must run on this computer, so Coach refuses to contact "
             f"{url}: set it to http://127.0.0.1:11434 (or another localhost address)",
             key="tier1.ollamaUrl",
+            label="Ollama address",
         )
 
 
@@ -72,8 +73,8 @@ class OllamaTimeout(Tier1Error):
         self.seconds = seconds
         super().__init__(
             f"Ollama at {url} did not answer within {seconds:g} s (it may still be loading "
-            "the model). Try again; if it keeps happening, raise tier1.readTimeoutSeconds "
-            "in Settings or choose a smaller model."
+            "the model). Try again; if it keeps happening, allow it more time (Read "
+            "timeout, in Settings) or choose a smaller model."
         )
 
 
@@ -105,7 +106,8 @@ class InvalidOllamaReply(Tier1Error):
         self.detail = detail
         super().__init__(
             f"Ollama sent a reply Coach cannot read ({detail}). Try again; if it keeps "
-            "happening, update Ollama or check that tier1.ollamaUrl points at Ollama."
+            "happening, update Ollama or check that the Ollama address in Settings is "
+            "Ollama's."
         )
 
 

@@ -128,7 +128,7 @@ def _item(raw: object, index: int, allow_assertions: bool) -> Tier2Item:
     for key in raw:
         if key == CORE_ASSERTIONS and not allow_assertions:
             raise PayloadRejected(
-                "core assertions are switched off for this request (judge.includeAssertions)",
+                "core assertions are switched off for this request (Send core assertions)",
                 index=index,
                 field=CORE_ASSERTIONS,
             )

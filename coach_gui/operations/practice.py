@@ -162,7 +162,7 @@ def open_practice(
     try:
         tier1 = app.tier1()
     except CoachError as exc:  # a bad Ollama URL: practise offline
-        tier1, tier1_problem = None, str(exc)
+        tier1, tier1_problem = None, exc.learner_text
     judges: list[ClosableJudge] = []
 
     def open_judge() -> Judge:

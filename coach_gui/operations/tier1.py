@@ -61,7 +61,7 @@ def probe_tier1(client: Tier1Health, model: str) -> Tier1Status:
         version = client.version()
         installed = client.has_model(model)
     except CoachError as exc:
-        return Tier1Status(Tier1State.UNREACHABLE, model, detail=str(exc))
+        return Tier1Status(Tier1State.UNREACHABLE, model, detail=exc.learner_text)
     state = Tier1State.READY if installed else Tier1State.MODEL_MISSING
     return Tier1Status(state, model, version)
 
@@ -72,7 +72,7 @@ def check_tier1(make_client: Callable[[], LocalModelServer], model: str) -> Tier
     try:
         client = make_client()  # builds only; nothing is sent yet
     except CoachError as exc:
-        return Tier1Status(Tier1State.UNREACHABLE, model, detail=str(exc))
+        return Tier1Status(Tier1State.UNREACHABLE, model, detail=exc.learner_text)
     try:
         return probe_tier1(client, model)
     finally:

@@ -54,7 +54,8 @@ class EvalRefused(CoachError):
 
 
 class AssertionsSwitchedOff(EvalRefused):
-    """The `assertions_on` arm would send core assertions, which the switch forbids."""
+    """The `assertions_on` arm would send core assertions, which the switch forbids. The
+    terminal is told the key to set; the window, the switch to turn on."""
 
     def __init__(self, config_file: str = "coach.config.json") -> None:
         super().__init__(
@@ -62,6 +63,15 @@ class AssertionsSwitchedOff(EvalRefused):
             "judge.includeAssertions is off, so assertions may not leave this computer and the "
             "assertions_on arm cannot run. Nothing was sent. To run it, turn on “Send core "
             f"assertions” in Coach, or set judge.includeAssertions to true in {config_file}."
+        )
+
+    @property
+    def learner_text(self) -> str:
+        return (
+            "The eval compares the judge with and without your core assertions, but “Send "
+            "core assertions” is off, so assertions may not leave this computer and the "
+            "half with assertions cannot run. Nothing was sent. Switch on “Send core "
+            "assertions” (toolbar or Settings) to run it."
         )
 
 

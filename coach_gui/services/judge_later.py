@@ -82,11 +82,11 @@ class JudgePendingReport:
         if self.assertions_sent:
             return (
                 "Your core assertions were sent with each answer, because "
-                "judge.includeAssertions is on now."
+                "Send core assertions is on now."
             )
         return (
             "Only the challenges and your answers were sent, not your core assertions, "
-            "because judge.includeAssertions is off now."
+            "because Send core assertions is off now."
         )
 
 

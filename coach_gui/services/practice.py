@@ -322,8 +322,8 @@ class PracticeRun:
             except GenerationCancelled:
                 raise
             except Tier1Unavailable as exc:
-                self.offline_reason = str(exc)
-                notices.append(str(exc))
+                self.offline_reason = exc.learner_text  # a bad Ollama address is a setting
+                notices.append(exc.learner_text)
                 return None
             except Tier1Error as exc:
                 log.info("Tier 1 failed: %s", exc)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.domain.errors import ConfigError
+from coach_gui.ui.button_keys import tell
 from coach_gui.ui.failures import install_excepthook, learner_message, set_log_file
 
 if TYPE_CHECKING:
@@ -49,11 +50,12 @@ class ConfigErrorDialog(QMessageBox):
         self.setAccessibleName("Settings file problem")
         self.setIcon(QMessageBox.Icon.Warning)
         self.setText("Coach cannot start: its settings file has a problem.")
+        where = f"The settings file is {error.path}.\n\n" if error.path and error.key else ""
         self.setInformativeText(
-            f"{error}\n\nOpen the file and fix it, then choose Try again. Or reset it to "
-            "the defaults: the old file is kept next to it as a .bak copy."
+            f"{error.learner_text}\n\n{where}Open the file and fix it, then choose Try "
+            "again. Or reset it to the defaults: the old file is kept next to it as a .bak copy."
         )
-        self.setAccessibleDescription(str(error))
+        self.setAccessibleDescription(error.learner_text)
         role = QMessageBox.ButtonRole
         self._choices = {
             self.addButton("&Open config file", role.ActionRole): ConfigChoice.OPEN_FILE,
@@ -133,7 +135,7 @@ def open_context(*, ask: bool = True, parent: QWidget | None = None) -> AppConte
             if not ask:
                 print(f"coach: {learner_message(error)}", file=sys.stderr)
                 return None
-            QMessageBox.critical(parent, "Coach cannot start", learner_message(error))
+            tell(parent, QMessageBox.Icon.Critical, "Coach cannot start", learner_message(error))
             return None
         break
     set_log_file(context.log_file)
@@ -293,7 +295,7 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
                 window.attach(context)
         except Exception as error:  # e.g. a reset config that cannot be written
             log.exception("Coach could not start")
-            QMessageBox.critical(window, "Coach cannot start", learner_message(error))
+            tell(window, QMessageBox.Icon.Critical, "Coach cannot start", learner_message(error))
             context = None
         if context is None:  # the learner chose Quit (a bad config), or Coach cannot start
             code[0] = 2

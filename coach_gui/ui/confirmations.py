@@ -7,6 +7,8 @@ from enum import Enum
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from coach_gui.ui.button_keys import with_mnemonics
+
 
 class UnsavedChoice(Enum):
     SAVE = "save"
@@ -25,6 +27,7 @@ def ask_about_unsaved(parent: QWidget, title: str) -> UnsavedChoice:
     )
     box.setInformativeText("If you don't save, your changes will be lost.")
     box.setDefaultButton(buttons.Save)
+    with_mnemonics(box)
     box.setAccessibleName("Unsaved changes")
     answer = box.exec()
     if answer == buttons.Save:
@@ -40,6 +43,7 @@ def _confirm(parent: QWidget, heading: str, text: str, detail: str, action: str)
     yes = box.addButton(action, QMessageBox.ButtonRole.DestructiveRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    with_mnemonics(box)
     box.setAccessibleName(heading)
     box.exec()
     return box.clickedButton() is yes
@@ -53,7 +57,7 @@ def confirm_delete(parent: QWidget, title: str, file_name: str, trash: str) -> b
         f"The file {file_name} will be moved to {trash}.\n\n"
         "Nothing is erased: to restore it, press Ctrl+Z right after, or use "
         "Deleted notes… in the File menu.",
-        "Move to trash",
+        "&Move to trash",
     )
 
 
@@ -63,7 +67,7 @@ def confirm_discard_new(parent: QWidget, title: str) -> bool:
         "Discard new note",
         f"Discard the new note “{title}”?",
         "It has not been saved, so nothing is written or moved.",
-        "Discard note",
+        "&Discard note",
     )
 
 
@@ -80,9 +84,10 @@ def confirm_restore_as(parent: QWidget, title: str, taken: str, suggestion: str)
         f"beside it as {suggestion}, with its practice history?"
     )
     name = suggestion.rsplit("/", 1)[-1]
-    yes = box.addButton(f"Restore as “{name}”", QMessageBox.ButtonRole.AcceptRole)
+    yes = box.addButton(f"&Restore as “{name}”", QMessageBox.ButtonRole.AcceptRole)
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(yes)
+    with_mnemonics(box)
     box.setAccessibleName("Restore note")
     box.exec()
     return box.clickedButton() is yes

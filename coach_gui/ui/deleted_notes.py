@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.deleted_notes import DeletedNote, RestoreBlocked
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import Lane, Task
 
@@ -116,6 +117,7 @@ class DeletedNotesDialog(QDialog):
         self.table.setAccessibleName("Deleted notes")
         self.table.setAccessibleDescription("Newest first; Enter restores the selected note")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # rows are picked with the arrows; Tab moves on
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
@@ -130,6 +132,7 @@ class DeletedNotesDialog(QDialog):
         self.message.setAccessibleName("Deleted notes: status")
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        with_mnemonics(buttons)
         self.restore_button = QPushButton("&Restore", self)
         self.restore_button.setAccessibleName("Restore the selected note")
         self.restore_button.setEnabled(False)

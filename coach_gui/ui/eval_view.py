@@ -35,8 +35,10 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.evals import AGREEMENT_BAR, EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
+from coach_gui.services.gap_export import counted
+from coach_gui.ui.button_keys import tell, with_mnemonics
 from coach_gui.ui.eval_chart import ArmChart
-from coach_gui.ui.failures import show_failure
+from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task
 
 if TYPE_CHECKING:
@@ -133,7 +135,7 @@ class EvalView(QWidget):
         self.status = QLabel("Pick sessions, then Run.")
         self.status.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("&Repeats:", self.repeats)
+        form.addRow("Re&peats:", self.repeats)
         form.addRow("C&oncurrency:", self.concurrency)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -155,6 +157,7 @@ class EvalView(QWidget):
         rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         rows.setDefaultSectionSize(self.table.fontMetrics().height() + 8)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # read with the arrows; Tab moves on
         columns = self.table.horizontalHeader()
         columns.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         for arm_column in (1, 2):
@@ -250,7 +253,7 @@ class EvalView(QWidget):
             report = past.report
             mark = "✓" if past.verified else "✗"
             label = f"{mark} {report.created_at[:16].replace('T', ' ')} — {report.verdict} — "
-            label += f"{report.items} answers × {report.repeats}"
+            label += f"{counted(report.items, 'answer')} × {report.repeats}"
             label += " (partial)" if report.partial else ""
             label += " — this computer vs Gemini" if report.kind == "judges" else ""
             item = QListWidgetItem(label)
@@ -316,7 +319,7 @@ class EvalView(QWidget):
 
     def _refuse(self, text: str) -> None:
         self.status.setText(text)
-        QMessageBox.information(self, "Judge consistency", text)
+        tell(self, QMessageBox.Icon.Information, "Judge consistency", text)
 
     def start(self, *, confirm: bool = True) -> None:
         """Ask, then run the eval over the checked sessions."""
@@ -356,13 +359,15 @@ class EvalView(QWidget):
             else f"Send {calls} calls to the judge ({model})?"
         )
         box.setInformativeText(
-            f"Each of your {items} answers is judged {self.repeats.value()} times with your "
+            f"{'Your answer is' if items == 1 else f'Each of your {items} answers is'} judged "
+            f"{self.repeats.value()} times with your "
             f"core assertions and {self.repeats.value()} times without. Half of the calls "
             "include the note's core assertions; every call includes the challenge and your "
             "answer. Each payload is kept in “Sent to judge”."
         )
         box.setStandardButtons(buttons.Ok | buttons.Cancel)
-        box.button(buttons.Ok).setText("Run" if local else "Send")
+        box.button(buttons.Ok).setText("&Run" if local else "&Send")
+        with_mnemonics(box)
         box.setDefaultButton(buttons.Cancel)
         box.setAccessibleName("Run the eval")
         return box.exec() == buttons.Ok
@@ -423,5 +428,5 @@ class EvalView(QWidget):
 
     def _failed(self, error: Exception) -> None:
         self._idle()
-        self.status.setText(str(error))
+        self.status.setText(learner_message(error))
         show_failure(self, error)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import paths
 from coach_gui.domain.errors import CoachError
+from coach_gui.ui.button_keys import with_mnemonics
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +33,10 @@ def log_file() -> Path:
 
 
 def learner_message(error: BaseException) -> str:
-    """What the learner reads: our own message for a CoachError, else a calm generic one."""
+    """What the learner reads: our own message for a CoachError (a setting named as
+    Settings names it, never by its key), else a calm generic one."""
     if isinstance(error, CoachError):
-        return str(error)
+        return error.learner_text
     return (
         "Coach hit an unexpected problem and could not finish what it was doing. "
         "Notes already saved are safe on disk.\n\n"
@@ -73,6 +75,7 @@ def show_failure(parent: QWidget | None, error: BaseException) -> QMessageBox | 
     box.setInformativeText(learner_message(error))
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    with_mnemonics(box)
     box.setAccessibleName("Error message")
     box.setAccessibleDescription(learner_message(error))
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.paths import trash_dir
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.screen_fit import screen_room
 
 if TYPE_CHECKING:
@@ -39,8 +40,10 @@ BACKUPS_FOLDER = "backups"  # beside the journal (adapters/backups.py)
 OLLAMA_URL = "https://ollama.com"
 AI_STUDIO_URL = "https://aistudio.google.com/apikey"
 
-# Keys that belong to a widget rather than a menu action.
+# Keys that belong to a widget rather than a menu action ("1–4": the keys 1 to 4).
 EDITOR_KEYS: tuple[tuple[str, str], ...] = (
+    ("Down (in the search box)", "Go to the matching notes, the first one selected"),
+    ("Enter (in the search box)", "Open the selected matching note (or the first)"),
     ("Esc (in the note list)", "Clear the search"),
     ("Alt+A", "Add a core assertion"),
     ("Insert (in the assertion list)", "Add a core assertion after the selected one"),
@@ -53,18 +56,23 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
     ),
     ("Ctrl+Z (in the note list)", "Undo the last delete: the note comes back where it was"),
     ("Ctrl+Y", "Redo (as Ctrl+Shift+Z)"),
-    ("Alt+W / Alt+P", "Show the note's Markdown / its formatted preview"),
+    ("Alt+W / Alt+P", "Write the note's Markdown / read it formatted (the cursor goes there)"),
     ("Alt+O / Alt+G", "Go to the source / tags field"),
+)
+VIEW_KEYS: tuple[tuple[str, str], ...] = (
+    ("Ctrl+Enter (on Today)", "Start practising what is due"),
+    ("F5 (on Today, Sent to judge and Sessions)", "Read that view again"),
 )
 
 
 def shortcut_rows(actions: Sequence[QAction]) -> list[tuple[str, str]]:
+    """The menus' and toolbar's shortcuts, then the keys of the note editor and the views."""
     rows = []
     for action in actions:
         keys = action.shortcut().toString(action.shortcut().SequenceFormat.NativeText)
         if keys:
             rows.append((keys, action.text().replace("&", "").rstrip("…")))
-    return rows + list(EDITOR_KEYS)
+    return rows + list(EDITOR_KEYS) + list(VIEW_KEYS)
 
 
 class ShortcutsDialog(QDialog):
@@ -78,6 +86,7 @@ class ShortcutsDialog(QDialog):
         table.setAccessibleDescription("Each row: the keys, then what they do")
         table.verticalHeader().hide()
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setTabKeyNavigation(False)  # read with the arrows; Tab goes on to Close
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         for row, (keys, meaning) in enumerate(rows):
             table.setItem(row, 0, QTableWidgetItem(keys))
@@ -85,6 +94,7 @@ class ShortcutsDialog(QDialog):
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         table.horizontalHeader().setStretchLastSection(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        with_mnemonics(buttons)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(table)
@@ -154,6 +164,7 @@ class DataLocationsDialog(QDialog):
             self.open_buttons.append(button)
         grid.setColumnStretch(0, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        with_mnemonics(buttons)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
@@ -224,6 +235,7 @@ def show_privacy_summary(parent: QWidget, privacy: PrivacyControls) -> QMessageB
         "(Ctrl+Shift+J, Ctrl+Shift+A) or in Settings."
     )
     box.addButton(QMessageBox.StandardButton.Close)
+    with_mnemonics(box)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
     def follow(*_changed: object) -> None:
@@ -255,4 +267,15 @@ def about_html() -> str:
 
 
 def show_about(parent: QWidget) -> None:
-    QMessageBox.about(parent, f"About {APP_NAME}", about_html())
+    """Help > About: QMessageBox.about's own, with an Alt+letter on its button."""
+    box = QMessageBox(parent)
+    box.setWindowTitle(f"About {APP_NAME}")
+    box.setAccessibleName(f"About {APP_NAME}")
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setText(about_html())
+    icon = parent.windowIcon()
+    if not icon.isNull():
+        box.setIconPixmap(icon.pixmap(64, 64))
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    with_mnemonics(box)
+    box.exec()

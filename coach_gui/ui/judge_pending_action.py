@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task, TaskProgress
 
@@ -147,6 +148,7 @@ class JudgePendingAction(QObject):
             box.setInformativeText(privacy_notice(judge.include_assertions, local=judge.local))
             box.setStandardButtons(buttons.Ok | buttons.Cancel)
             box.button(buttons.Ok).setText("&Judge now")
+            with_mnemonics(box)
             box.setDefaultButton(buttons.Ok)
             if box.exec() != buttons.Ok:
                 return

@@ -28,6 +28,17 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.errors import CoachError
+from coach_gui.domain.judge_errors import (
+    JudgeAccessDenied,
+    JudgeKeyInvalid,
+    JudgeModelNotFound,
+    JudgeNetworkDown,
+    JudgeQuotaExceeded,
+    JudgeRedirected,
+    JudgeServerError,
+    JudgeTimeout,
+    MalformedVerdict,
+)
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
@@ -54,7 +65,8 @@ _FRIENDLY_BACKENDS = {
 
 
 def backend_label(backend: str) -> str:
-    return _FRIENDLY_BACKENDS.get(backend, backend)
+    """The keyring as people know it; never a class name (`coach key status` has that)."""
+    return _FRIENDLY_BACKENDS.get(backend, "your OS keyring")
 
 
 def status_text(status: KeyStatus) -> str:
@@ -67,6 +79,44 @@ def status_text(status: KeyStatus) -> str:
     return (
         f"No key stored (keyring: {where}). Paste a key from Google AI Studio and choose Save key."
     )
+
+
+def connection_failure_text(error: BaseException) -> str:
+    """Why *Test connection* failed, in a plain sentence: no answer was judged, so the
+    judge's usual "your answers are kept" is not said; what came back (a web page from a
+    Wi-Fi sign-in or a proxy, say) is never shown."""
+    if isinstance(error, JudgeKeyInvalid):
+        return (
+            "Gemini did not accept this key. Paste a key from Google AI Studio, choose Save "
+            "key, then test again."
+        )
+    if isinstance(error, JudgeAccessDenied):
+        return (
+            "The key was refused for the Gemini API. Check that the Gemini API is enabled "
+            "for the key's project in Google AI Studio, or store another key."
+        )
+    if isinstance(error, JudgeModelNotFound):
+        return (
+            f"The key works, but the Gemini model “{error.model}” is not available to it. "
+            "Choose another Gemini model in Settings, then test again."
+        )
+    if isinstance(error, JudgeQuotaExceeded):
+        return (
+            "The key works, but its Gemini quota is used up for now. Wait a minute and test again."
+        )
+    if isinstance(error, (JudgeNetworkDown, JudgeTimeout)):
+        return "Coach could not reach Gemini. Check the internet connection, then test again."
+    if isinstance(error, (MalformedVerdict, JudgeRedirected)):
+        return (
+            "Something other than Gemini answered (a Wi-Fi sign-in page or a proxy, "
+            "perhaps), so the key could not be checked. Sign in to the network or check the "
+            "judge's address, then test again."
+        )
+    if isinstance(error, JudgeServerError):
+        return "Gemini had a problem answering. Try the test again in a few minutes."
+    if isinstance(error, CoachError):
+        return learner_message(error)
+    return "The test could not be run because of a problem inside Coach; the log file says what."
 
 
 class _KeyField(QLineEdit):
@@ -297,7 +347,11 @@ class GeminiKeySection(QGroupBox):
 
     def _on_test_failed(self, error: Exception) -> None:
         self._set_busy(False)
-        self._report(error)
+        if isinstance(error, CoachError):
+            log.info("connection test failed: %s", error)  # our words: never the key
+        else:
+            log.error("connection test: %s", type(error).__name__)  # no text: it may hold a key
+        self._show_result(connection_failure_text(error), problem=True)
         self.connection_tested.emit(False)
 
     def _on_failed(self, error: Exception) -> None:

@@ -41,6 +41,8 @@ PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
     ("Esc (in practice)", "Stop writing the challenge (cancel generation)"),
     ("Alt+S / Alt+K / Alt+N (in practice)", "Submit / Skip / Next"),
+    ("Alt+I (in practice)", "Finish the session (every answer is kept)"),
+    ("1–4 / Alt+1–4 (rating your answer)", "Rate it Again, Hard, Good or Easy"),
 )
 
 
@@ -149,7 +151,7 @@ class MainViews:
     def show_evals(self) -> None:
         self.stack.setCurrentWidget(self.evals)
         self.window.menu_actions.show_evals.setChecked(True)
-        self.evals.setFocus()
+        self.evals.sessions.setFocus()
 
     def practise_due(self, due: list[DuePractice]) -> None:
         """Today's *Start*: practise the due notes in turn; each session targets the note's
@@ -215,7 +217,7 @@ class MainViews:
     def show_sent(self) -> None:
         self.stack.setCurrentWidget(self.sent)
         self.window.menu_actions.show_sent.setChecked(True)
-        self.sent.setFocus()
+        self.sent.take_focus()
 
     def show_sessions(self) -> None:
         """Sessions, with the gap board showing the note open in the editor."""

@@ -167,6 +167,7 @@ class MainWindow(QMainWindow):
 
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
+        self.note_list.note_chosen.connect(self._on_note_chosen)
         self.vault_changed.connect(self._on_vault_changed)  # queued: from the watcher thread
         self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
         self.editor.dirty_changed.connect(self._on_dirty_changed)
@@ -483,6 +484,25 @@ class MainWindow(QMainWindow):
 
         self.guard_unsaved(lambda: self.open_note(note_id), cancelled=stay)
 
+    def _on_note_chosen(self, note_id: str) -> None:
+        """Enter in the search: that note, open, with the cursor in its title."""
+
+        def go_to_it() -> None:
+            if self.editor.current_note_id() != note_id:
+                self.open_note(note_id)
+            if self.editor.current_note_id() == note_id:
+                self.editor.title_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+
+        current = self.editor.current_note_id() or ""
+        if note_id == current:
+            go_to_it()
+            return
+
+        def stay() -> None:
+            self.note_list.select_note(current)
+
+        self.guard_unsaved(go_to_it, cancelled=stay)
+
     def open_note(self, note_id: str) -> None:
         entry = self._entries.get(note_id)
         self.note_list.select_note(note_id if entry else "")
@@ -578,7 +598,10 @@ class MainWindow(QMainWindow):
 
     # --- other windows -------------------------------------------------------------
     def focus_search(self) -> None:
-        """Ctrl+F: works from the first paint (the list fills in when the notes arrive)."""
+        """Ctrl+F: works from the first paint (the list fills in when the notes arrive),
+        and from every view (it shows the notes)."""
+        if self._attached and self.stack.currentWidget() is not self.splitter:
+            self.views.show_notes()
         self.note_list.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.note_list.search_box.selectAll()
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QColor,
     QDesktopServices,
@@ -124,6 +124,7 @@ class MarkdownBody(QTabWidget):
         self._embed_note: Callable[[str], str | None] | None = None
         self._toggled: set[int] = set()
         self.currentChanged.connect(self.render_if_shown)
+        self.tabBar().installEventFilter(self)
 
     def set_vault(
         self,
@@ -213,6 +214,17 @@ class MarkdownBody(QTabWidget):
     def render_if_shown(self, *_args: object) -> None:
         if self.currentWidget() is self.preview:
             self._render()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Alt+W and Alt+P (the tabs' mnemonics) show the tab and put the cursor in it:
+        the tab bar alone would switch the page and leave focus where it was."""
+        if watched is self.tabBar() and event.type() == QEvent.Type.Shortcut:
+            handled = self.tabBar().event(event)
+            page = self.currentWidget()
+            if handled and page is not None:
+                page.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return handled
+        return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

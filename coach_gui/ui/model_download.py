@@ -42,7 +42,7 @@ def _size(count: int) -> str:
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if count >= scale:
             return f"{count / scale:.1f} {unit}"
-    return f"{count} bytes"
+    return f"{count} byte{'' if count == 1 else 's'}"
 
 
 class ModelDownloadDialog(QDialog):
@@ -95,7 +95,7 @@ class ModelDownloadDialog(QDialog):
         self.retry_button.setAccessibleDescription("Ask Ollama to download the model again")
         self.retry_button.clicked.connect(self.start_download)
         self.retry_button.hide()
-        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button = QPushButton("&Cancel", self)
         self.cancel_button.setAccessibleName("Cancel download")
         self.cancel_button.setAccessibleDescription("Stop the download now (Esc)")
         self.cancel_button.clicked.connect(self.reject)
@@ -135,7 +135,7 @@ class ModelDownloadDialog(QDialog):
         self._stream = stream
         self.error_line.hide()
         self.retry_button.hide()
-        self.cancel_button.setText("Cancel")
+        self.cancel_button.setText("&Cancel")
         self.cancel_button.setAccessibleName("Cancel download")
         self.status_line.setText("Asking Ollama for the model…")
         self.bar.setRange(0, 0)  # busy until Ollama reports a size
@@ -192,7 +192,7 @@ class ModelDownloadDialog(QDialog):
         self.error_line.setText(learner_message(error))
         self.error_line.show()
         self.retry_button.show()
-        self.cancel_button.setText("Close")
+        self.cancel_button.setText("&Close")
         self.cancel_button.setAccessibleName("Close")
 
     def reject(self) -> None:

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QSize,
     Qt,
@@ -132,9 +134,11 @@ class NoteRowDelegate(QStyledItemDelegate):
 
 class NoteListPane(QWidget):
     """Emits `current_note_changed(id)` when the learner picks another note; the owner
-    answers with `select_note` (the new id to accept, the old one to stay)."""
+    answers with `select_note` (the new id to accept, the old one to stay). Enter in the
+    search box emits `note_chosen(id)`: open that note and go to it."""
 
     current_note_changed = Signal(str)
+    note_chosen = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -155,6 +159,7 @@ class NoteListPane(QWidget):
             "without core assertions"
         )
         self.search_box.textChanged.connect(self.apply_filter)
+        self.search_box.installEventFilter(self)  # Down and Enter reach the results
 
         self.model = NoteListModel(self)
         self.view = QListView(self)
@@ -290,6 +295,23 @@ class NoteListPane(QWidget):
         note_id = self.model.entry(current.row()).note.id if current.isValid() else ""
         if note_id and note_id != self._current_id:
             self.current_note_changed.emit(note_id)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """In the search box, Down goes into the results (the first one selected) and
+        Enter opens the selected result, or the first."""
+        if watched is self.search_box and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            key, plain = event.key(), not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+            if plain and key == Qt.Key.Key_Down and self.model.rowCount():
+                self.view.setFocus(Qt.FocusReason.TabFocusReason)
+                self.view.setCurrentIndex(self.model.index(0))  # opens it, as a click would
+                return True
+            if plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.model.rowCount():
+                current = self.view.currentIndex()
+                row = current.row() if current.isValid() else 0
+                self.note_chosen.emit(self.model.entry(row).note.id)
+                return True
+        return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape and self.search_box.text():

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from coach_gui.bootstrap import note_store
 from coach_gui.config import save_config
 from coach_gui.domain.notes import KnowledgeBaseSnapshot
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_window import short_path
 from coach_gui.ui.tasks import Lane, Task
@@ -77,8 +78,9 @@ class NotesFolderChooser:
             "moved to the trash. Other programs may keep using it; Coach follows their "
             "changes."
         )
-        use = box.addButton("Use this folder", QMessageBox.ButtonRole.AcceptRole)
+        use = box.addButton("&Use this folder", QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
+        with_mnemonics(box)
         box.setDefaultButton(use)
         box.setAccessibleName("Open notes folder")
         box.exec()

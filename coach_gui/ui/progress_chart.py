@@ -12,6 +12,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from coach_gui.services.gap_export import counted
 from coach_gui.services.review import ProgressPoint
 from coach_gui.ui.chart_text import LEFT, RIGHT, ChartText, draw_texts, widest
 
@@ -88,7 +89,7 @@ class ProgressChart(QWidget):
             texts.append(
                 ChartText(label, QRectF(plot.right() + pad, y - line / 2, room, line), LEFT)
             )
-        span = f"{len(self.points)} sessions, oldest → newest"
+        span = f"{counted(len(self.points), 'session')}, oldest → newest"
         texts.append(ChartText(span, QRectF(plot.left(), plot.bottom() + 2, plot.width(), line)))
         return texts
 

@@ -246,6 +246,7 @@ class SentToJudgeView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # rows are picked with the arrows; Tab moves on
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
@@ -315,6 +316,11 @@ class SentToJudgeView(QWidget):
                 f"<b>Judge requests go to {html.escape(base_url)}</b>, not to Google's "
                 "default address: it is set in Coach's settings file."
             )
+
+    def take_focus(self) -> None:
+        """The cursor on the list when it shows requests, else on Refresh."""
+        listed = self.pages.currentWidget() is self.splitter
+        (self.table if listed else self.refresh_button).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _text_pane(self, name: str, description: str) -> QPlainTextEdit:
         pane = QPlainTextEdit(self)

@@ -34,11 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.services.gap_export import mode_label, when
+from coach_gui.services.gap_export import counted, mode_label, when
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import PAGE, SessionSummary, list_sessions
 from coach_gui.services.verify import check_session
 from coach_gui.ui.failures import learner_message
+from coach_gui.ui.refresh_key import RefreshOnF5
 from coach_gui.ui.row_table import RowTableModel
 from coach_gui.ui.session_detail import SessionDetail, load_session_detail
 from coach_gui.ui.tasks import Task
@@ -108,7 +109,9 @@ class SessionsTableModel(RowTableModel["SessionRow"]):
                 return "Verified: every record and trace of this session checks out."
             return f"Does not verify: {row.failure}. Run `coach verify` for details."
         if role == Qt.ItemDataRole.ToolTipRole and column == 5 and summary.pending:
-            return f"{summary.pending} answers wait to be judged (Judge pending answers)."
+            verb = "waits" if summary.pending == 1 else "wait"
+            waiting = counted(summary.pending, "answer")
+            return f"{waiting} {verb} to be judged (Judge pending answers)."
         if role == Qt.ItemDataRole.AccessibleTextRole and column == 6:
             return {None: "not sealed", True: "verified"}.get(summary.verified, "does not verify")
         return None
@@ -145,7 +148,7 @@ class SessionsView(QWidget):
         self.toolbar.setAccessibleName("Session actions")
         self.toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         refresh = QAction("&Refresh", self)
-        refresh.setToolTip("Read the sessions again")
+        refresh.setToolTip("Read the sessions again (F5)")
         refresh.triggered.connect(lambda _checked=False: self.refresh())
         self.toolbar.addAction(refresh)
         self.notice = QLabel(self)  # what the last judging did, until the next one
@@ -164,6 +167,7 @@ class SessionsView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # rows are picked with the arrows; Tab moves on
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
@@ -204,6 +208,7 @@ class SessionsView(QWidget):
         layout.addWidget(self.toolbar)
         layout.addWidget(self.notice)
         layout.addWidget(self.tabs, 1)
+        RefreshOnF5(self, self.refresh)
 
     def show_notice(self, text: str) -> None:
         self.notice.setText(text)
@@ -245,7 +250,7 @@ class SessionsView(QWidget):
         else:
             self.model.append_rows(rows)
         count = self.model.rowCount()
-        self.message.setText(EMPTY_TEXT if count == 0 else f"{count} sessions listed")
+        self.message.setText(EMPTY_TEXT if count == 0 else f"{counted(count, 'session')} listed")
         self.more_button.setVisible(len(rows) == PAGE)
         self.more_button.setEnabled(True)
         if offset == 0 and count:

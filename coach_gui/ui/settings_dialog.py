@@ -86,7 +86,7 @@ class SettingsDialog(QDialog):
         self.notes_folder.setWordWrap(True)
         self.notes_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notes_folder.setAccessibleName("Notes folder")
-        self.folder_button = QPushButton("&Open another folder…", self)
+        self.folder_button = QPushButton("O&pen another folder…", self)
         self.folder_button.setAccessibleName("Open another notes folder")
         self.folder_button.setAccessibleDescription(
             "Use your own vault or folder of Markdown notes; it is read first, then you decide"
@@ -102,7 +102,7 @@ class SettingsDialog(QDialog):
         self.ollama_url = self._text(
             tier1,
             "tier1.ollamaUrl",
-            "Ollama &address",
+            "&Ollama address",
             "Where Ollama listens; it must be on this computer",
         )
         self.tier1_model = self._text(
@@ -111,8 +111,10 @@ class SettingsDialog(QDialog):
             "&Model",
             "The Ollama model that writes challenges, e.g. llama3.2:3b",
         )
+        # Two fields have no Alt+letter (this one, Most overlap allowed): the dialog has
+        # more controls than letters, and each letter is one control's (Tab reaches these).
         self.connect_timeout = self._seconds(
-            tier1, "tier1.connectTimeoutSeconds", "&Connect timeout", 0.5, 60
+            tier1, "tier1.connectTimeoutSeconds", "Connect timeout", 0.5, 60
         )
         self.read_timeout = self._seconds(
             tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
@@ -172,7 +174,7 @@ class SettingsDialog(QDialog):
         self.local_judge_model = self._text(
             judge,
             "judge.localModel",
-            "&Local judge model",
+            "Local j&udge model",
             "The Ollama model that grades when the judge runs on this computer, e.g. qwen2.5:7b",
         )
         self.local_judge_timeout = self._seconds(
@@ -187,18 +189,18 @@ class SettingsDialog(QDialog):
         self.include_assertions = self._check(
             judge,
             "judge.includeAssertions",
-            "&Send core assertions to the judge",
+            "Send core &assertions to the judge",
             "On: the judge gets each challenge, your answer and the note's core assertions. "
             "Off: only the challenge and your answer. Never the note's text, title or tags",
         )
         self.review_payloads = self._check(
             judge,
             "judge.reviewPayloads",
-            "&Review each payload before it is sent",
+            "Review each payload &before it is sent",
             "Shows exactly what would go to the judge and waits for Send or Don't send",
         )
         self.judge_model = self._text(
-            judge, "judge.model", "Gemini mo&del", "The Gemini model that grades answers"
+            judge, "judge.model", "&Gemini model", "The Gemini model that grades answers"
         )
         self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Gemini &timeout", 1, 600)
         self.judge_provider.currentIndexChanged.connect(self._show_provider)
@@ -223,7 +225,7 @@ class SettingsDialog(QDialog):
         self._add(
             no_quote,
             "noQuote.maxSharedWords",
-            "Longest shared &run",
+            "&Longest shared run",
             self.max_shared_words,
             "A challenge sharing this many words in a row with the note is rejected",
         )
@@ -234,7 +236,7 @@ class SettingsDialog(QDialog):
         self._add(
             no_quote,
             "noQuote.maxContainment",
-            "Most &overlap allowed",
+            "Most overlap allowed",
             self.max_containment,
             "Share of a challenge's word groups that may also appear in the note (0–1)",
         )
@@ -244,7 +246,7 @@ class SettingsDialog(QDialog):
         self._add(
             no_quote,
             "noQuote.shingleWords",
-            "Word &group size",
+            "Word group si&ze",
             self.shingle_words,
             "How many words in a row make one word group for the overlap measure",
         )
@@ -269,6 +271,7 @@ class SettingsDialog(QDialog):
         self.ok_button.setText("&Save")
         self.ok_button.setAccessibleName("Save settings")
         cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setText("&Cancel")
         cancel.setAccessibleName("Cancel")
         defaults = self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults)
         defaults.setText("Restore &defaults")

@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.memory import RATING_NAMES
 from coach_gui.operations.today import DuePractice, today_with_plans
+from coach_gui.services.gap_export import counted
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.practice_widgets import button
+from coach_gui.ui.refresh_key import RefreshOnF5
 from coach_gui.ui.tasks import Lane, Task
 
 if TYPE_CHECKING:
@@ -145,7 +147,7 @@ class TodayView(QWidget):
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             QShortcut(QKeySequence(keys), self, self.start, context=context)
-        QShortcut(QKeySequence("F5"), self, self.refresh, context=context)
+        RefreshOnF5(self, self.refresh)
         QWidget.setTabOrder(self.refresh_button, self.start_button)
         QWidget.setTabOrder(self.start_button, self.tree)
         QWidget.setTabOrder(self.tree, self.chart)
@@ -240,7 +242,8 @@ class TodayView(QWidget):
             ])  # fmt: skip
             child.setToolTip(
                 0,
-                f"{memory.text}\nStability {memory.stability:.1f} days · {memory.reviews} reviews",
+                f"{memory.text}\nStability {memory.stability:.1f} days · "
+                f"{counted(memory.reviews, 'review')}",
             )
             item.addChild(child)
         return item

@@ -40,6 +40,12 @@ _FENCED = re.compile(
 )
 
 
+SIGN_IN_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Sign in</title></head><body><h1>Welcome to "
+    b"CafeNet</h1><p>Sign in to use the Wi-Fi.</p></body></html>"
+)
+
+
 class Fault(StrEnum):
     KEY_INVALID = "key_invalid"  # 400 INVALID_ARGUMENT, details reason API_KEY_INVALID
     PERMISSION_DENIED = "permission_denied"  # 403 PERMISSION_DENIED
@@ -55,6 +61,7 @@ class Fault(StrEnum):
     SAFETY_STOP = "safety_stop"  # 200, candidate with finishReason SAFETY and no text
     HTML_BODY = "html_body"  # 200 with an HTML page instead of JSON (a captive portal)
     REDIRECT = "redirect"  # `redirect_status` to `redirect_to` (the same path on it)
+    SIGN_IN_PAGE = "sign_in_page"  # any request: 200, a Wi-Fi sign-in web page (not Google)
 
 
 @dataclass(frozen=True)
@@ -313,6 +320,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _route(self, request: RecordedRequest) -> None:
+        if self.fake._take_fault(Fault.SIGN_IN_PAGE):  # answered before Google could be
+            self._send(200, SIGN_IN_PAGE, "text/html")
+            return
         if self.fake._take_fault(Fault.REDIRECT):  # any request, before the route is read
             self.send_response(self.fake.redirect_status)
             self.send_header("Location", self.fake.redirect_to.rstrip("/") + request.path)

@@ -40,6 +40,7 @@ class Fault(StrEnum):
     HANG = "hang"  # a few tokens, then nothing until the client leaves or release()
     SLOW_LOAD = "slow_load"  # no response at all (model loading) until release()
     REDIRECT = "redirect"  # 307 to a host outside this computer
+    WEB_PAGE = "web_page"  # 200, a web page (something that is not Ollama, at its address)
 
 
 @dataclass(frozen=True)
@@ -233,6 +234,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_page(self) -> None:
+        data = (
+            b"<!DOCTYPE html>\n<html><head><title>Router</title></head>\n<body><h1>Router "
+            b"login</h1><p>Enter the admin password.</p></body></html>\n"
+        )
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def _start_stream(self) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
@@ -288,6 +300,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(500, {"error": "llama runner process has terminated"})
             elif fault and fault.fault is Fault.REDIRECT:
                 self._send_json(307, {}, {"Location": self.fake.redirect_to})
+            elif fault and fault.fault is Fault.WEB_PAGE:
+                self._send_page()
             elif (method, self.path) == ("GET", "/api/version"):
                 self._send_json(200, {"version": self.fake.version})
             elif (method, self.path) == ("GET", "/api/tags"):

@@ -19,6 +19,7 @@ from fakes.ollama_server import Fault as OllamaFault
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
+from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
@@ -84,6 +85,7 @@ def test_both_services_failing_shows_both_reasons_and_keeps_every_answer(
         assert verdict.isVisible() and verdict.state is VerdictState.UNJUDGED
         assert "is kept" in verdict.heading.text()
         assert "quota" in verdict.details.toPlainText().lower()
+        assert_learner_words([pane.view.answer_box], step=f"answer {number}, both failing")
         if number == 1:
             qtbot.wait(50)
             assert window.grab().save(str(SHOTS / "practice-both-failing.png"), "PNG")
@@ -91,6 +93,7 @@ def test_both_services_failing_shows_both_reasons_and_keeps_every_answer(
     qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)  # "Next: summary"
     qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
     assert pane.wait_idle(WAIT_MS)
+    assert_learner_words(step="the summary of a session with both failing")
     qtbot.wait(10)
 
     with sqlite3.connect(window.context.journal_path) as conn:

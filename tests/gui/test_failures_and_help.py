@@ -13,6 +13,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 from pytestqt.qtbot import QtBot
+from visible_text import assert_learner_words
 
 from coach_gui.bootstrap import build_context
 from coach_gui.domain.errors import JournalError
@@ -64,6 +65,7 @@ def test_an_unexpected_error_shows_a_message_and_logs_the_traceback(
     assert str(hook) in box.informativeText()
     assert "secret internals" not in box.informativeText()
     assert "Traceback" not in box.informativeText()
+    assert_learner_words(step="an unexpected error")  # no ZeroDivisionError on screen
     logged = hook.read_text(encoding="utf-8")
     assert "ZeroDivisionError: secret internals" in logged and "Traceback" in logged
 
@@ -74,6 +76,7 @@ def test_one_of_our_errors_is_shown_in_its_own_words(qtbot: QtBot, hook: Path) -
     box = visible_box()
     assert box is not None
     assert box.informativeText() == "The journal is locked by another Coach; close it and retry."
+    assert_learner_words(step="one of our errors")
 
 
 def test_a_burst_of_unexpected_errors_opens_one_message(qtbot: QtBot, hook: Path) -> None:

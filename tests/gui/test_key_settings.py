@@ -11,13 +11,14 @@ from pathlib import Path
 import keyring
 import keyring.backend
 import pytest
-from fakes.gemini_server import FakeGemini
+from fakes.gemini_server import FakeGemini, Fault
 from fakes.keyring_backend import FileKeyring
 from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
+from visible_text import assert_learner_words
 
 from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.secrets import KeyStore
@@ -113,8 +114,10 @@ def test_a_saved_key_goes_to_the_keyring_and_is_never_shown(qtbot: QtBot) -> Non
         qtbot.mouseClick(section.save_button, Qt.MouseButton.LeftButton)
 
     assert KeyStore().get() == SECRET
-    assert section.status_label.text() == ("A key is stored in fakes.keyring_backend.FileKeyring.")
+    # The test keyring has no name people know: never its class name.
+    assert section.status_label.text() == "A key is stored in your OS keyring."
     assert section.result_label.text() == "Key saved in the OS keyring."
+    assert_learner_words(step="a key saved")
     assert section.key_field.text() == ""
     assert SECRET not in every_text(section)
     assert section.remove_button.isEnabled() and not section.save_button.isEnabled()
@@ -172,9 +175,38 @@ def test_test_connection_with_a_wrong_key_says_it_is_not_valid(
     with qtbot.waitSignal(section.connection_tested, timeout=20_000) as tested:
         qtbot.mouseClick(section.test_button, Qt.MouseButton.LeftButton)
     assert tested.args == [False]
-    assert section.result_label.text().startswith("API key not valid — set it in Settings")
+    assert section.result_label.text().startswith("Gemini did not accept this key. Paste a key")
     assert SECRET not in every_text(section)
+    assert_learner_words(step="a wrong key tested")
     assert section.test_button.isEnabled()  # fix the key and try again
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        (Fault.SIGN_IN_PAGE, "Something other than Gemini answered (a Wi-Fi sign-in page"),
+        (Fault.QUOTA, "The key works, but its Gemini quota is used up for now."),
+        (Fault.MODEL_NOT_FOUND, "The key works, but the Gemini model “gemini-2.5-flash”"),
+        (Fault.SERVER_ERROR, "Gemini had a problem answering. Try the test again"),
+    ],
+    ids=["sign-in-page", "quota", "no-such-model", "server-error"],
+)
+def test_a_failed_test_says_why_in_a_plain_sentence(
+    qtbot: QtBot, judge_context: tuple[FakeGemini, AppContext], fault: Fault, said: str
+) -> None:
+    """Found in use: a Wi-Fi sign-in page answering for Google; the test's result is a
+    sentence (what came back goes nowhere on screen), never "your answers are kept"."""
+    gemini, context = judge_context
+    section = loaded_section(qtbot, lambda: context.judge(enabled=True))
+    save_key(qtbot, section, GOOD_KEY)
+    gemini.inject(fault, times=None)
+    with qtbot.waitSignal(section.connection_tested, timeout=20_000) as tested:
+        qtbot.mouseClick(section.test_button, Qt.MouseButton.LeftButton)
+    assert tested.args == [False]
+    shown = section.result_label.text()
+    assert shown.startswith(said), shown
+    assert "CafeNet" not in shown and "answers are kept" not in shown
+    assert_learner_words(step=f"a test answered with {fault.value}")
 
 
 def test_test_connection_waits_for_a_stored_key(qtbot: QtBot) -> None:
@@ -187,7 +219,7 @@ def test_test_connection_waits_for_a_stored_key(qtbot: QtBot) -> None:
     ("backend", "reason"),
     [
         (fail.Keyring(), "no OS keyring is available"),
-        (WeakKeyring(), "is not a recommended one (priority 0.5)"),
+        (WeakKeyring(), "is not one keyring itself recommends for keys"),
     ],
     ids=["no-keyring", "weak-keyring"],
 )
@@ -201,6 +233,7 @@ def test_a_refused_keyring_says_why_and_saving_is_disabled(
         assert reason in text
         assert "Install and unlock an OS keyring" in text
         assert "never keeps keys in a plain-text file" in text
+        assert_learner_words(step="a refused keyring")  # no backend's class name
         assert not section.key_field.isEnabled()
         section.key_field.setText(SECRET)  # even if text got in somehow
         assert not section.save_button.isEnabled()
@@ -262,7 +295,7 @@ def test_settings_grows_so_a_long_message_is_not_cut_off(
     height = dialog.height()
     with qtbot.waitSignal(section.connection_tested, timeout=20_000):
         qtbot.mouseClick(section.test_button, Qt.MouseButton.LeftButton)
-    assert section.result_label.text().startswith("API key not valid")
+    assert section.result_label.text().startswith("Gemini did not accept this key")
     qtbot.waitUntil(lambda: cut_off(dialog) == [])
     room = screen_room(dialog)  # it grows as far as the screen has room; then the fields scroll
     assert dialog.height() > height or (room is not None and dialog.height() == room.height())

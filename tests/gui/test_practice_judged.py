@@ -18,6 +18,7 @@ from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
+from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
@@ -213,6 +214,7 @@ def test_a_judge_error_shows_the_reason_and_keeps_the_answer_unjudged(
     assert pane.view.verdict_view.heading.text() == "Not judged — your answer is kept"
     assert said in pane.view.verdict_view.details.toPlainText()
     assert "kept unjudged" in pane.view.verdict_view.details.toPlainText()
+    assert_learner_words([pane.view.answer_box], step=f"the judge answering {fault.value}")
     kept = rows(context, "SELECT answer, status, unjudged_reason FROM attempts")
     assert [(a, s) for a, s, _ in kept] == [(ANSWER, "unjudged")]
     assert said in kept[0][2]
@@ -240,6 +242,7 @@ def test_without_a_key_the_reason_and_its_next_step_are_said_once(
     notice = pane.view.judge_notice.label.text()
     assert pane.view.judge_notice.isVisible()
     assert "No Gemini API key" in notice and "set it in Settings" in notice
+    assert_learner_words([pane.view.answer_box], step="no key stored")
     assert saved_status(pane) == "✓ Saved — kept unjudged until the judge is set up."
     assert not pane.view.verdict_view.isVisible()
     pane.view.next_button.click()
@@ -493,6 +496,7 @@ def test_a_verdict_that_skips_a_key_point_leaves_the_answer_kept_and_unjudged_in
     shown = view.details.toPlainText()
     assert "The judge's reply could not be used: it skipped key point 3 of answer 1." in shown
     assert "kept unjudged" in shown
+    assert_learner_words([pane.view.answer_box], step="a malformed verdict")
     assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
     assert rows(context, "SELECT count(*) FROM verdicts") == [(0,)]
     assert rows(context, "SELECT reason_code FROM judge_refusals") == [("malformed",)]

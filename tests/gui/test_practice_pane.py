@@ -407,7 +407,7 @@ def test_a_failed_model_download_says_why_and_offers_to_try_again(qtbot: QtBot) 
     assert f"could not download '{DEFAULT_MODEL}'" in dialog.error_line.text()
     assert "file does not exist" in dialog.error_line.text()
     assert dialog.retry_button.isVisible()
-    assert dialog.cancel_button.text() == "Close"
+    assert dialog.cancel_button.text() == "&Close"
     assert dialog.isVisible()
 
 

@@ -121,28 +121,26 @@ def test_ctrl_p_after_the_frame_is_attached_waits_for_the_notes(
 
 
 def test_a_failure_while_opening_says_so_and_ends_the_app(
-    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, answer_dialog: Callable[[str], Any]
 ) -> None:
     """Found in review: an error while the frame waited for the rest (a reset config that
     cannot be written, say) left a frame saying "Opening your notes…" for ever."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication
 
     from coach_gui.ui import app
-
-    said: list[str] = []
 
     def refuse(**_options: object) -> None:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(app, "open_context", refuse)
-    monkeypatch.setattr(QMessageBox, "critical", lambda _p, _t, text: said.append(text))
+    said = answer_dialog("OK")  # the message box, answered as a person would
     guard = QTimer()
     guard.setSingleShot(True)
     guard.timeout.connect(lambda: QApplication.instance().exit(99))  # a hang fails, not stalls
     guard.start(10_000)
     assert app.run_gui([]) == 2
     guard.stop()
-    assert said and "unexpected problem" in said[0]
-    assert "Traceback" not in said[0]
+    assert said.answered and said.title == "Coach cannot start"
+    assert "unexpected problem" in said.text and "Traceback" not in said.text
     assert not any(w.isVisible() for w in QApplication.topLevelWidgets())

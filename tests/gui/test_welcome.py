@@ -11,18 +11,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+from fakes.gemini_server import FakeGemini
+from fakes.gemini_server import Fault as GeminiFault
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
+from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
-from coach_gui.config import config_path, load_config
+from coach_gui.config import config_path, load_config, save_config
 from coach_gui.ui.app import WELCOME_SEEN_KEY, maybe_welcome
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.model_download import ModelDownloadDialog
+from coach_gui.ui.tasks import pending_tasks
 from coach_gui.ui.welcome import WelcomeDialog
 
 WAIT_MS = 10_000
@@ -85,6 +89,7 @@ def test_the_welcome_walks_through_ollama_the_model_privacy_and_the_key(
     qtbot.waitUntil(lambda: "not downloaded yet" in dialog.tier1_label.text(), timeout=WAIT_MS)
     assert DEFAULT_MODEL in dialog.tier1_label.text()
     assert dialog.download_button.isVisible()
+    assert assert_learner_words(step="the welcome, model missing") > 30
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)  # let layouts settle before the grab
     assert dialog.grab().save(str(SHOTS / "welcome.png"), "PNG")
@@ -135,9 +140,61 @@ def test_without_ollama_the_welcome_says_so_and_offers_no_download(
     qtbot.waitUntil(lambda: "not running here" in dialog.tier1_label.text(), timeout=WAIT_MS)
     assert "install Ollama from ollama.com" in dialog.tier1_label.text()
     assert not dialog.download_button.isVisible()
+    assert_learner_words(step="the welcome, Ollama not running")
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, ModelDownloadDialog)]
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible()
+
+
+def test_a_web_page_at_ollamas_address_is_told_in_words(qtbot: QtBot) -> None:
+    """Found in use: a router's page answering at Ollama's address was pasted, markup and
+    all, into the download's error; now a sentence says what happened (the log has the
+    page)."""
+    with FakeOllama(models=[], pull_steps=3) as ollama:
+        write_config(ollama.url)
+        window = open_window(qtbot)
+        dialog = open_welcome_from_help(qtbot, window)
+        qtbot.waitUntil(lambda: dialog.download_button.isVisible(), timeout=WAIT_MS)
+        ollama.inject(Fault.WEB_PAGE, path="/api/pull", times=None)
+        qtbot.mouseClick(dialog.download_button, Qt.MouseButton.LeftButton)
+        download = next(d for d in dialog.findChildren(ModelDownloadDialog) if d.isVisible())
+        qtbot.waitUntil(lambda: download.error_line.isVisible(), timeout=WAIT_MS)
+        said = download.error_line.text()
+        assert said.startswith("Ollama sent a reply Coach cannot read"), said
+        assert "Router" not in said and "<" not in said
+        assert_learner_words(step="a web page answering a download")
+        download.close()
+
+        ollama.inject(Fault.WEB_PAGE, path="/api/version", times=None)
+        qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "not running here" in dialog.tier1_label.text(), timeout=WAIT_MS)
+        assert "cannot read" in dialog.tier1_label.text()
+        assert_learner_words(step="a web page answering the check")
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
+
+
+def test_a_failed_test_connection_in_the_welcome_is_a_plain_sentence(qtbot: QtBot) -> None:
+    """Found in use: a Wi-Fi sign-in page answering for Google was pasted into the
+    Welcome; the test's result is a sentence, and the page is shown nowhere."""
+    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+        write_config(ollama.url)
+        config = load_config(config_path()).with_changes({"judge.baseUrl": gemini.url})
+        save_config(config, config_path())
+        KeyStore().set(KEY)
+        gemini.inject(GeminiFault.SIGN_IN_PAGE, times=None)
+        window = open_window(qtbot)
+        dialog = open_welcome_from_help(qtbot, window)
+        section = dialog.key_section
+        with qtbot.waitSignal(section.connection_tested, timeout=WAIT_MS) as tested:
+            qtbot.mouseClick(section.test_button, Qt.MouseButton.LeftButton)
+        assert tested.args == [False]
+        said = section.result_label.text()
+        assert said.startswith("Something other than Gemini answered"), said
+        assert "CafeNet" not in said
+        assert_learner_words(step="the Welcome's test answered by a sign-in page")
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
 
 
 def test_skipping_changes_nothing(qtbot: QtBot, ollama_without_model: FakeOllama) -> None:

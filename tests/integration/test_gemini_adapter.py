@@ -181,7 +181,9 @@ def test_adr0021_d2_switch_off_refuses_assertions_and_sends_nothing(
     fake_gemini: FakeGemini, outbox: SqliteOutbox, journal: Journal
 ) -> None:
     judge = make_judge(fake_gemini, outbox, assertions_allowed=False)
-    with pytest.raises(PayloadRejected, match=r"judge\.includeAssertions"):
+    with pytest.raises(
+        PayloadRejected, match=r"switched off for this request \(Send core assertions\)"
+    ):
         judge.judge(payload())
     assert fake_gemini.requests == []
     assert journal.counts()["outbox"] == 0
@@ -358,7 +360,7 @@ def test_nothing_leaves_unless_the_outbox_recorded_it(fake_gemini: FakeGemini) -
     [
         (Fault.KEY_INVALID, JudgeKeyInvalid, "API key not valid — set it in Settings"),
         (Fault.PERMISSION_DENIED, JudgeAccessDenied, "Gemini API is enabled"),
-        (Fault.MODEL_NOT_FOUND, JudgeModelNotFound, "Choose another model"),
+        (Fault.MODEL_NOT_FOUND, JudgeModelNotFound, "Choose another Gemini model"),
         (Fault.QUOTA, JudgeQuotaExceeded, "quota"),
         (Fault.SERVER_ERROR, JudgeServerError, "500"),
         (Fault.UNAVAILABLE, JudgeServerError, "503"),

@@ -222,7 +222,7 @@ def test_read_timeout_names_the_setting(fake_ollama: FakeOllama) -> None:
     client = OllamaClient(fake_ollama.url, connect_timeout=2, read_timeout=0.3)
     with client, pytest.raises(OllamaTimeout) as caught:
         list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
-    assert "tier1.readTimeoutSeconds" in str(caught.value)
+    assert "Read timeout, in Settings" in str(caught.value)
 
 
 def test_the_client_is_usable_again_after_a_fault(
@@ -295,7 +295,7 @@ def test_pull_of_an_unknown_model_says_so(client: OllamaClient, fake_ollama: Fak
         list(client.pull("no-such-model"))
     assert caught.value.model == "no-such-model"
     assert "file does not exist" in str(caught.value)
-    assert "tier1.model" in str(caught.value)
+    assert "Local model, in Settings" in str(caught.value)
 
 
 def test_pull_can_be_cancelled(client: OllamaClient, fake_ollama: FakeOllama) -> None:

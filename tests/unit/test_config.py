@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from coach_gui.config import (
+    SECTION_NAMES,
+    SETTING_NAMES,
     Config,
     default_config_text,
     is_loopback_host,
@@ -193,3 +197,42 @@ def test_a_config_no_parser_can_hold_is_one_clear_line(text: str, words: str) ->
     message = str(caught.value)
     assert message.startswith("/home/me/coach.config.json: ") and words in message
     assert "\n" not in message and "Traceback" not in message
+
+
+def _dotted_keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    keys = []
+    for name, field in model.model_fields.items():
+        key = prefix + (field.alias or name)
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys += _dotted_keys(annotation, key + ".")
+        else:
+            keys.append(key)
+    return keys
+
+
+def test_every_setting_has_a_name_in_the_learners_words() -> None:
+    keys = _dotted_keys(Config)
+    assert len(keys) > 25
+    assert sorted(SETTING_NAMES) == sorted(keys)
+    assert all(name and "." not in name for name in SETTING_NAMES.values())
+    assert sorted(SECTION_NAMES) == sorted({key.split(".")[0] for key in keys})
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (_with("judge", "timeoutSeconds", -1), "Gemini timeout: Input should be greater than 0"),
+        (_with("judge", "includeAssertions", "yes"), "Send core assertions to the judge: "),
+        (_with("judge", "includeAssertion", True), "an entry Coach does not know in its Judge"),
+        ('{"tier1": []}', "The Local model part: must be a group of settings in braces"),
+        ("{", "The settings file /home/me/coach.config.json: not valid JSON (line 1"),
+    ],
+)
+def test_the_window_names_the_setting_never_the_key(text: str, shown: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, path="/home/me/coach.config.json")
+    said = caught.value.learner_text
+    assert said.startswith(shown) or shown in said, said
+    assert not re.search(r"\b[a-z][a-z0-9]*\.[a-z][A-Za-z]+\b", said.replace(".config.json", ""))
+    assert "includeAssertion" not in said and "Config" not in said

@@ -295,8 +295,10 @@ def test_cancel_keeps_what_finished_as_a_partial_report() -> None:
 
 def test_refusals_send_nothing() -> None:
     judge = _FlakyWithoutAssertions()
-    with pytest.raises(AssertionsSwitchedOff, match="includeAssertions"):
+    with pytest.raises(AssertionsSwitchedOff, match="includeAssertions") as refused:
         _run(judge, _items("one"), assertions_allowed=False)
+    assert "“Send core assertions” is off" in refused.value.learner_text  # the window's words
+    assert "includeAssertions" not in refused.value.learner_text
     with pytest.raises(NothingToEvaluate):
         _run(judge, [])
     assert judge.payloads == []

@@ -3,7 +3,9 @@ backend (in memory here), never through a plain-text or placeholder one, never e
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import keyring
 import keyring.backend
@@ -179,8 +181,8 @@ def test_a_pasted_key_keeps_working_with_its_newline(memory: InRamKeyring) -> No
     [
         (fail.Keyring(), "no OS keyring is available"),
         (null.Keyring(), "no OS keyring is available"),
-        (PlaintextKeyring(), "keyrings.alt.file.PlaintextKeyring keeps keys in a file"),
-        (LowPriorityKeyring(), "is not a recommended one (priority 0.2)"),
+        (PlaintextKeyring(), "the keyring in use keeps keys in a plain file"),
+        (LowPriorityKeyring(), "is not one keyring itself recommends for keys"),
     ],
 )
 def test_plaintext_and_placeholder_backends_are_refused(
@@ -197,6 +199,7 @@ def test_plaintext_and_placeholder_backends_are_refused(
         assert why in message
         assert "gnome-keyring" in message and "KWallet" in message
         assert "never keeps keys in a plain-text file" in message
+        assert "Keyring" not in message and "keyrings.alt" not in message  # a class name
     assert getattr(backend, "passwords", {}) == {}
     status = store.status()
     assert (status.usable, status.has_key) == (False, False)
@@ -239,11 +242,22 @@ def test_a_locked_keyring_says_to_unlock_it(use_keyring: UseKeyring) -> None:
     assert status.usable is False and "locked" in status.detail
 
 
-def test_adr0021_d7_a_backend_error_never_carries_the_key(use_keyring: UseKeyring) -> None:
+def test_adr0021_d7_a_backend_error_never_carries_the_key(
+    use_keyring: UseKeyring, tmp_path: Path
+) -> None:
     use_keyring(EchoingKeyring())
-    with pytest.raises(KeyringUnavailable) as caught:
-        KeyStore().set(SECRET)
+    log_file = tmp_path / "coach.log"
+    handler = logging.FileHandler(log_file, encoding="utf-8")
+    logging.getLogger("coach_gui").addHandler(handler)
+    try:
+        with pytest.raises(KeyringUnavailable) as caught:
+            KeyStore().set(SECRET)
+    finally:
+        logging.getLogger("coach_gui").removeHandler(handler)
+        handler.close()
     error = caught.value
-    assert SECRET not in str(error)
-    assert "PasswordSetError" in str(error)
+    assert SECRET not in str(error) and "Error" not in str(error)  # in the learner's words
+    assert "could not store the key" in str(error)
+    logged = log_file.read_text(encoding="utf-8")
+    assert "PasswordSetError" in logged and SECRET not in logged  # the log says what, scrubbed
     assert error.__context__ is None and error.__cause__ is None

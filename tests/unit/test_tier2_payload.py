@@ -105,7 +105,7 @@ def test_adr0021_d3_assertions_only_when_allowed(
     ]
     error = rejected(with_assertions, allow=False)
     assert (error.index, error.field) == (0, "core_assertions")
-    assert "judge.includeAssertions" in str(error)
+    assert "switched off for this request (Send core assertions)" in str(error)
     payload = tier2_payload(with_assertions, allow_assertions=True)
     assert [list(i.core_assertions or ()) for i in payload.items] == [
         item["core_assertions"] for item in with_assertions
