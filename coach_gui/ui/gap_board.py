@@ -105,6 +105,7 @@ class GapBoard(QWidget):
         self.message.setWordWrap(True)
         self.message.setAccessibleName("Gaps: status")
         self.table = QTableWidget(0, 4, self)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows pick rows
         self.table.setHorizontalHeaderLabels(["Key point", "Missed", "Last time", "Why"])
         self.table.setAccessibleName("Open gaps")
         self.table.setAccessibleDescription("Most missed first")

@@ -32,6 +32,7 @@ from coach_gui.operations.practice import (
     ask_follow_up,
     open_practice,
 )
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.payload_review import (
     SESSION_ENDED,
@@ -165,12 +166,14 @@ class PracticeController(QObject):
         if not self.has_unsubmitted_answer():
             return True
         buttons = QMessageBox.StandardButton
-        asked = QMessageBox.question(
-            self.view, "Answer not submitted",
+        box = QMessageBox(
+            QMessageBox.Icon.Question, "Answer not submitted",
             f"Your answer to this challenge is not submitted yet. {question}",
-            buttons.Discard | buttons.Cancel, buttons.Cancel,
+            buttons.Discard | buttons.Cancel, self.view,
         )  # fmt: skip
-        return asked == buttons.Discard
+        box.setDefaultButton(buttons.Cancel)
+        with_mnemonics(box)  # Alt+D, Alt+C
+        return box.exec() == buttons.Discard
 
     # --- starting and ending ------------------------------------------------------------------
     def start(self, note: Note, plan: GapPlan | None = None) -> None:

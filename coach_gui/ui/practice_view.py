@@ -82,13 +82,14 @@ class PracticeView(QWidget):
             self.banner, "&Download model", "Download model",
             "Ask Ollama on this computer to download the configured model",
         ))  # fmt: skip
-        self.judge_notice = Notice("Judge notice", self, dismiss="&Hide")
+        # Alt+letters of the notices: each its own, with the menus' (File, Edit, Help).
+        self.judge_notice = Notice("Judge notice", self, dismiss="G&ot it")
         self.judge_notice.label.setAccessibleName("Why answers are not judged")
         self.settings_button = self.judge_notice.add_button(
             button(self.judge_notice, "Open Se&ttings", "Open Settings", "Set up the judge")
         )
         self.settings_button.hide()  # shown when the window can open Settings
-        self.assertions_notice = Notice("Assertions notice", self, dismiss="Hi&de")
+        self.assertions_notice = Notice("Assertions notice", self, dismiss="&Later")
         self.assertions_notice.label.setAccessibleName("Why grading is coarser for this note")
         self.assertions_notice.label.setText(
             "<b>This note has no core assertions.</b> The judge can only grade your answers "
@@ -96,7 +97,7 @@ class PracticeView(QWidget):
             "five in the note (in your own words) for sharper grading and named gaps."
         )
         self.add_assertions_button = self.assertions_notice.add_button(button(
-            self.assertions_notice, "A&dd assertions", "Add assertions",
+            self.assertions_notice, "&Write assertions", "Add assertions",
             "Open this note in the editor to add core assertions",
         ))  # fmt: skip
 

@@ -210,7 +210,7 @@ class SettingsDialog(QDialog):
         self.judge_endpoint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.judge_endpoint.setAccessibleName("Judge endpoint")
         self.judge_endpoint.setAccessibleDescription(
-            "Where judge requests go; change judge.baseUrl in the config file"
+            "Where judge requests go; it can be changed only in the settings file"
         )
         judge.addRow("Endpoint:", self.judge_endpoint)
         # The key is not a setting in the file: it lives in the OS keyring, saved on its own.

@@ -200,7 +200,8 @@ class VerdictView(QFrame):
             return
         self._show(
             VerdictState.JUDGING,
-            f"Judging {subject} on this computer… {written:,} characters written (Esc stops)",
+            f"Judging {subject} on this computer… {written:,} "
+            f"character{'s' if written != 1 else ''} written (Esc stops)",
             "",
         )
 

@@ -197,3 +197,10 @@ def test_tab_reaches_every_control_of_every_view(qtbot: QtBot, window: MainWindo
     pane = window.practice
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
     check_view(qtbot, window, "Practice")
+    # Every notice of the pane up at once (offline, judge unavailable, no assertions):
+    # each Alt+letter is still its own, the menus' included (Alt+H is Help).
+    for notice in (pane.view.banner, pane.view.judge_notice, pane.view.assertions_notice):
+        notice.show()
+    pane.view.download_button.show()
+    qtbot.wait(10)
+    assert clashes(window) == {}, clashes(window)
