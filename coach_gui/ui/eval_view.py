@@ -271,6 +271,10 @@ class EvalView(QWidget):
         self.show_report(past.report)
         verdict = "Verified" if past.verified else "Verify FAILED"
         self.verify_status.setText(f"{verdict}: {past.verify_detail}")
+        if not self.cancel_button.isEnabled():  # a run under way says how it is getting on
+            self.status.setText(
+                "Showing a past report. To measure again, tick sessions and choose Run."
+            )
 
     def show_report(self, report: EvalReport) -> None:
         self.shown_report = report

@@ -178,6 +178,8 @@ class ModelDownloadDialog(QDialog):
         self.bar.setRange(0, 1000)
         self.bar.setValue(1000)
         self.status_line.setText("Done.")
+        self.cancel_button.setText("&Close")  # nothing left to cancel
+        self.cancel_button.setAccessibleName("Close")
         if self._total:
             self.bytes_line.setText(f"{_size(self._total)} of {_size(self._total)}")
         self.downloaded.emit(self.model)

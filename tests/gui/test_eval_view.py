@@ -202,6 +202,7 @@ def test_after_a_restart_the_newest_past_report_is_shown(qtbot: QtBot, gemini: F
     assert again.chart.accessibleDescription() == describe(shown) != describe(None)
     assert again.table.rowCount() > 0 and again.verdict.text().startswith("<b>Verdict: ")
     qtbot.waitUntil(lambda: again.verify_status.text().startswith("Verified"), timeout=WAIT_MS)
+    assert again.status.text().startswith("Showing a past report.")  # not "then Run"
 
     again.history.setCurrentRow(1)  # the learner picks the older one: a refresh keeps it
     with qtbot.waitSignal(again.history_loaded, timeout=WAIT_MS):
