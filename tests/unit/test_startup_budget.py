@@ -22,6 +22,8 @@ ALLOWED_OURS = {
     "coach_gui.paths",
     "coach_gui.ui",
     "coach_gui.ui.app",
+    "coach_gui.ui.button_keys",  # Alt+letters of message boxes (Qt only, a few lines)
+    "coach_gui.ui.eliding_label",  # the status bar's notes folder (Qt only)
     "coach_gui.ui.failures",
     "coach_gui.ui.first_paint",
     "coach_gui.ui.judge_pending_action",  # the menu's action; its work is imported lazily
@@ -29,6 +31,7 @@ ALLOWED_OURS = {
     "coach_gui.ui.main_window",
     "coach_gui.ui.note_list",
     "coach_gui.ui.tasks",
+    "coach_gui.ui.view_switcher",  # the row of view tabs, part of the frame (Qt only)
     "coach_gui.ui.window_state",
 }
 # Not ours and not the standard library: Qt and where the data folders are.
