@@ -98,8 +98,13 @@ def self_ratings_for(
 
 
 def ratings_from_verdict(attempt: Attempt, verdict: VerdictRecord) -> list[AssertionRating]:
-    """What a verdict says about each assertion it was judged against."""
-    if not verdict.assertions_sent:  # the judge could not say which one was missed
+    """What a verdict says about each assertion it was judged against. A failed verdict
+    that names none of them (one recorded before the judge assessed each key point, or
+    with a gap index out of range) cannot say which was missed: it rates them as one
+    judged without the assertions does, and neither opens nor closes a gap."""
+    count = len(verdict.assertions)
+    names_one = any(g.assertion is not None and 0 <= g.assertion < count for g in verdict.gaps)
+    if not verdict.assertions_sent or (not verdict.passed and not names_one):
         rating = GOOD if verdict.passed else HARD
         return [
             AssertionRating(

@@ -102,6 +102,22 @@ def test_a_fail_judged_without_the_assertions_opens_no_gap_and_says_so(
     assert board_message(board) == NOT_JUDGED  # never "every key point was covered"
 
 
+def test_a_fail_with_the_assertions_sent_that_names_none_of_them_closes_no_gap(
+    sessions: InRamSessions, scheduler: AssertionScheduler, clock: Clock
+) -> None:
+    """A journal from before the judge assessed each key point holds such verdicts ("fail"
+    with no gap listed); one with a gap index out of range is the same: neither says which
+    key point was missed, so neither may explain every one of them."""
+    _session(sessions, 0, [(1, "unexplained")])
+    later = sessions.start(NOTE.id, day(2))
+    sessions.answer(later, day(2.001), NOTE.core_assertions, [], passed=False)
+    other = sessions.start(NOTE.id, day(3))
+    sessions.answer(other, day(3.001), NOTE.core_assertions, [(7, "wrong")], passed=False)
+    clock.moment = day(3.5)
+    assert _today_gaps(scheduler) == {(B, "unexplained")}
+    assert _board_gaps(sessions) == {(B, "unexplained")}
+
+
 def test_a_note_judged_on_some_key_points_only_says_which_were_not_judged() -> None:
     sessions = InRamSessions()
     session = sessions.start(NOTE.id, day(0))
