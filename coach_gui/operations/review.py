@@ -55,11 +55,12 @@ def gap_board(app: App, note: Note) -> NoteGaps:
 def open_gaps(app: App, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
     """The open gaps of the notes in the folder now (of `note_ids` among them, if given),
     by the rule Today and the gap board read (ADR 0023)."""
-    notes = [entry.note for entry in app.notes.load().notes]
-    if note_ids is not None:
-        wanted = set(note_ids)
-        notes = [n for n in notes if n.id in wanted]
     scheduler = app.scheduler()
+    # Only the notes the memory cache says have one are replayed (the rest have none).
+    wanted = scheduler.notes_with_open_gaps()
+    if note_ids is not None:
+        wanted &= set(note_ids)
+    notes = [entry.note for entry in app.notes.load().notes if entry.note.id in wanted]
     found: list[OpenGap] = []
     for start in range(0, len(notes), _NOTES_READ):
         chunk = notes[start : start + _NOTES_READ]

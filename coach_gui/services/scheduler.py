@@ -253,6 +253,12 @@ class AssertionScheduler:
             found += note_memory(note_id, records, self_ratings, self.fsrs)
         return found
 
+    def notes_with_open_gaps(self) -> set[str]:
+        """The notes that have an open gap now, read from the cache once it is up to date
+        (its `gap` column is the rule of ADR 0023, replayed): who needs a closer look."""
+        self.refresh()
+        return {state.note_id for state in self._memory.open_gaps_due_from("")}
+
     def rate_unjudged(self, attempt: Attempt, note: Note, rating: int) -> None:
         """The learner's own rating of an unjudged answer, after seeing their assertions;
         it counts until a verdict on the answer arrives."""

@@ -347,5 +347,10 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
         assert journal.schema_version == LATEST_VERSION == 7
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
+    plan = _rows(
+        path,
+        "EXPLAIN QUERY PLAN SELECT * FROM assertion_memory WHERE gap IS NOT NULL AND due >= ''",
+    )
+    assert any("assertion_memory_open_gaps" in str(tuple(r)) for r in plan)  # Today's query
     assert _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id") == before
     assert sweep.check(path).ok

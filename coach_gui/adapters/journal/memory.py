@@ -149,11 +149,9 @@ class SqliteMemoryJournal:
         return [_state(row) for row in self._tuples(sql, (until,))]
 
     def open_gaps_due_from(self, start: str) -> list[MemoryState]:
-        # The partial index of rows with a gap (schema v7): only those are read.
-        sql = (
-            f"SELECT {_COLUMNS} FROM assertion_memory INDEXED BY assertion_memory_open_gaps "
-            "WHERE gap IS NOT NULL AND due >= ?"
-        )
+        # SQLite picks the partial index of rows with a gap (schema v7), so only those are
+        # read; were the index gone, the same query scans (slower, never wrong).
+        sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE gap IS NOT NULL AND due >= ?"
         return [_state(row) for row in self._tuples(sql, (start,))]
 
     def due_between(self, start: str, end: str) -> list[tuple[str, str, str, str]]:
