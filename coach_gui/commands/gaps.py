@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         say("No open gaps.")
     if not report.gaps:
-        say("No gaps: every judged answer explained every assertion it was judged against.")
+        say("No gaps found in the answers judged so far.")
         return EXIT_OK
     print("Missed most often:")
     for m in report.by_assertion:

@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             print("Nothing due — practise a note to start a schedule.")
     for due in today.notes:
-        gap = {"wrong": " · misconception", "unexplained": " · open gap"}.get(due.open_gap or "")
+        gap = {"wrong": " · a key point wrong", "unexplained": " · a key point not explained"}.get(
+            due.open_gap or ""
+        )
         late = f", {due.overdue} overdue" if due.overdue else ""
         print(f"{due.note.title}: {len(due.assertions)} due{late}{gap or ''}")
         for item in due.assertions:

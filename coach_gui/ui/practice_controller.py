@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from coach_gui.domain.memory import assertion_digest
 from coach_gui.domain.practice import plan_gap_practice
 from coach_gui.domain.session_state import JUDGE_OFF
 from coach_gui.domain.tier1_errors import GenerationCancelled
@@ -308,8 +309,11 @@ class PracticeController(QObject):
         note = self._note
         if note is None:
             return (), ()
-        found = [(note.core_assertions.index(m.assertion), m.gap_id)
-                 for m in self._missed if m.assertion in note.core_assertions]  # fmt: skip
+        # By the assertion's identity (its text, whitespace and Unicode form aside), as
+        # Today and the gap board match them.
+        where = {assertion_digest(text): n for n, text in enumerate(note.core_assertions)}
+        found = [(where[d], m.gap_id) for m in self._missed
+                 if (d := assertion_digest(m.assertion)) in where]  # fmt: skip
         return tuple(i for i, _ in found), tuple(g for _, g in found)
 
     def _practise_missed(self) -> None:

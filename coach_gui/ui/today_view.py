@@ -45,7 +45,9 @@ HOW_IT_WORKS = (
 EMPTY_TEXT = (
     "Nothing due in the next 14 days. Practise a note to start its schedule.\n\n" + HOW_IT_WORKS
 )
-_GAP_WORDS = {"wrong": "misconception", "unexplained": "open gap"}
+# As the gap board and the end of a session say it.
+_GAP_WORDS = {"wrong": "wrong", "unexplained": "not explained"}
+_NOTE_GAP_WORDS = {"wrong": "a key point wrong", "unexplained": "a key point not explained"}
 
 
 def _when(stamp: str) -> str:
@@ -224,7 +226,7 @@ class TodayView(QWidget):
         count = len(due.assertions)
         label = f"{due.note.title} — {count} due"
         label += f", {due.overdue} overdue" if due.overdue else ""
-        label += f" · {_GAP_WORDS[due.open_gap]}" if due.open_gap else ""
+        label += f" · {_NOTE_GAP_WORDS[due.open_gap]}" if due.open_gap else ""
         first = due.assertions[0]
         item = QTreeWidgetItem([label, "now" if first.ahead else _when(first.memory.due), "", ""])
         item.setData(0, Qt.ItemDataRole.UserRole, due.note.id)

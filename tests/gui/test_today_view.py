@@ -129,10 +129,10 @@ def test_today_lists_due_notes_open_gaps_first_and_starts_them_with_plans(
     view = _view(qtbot, seeded)
     titles = [view.tree.topLevelItem(n).text(0) for n in range(view.tree.topLevelItemCount())]
     assert len(titles) == 2
-    assert titles[0].startswith("Natural selection") and "misconception" in titles[0]
+    assert titles[0].startswith("Natural selection") and "a key point wrong" in titles[0]
     assert titles[1].startswith("Sexual selection")
     first = view.tree.topLevelItem(0)
-    assert first.child(0).text(0).startswith("2. ") and "(misconception)" in first.child(0).text(0)
+    assert first.child(0).text(0).startswith("2. ") and "(wrong)" in first.child(0).text(0)
     assert first.child(0).text(3) == "again"
     assert view.start_button.isEnabled() and "2 notes due" in view.summary_label.text()
     assert len(view.chart.days) == 14 and view.chart.days[0][1] == view.today.due  # type: ignore[union-attr]
