@@ -140,6 +140,23 @@ class NoteIdentities:
         self._dirty = True
         return others
 
+    def own_id(self, path: str, not_id: str) -> str:
+        """The id kept for `path`, which must not be `not_id` (a file that was listed under
+        another note's id: it gets one of its own, kept from now on)."""
+        entry = self._entries.get(path)
+        if entry is not None and entry["id"] != not_id:
+            return str(entry["id"])
+        held = {e["id"] for e in self._entries.values()} | {not_id}
+        own = not_id
+        while own in held:
+            own = derived_id(self._key, f"{path}\x00after {own}")
+        if entry is None:
+            self._entries[path] = {"id": own, "digest": ""}
+        else:
+            entry["id"] = own
+        self._dirty = True
+        return own
+
     def id_of(self, path: str) -> str | None:
         entry = self._entries.get(path)
         return entry["id"] if entry is not None else None

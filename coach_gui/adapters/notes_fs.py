@@ -31,7 +31,13 @@ from send2trash.exceptions import TrashPermissionError
 from coach_gui.adapters import front_matter, note_trash
 from coach_gui.adapters.note_ids import NoteIdentities, derived_id, vault_key
 from coach_gui.adapters.note_trash import digest as _digest
-from coach_gui.domain.deleted_notes import DeletedNote, RestoreBlocked, restored_name
+from coach_gui.domain.deleted_notes import (
+    DeletedNote,
+    NewId,
+    RestoreBlocked,
+    RestoredNote,
+    restored_name,
+)
 from coach_gui.domain.errors import NoteConflict as NoteConflict
 from coach_gui.domain.errors import NoteError, NoteNotFound
 from coach_gui.domain.notes import (
@@ -347,11 +353,20 @@ class MarkdownNoteStore:
             parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem, yaml_cache=cache)
         return _Loaded(file_name=name, parsed=parsed, digest=digest or _digest(raw))
 
-    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
+    def save(self, note: Note, *, folder: str = "", file_name: str | None = None) -> NoteEntry:
+        """`file_name`: the file the note was opened from. When Coach now lists the note's
+        id for another file (a restored note took the id back), nothing is written."""
         with self._lock:
             previous = self._by_id.get(note.id)
             if previous is None:
                 return self._create(note, folder)
+            if file_name is not None and previous.file_name != file_name:
+                raise NoteError(
+                    f"“{note.title}” was not saved, so that no other note is overwritten: "
+                    f"{previous.file_name}, a note put back meanwhile, is listed in its place. "
+                    f"Nothing was written. Copy your changes, reload the notes (F5), open "
+                    f"{file_name} again and paste them."
+                )
             path = self._folder / previous.file_name
             if previous.parsed.note == note:
                 return NoteEntry(note=note, file_name=previous.file_name)
@@ -387,13 +402,16 @@ class MarkdownNoteStore:
                     return True  # gone: moved or deleted by someone else
             return False
 
-    def save_copy(self, note: Note) -> NoteEntry:
+    def save_copy(self, note: Note, *, file_name: str | None = None) -> NoteEntry:
         """The learner's version as a file beside theirs: the same front matter (every
         key the learner keeps) with this edit, no `id:` line (it is a note of its own, with
-        the id Coach keeps for its path), named "<title> (my edit <when>)"."""
+        the id Coach keeps for its path), named "<title> (my edit <when>)". `file_name`:
+        the file the note was opened from (another note's file lends it nothing)."""
         with self._lock:
             previous = self._by_id.get(note.id)
-            name = previous.file_name if previous is not None else ""
+            if previous is not None and file_name is not None and previous.file_name != file_name:
+                previous = None  # the id is another file's now: a new note beside the old file
+            name = previous.file_name if previous is not None else (file_name or "")
             folder = name.rsplit("/", 1)[0] if "/" in name else ""
             stamp = datetime.now().strftime("%Y-%m-%d %H.%M")
             where = self._folder / folder if folder else self._folder
@@ -506,9 +524,10 @@ class MarkdownNoteStore:
         with self._lock:
             return self._deleted.listed()
 
-    def restore(self, key: str, *, file_name: str | None = None) -> NoteEntry:
-        """Put the deleted note back, at its own path (or `file_name`), with its id.
-        RestoreBlocked when a file is there now: it is never overwritten."""
+    def restore(self, key: str, *, file_name: str | None = None) -> RestoredNote:
+        """Put the deleted note back, at its own path (or `file_name`), with its id; and
+        say which listed notes had that id and have one of their own now. RestoreBlocked
+        when a file is there now: it is never overwritten."""
         with self._lock:
             entry = self._deleted.get(key)
             if entry is None:
@@ -530,17 +549,27 @@ class MarkdownNoteStore:
                 ) from None
             loaded = self._parse(raw, name, entry["note_id"], None)
             note_id = loaded.parsed.note.id
+            took_from: list[str] = []  # files listed under its id meanwhile
             if loaded.parsed.has_id:
                 self._ids.claim(note_id, name)  # the file that holds its id, as before
             else:
-                for other in self._ids.adopt(name, note_id, _rename_digest(raw)):
-                    self._rekey(other)
+                took_from = self._ids.adopt(name, note_id, _rename_digest(raw))
+            holder = self._by_id.get(note_id)
+            if holder is not None and holder.file_name not in (name, *took_from):
+                took_from.append(holder.file_name)  # a copy holding the same `id:`
+            new_ids = tuple(
+                NewId(old_id=note_id, entry=moved)
+                for other in took_from
+                if (moved := self._rekey(other, note_id)) is not None
+            )
             self._by_id[note_id] = loaded
             self._record_write(note_id, loaded)
             self._deleted_by_us.discard(entry["file_name"])
             self._deleted.forget(key)
             self._ids.flush()
-            return NoteEntry(note=loaded.parsed.note, file_name=name)
+            return RestoredNote(
+                entry=NoteEntry(note=loaded.parsed.note, file_name=name), new_ids=new_ids
+            )
 
     def _free_name(self, name: str) -> str:
         folder = (self._folder / name).parent
@@ -550,17 +579,19 @@ class MarkdownNoteStore:
             taken = []
         return restored_name(name, taken)
 
-    def _rekey(self, file_name: str) -> None:
-        """Another file was listed under the id a restored note takes back: it gets the
-        id Coach now keeps for it."""
-        for note_id, loaded in list(self._by_id.items()):
-            if loaded.file_name == file_name and not loaded.parsed.has_id:
-                del self._by_id[note_id]
-                new_id = self._ids.id_of(file_name)
-                if new_id is not None:
-                    parsed = _without_own_id(loaded.parsed, new_id)
-                    self._by_id[new_id] = replace(loaded, parsed=parsed)
-                    self._record_write(new_id, self._by_id[new_id])
+    def _rekey(self, file_name: str, taken_id: str) -> NoteEntry | None:
+        """Another file was listed under the id a restored note takes back: it gets an id
+        of its own (the one Coach keeps for its path from now on)."""
+        loaded = self._by_id.get(taken_id)
+        if loaded is None or loaded.file_name != file_name:
+            self._ids.own_id(file_name, taken_id)  # not listed yet: its id is set for later
+            return None
+        del self._by_id[taken_id]
+        new_id = self._ids.own_id(file_name, taken_id)
+        parsed = _without_own_id(loaded.parsed, new_id)
+        self._by_id[new_id] = replace(loaded, parsed=parsed)
+        self._record_write(new_id, self._by_id[new_id])
+        return NoteEntry(note=parsed.note, file_name=file_name)
 
     def _take_back_ids(self, digests: dict[str, str], renames: dict[str, str]) -> None:
         """Notes Coach deleted that are back at their path with their bytes (put back

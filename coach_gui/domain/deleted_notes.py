@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from coach_gui.domain.errors import NoteError
-from coach_gui.domain.notes import NoteId
+from coach_gui.domain.notes import NoteEntry, NoteId
 from coach_gui.domain.records import Record
 
 
@@ -22,6 +22,21 @@ class DeletedNote(Record):
     where: str  # where it went: a path, or "the system trash"
     restorable: bool  # Coach can put it back itself
     advice: str = ""  # when it cannot: how the learner gets it back
+
+
+class NewId(Record):
+    """A note that was listed under the id a restored note took back: its file now has an
+    id of its own (`entry.note.id`), and `old_id` is another note's again."""
+
+    old_id: NoteId
+    entry: NoteEntry
+
+
+class RestoredNote(Record):
+    """A deleted note back on disk (`entry`), and the notes whose id changed for it."""
+
+    entry: NoteEntry
+    new_ids: tuple[NewId, ...] = ()
 
 
 class RestoreBlocked(NoteError):

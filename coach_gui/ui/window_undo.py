@@ -19,8 +19,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QPushButt
 from coach_gui.ui.deleted_notes import DeletedNotesDialog, restore_deleted
 
 if TYPE_CHECKING:
-    from coach_gui.domain.deleted_notes import DeletedNote
-    from coach_gui.domain.notes import NoteEntry
+    from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
     from coach_gui.ui.main_window import MainWindow
 
 UNDO_OFFER_MS = 30_000  # how long the status bar offers Undo after a delete
@@ -75,11 +74,11 @@ class WindowUndo:
         self._restoring = True
         self.button.hide()
 
-        def done(entry: NoteEntry) -> None:
+        def done(restored: RestoredNote) -> None:
             self._restoring = False
             if self.last_deleted is gone:
                 self.last_deleted = None
-            window.show_restored(entry)
+            window.show_restored(restored)
 
         def failed() -> None:
             self._restoring = False
@@ -94,10 +93,10 @@ class WindowUndo:
         dialog.open()
         return dialog
 
-    def _restored_from_dialog(self, entry: NoteEntry) -> None:
-        if self.last_deleted is not None and self.last_deleted.note_id == entry.note.id:
+    def _restored_from_dialog(self, restored: RestoredNote) -> None:
+        if self.last_deleted is not None and self.last_deleted.note_id == restored.entry.note.id:
             self.forget_deletes()
-        self._window.show_restored(entry)
+        self._window.show_restored(restored)
 
     # --- Ctrl+Z, Ctrl+Shift+Z -------------------------------------------------------
     def undo(self) -> None:

@@ -1,0 +1,96 @@
+"""Issue 17, ADR 0024, on the real main window: a restored note never costs another note
+its file or its history. The open note that had the restored note's id keeps its edits
+under an id of its own, so the Save prompt writes them to its own file; a file that
+appears where a note was deleted is listed, and restoring beside it lists both; Ctrl+Z
+restores a delete only from the note list; a restore that ends after another notes folder
+was opened stays out of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
+from pytestqt.qtbot import QtBot
+from test_undo import Answer, _configure, _delete_open_note, _open_window, _settle
+
+from coach_gui.ui import tasks
+from coach_gui.ui.main_window import MainWindow
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+ORIGINAL = b"# Topic\n\nThe original note, with all the learner's words in it.\n"
+NEWCOMER = b"# Topic\n\nA new note written in Obsidian at the old place.\n"
+
+
+def _answer_in_turn(buttons: list[str], seen: list[str]) -> None:
+    """Click these message-box buttons, one box after another, as they show."""
+
+    def click(tries: int) -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            for button in box.buttons():
+                if button.text().replace("&", "") == buttons[0]:
+                    seen.append(buttons.pop(0))
+                    button.click()
+                    break
+        if buttons and tries:
+            QTimer.singleShot(20, lambda: click(tries - 1))
+
+    QTimer.singleShot(0, lambda: click(1000))
+
+
+def _vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Topic.md").write_bytes(ORIGINAL)
+    (vault / "Other.md").write_bytes(b"# Other\n\nSomething else entirely, long enough.\n")
+    _configure(vault)
+    return vault
+
+
+def _id_of(window: MainWindow, file_name: str) -> str:
+    return next(e.note.id for e in window._entries.values() if e.file_name == file_name)
+
+
+def _listed(window: MainWindow) -> dict[str, str]:
+    return {e.file_name: e.note.id for e in window._entries.values()}
+
+
+def _reload(qtbot: QtBot, window: MainWindow) -> None:
+    with qtbot.waitSignal(window.notes_listed, timeout=10_000):
+        window.load_notes()
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [], timeout=10_000)
+
+
+def test_the_save_prompt_after_a_restore_saves_the_open_note_to_its_own_file(
+    qtbot: QtBot, answer_dialog: Answer, tmp_path: Path
+) -> None:
+    vault = _vault(tmp_path)
+    window = _open_window(qtbot, answer_dialog)
+    topic = _id_of(window, "Topic.md")
+    window.open_note(topic)
+    _delete_open_note(qtbot, window, answer_dialog)
+    (vault / "Topic.md").write_bytes(NEWCOMER)  # written in Obsidian at the old place
+    _reload(qtbot, window)
+    assert _id_of(window, "Topic.md") == topic  # its path derives the deleted note's id
+    window.open_note(topic)
+    window.editor.title_edit.setText("Topic, edited")  # an unsaved edit of the newcomer
+    assert window.editor.is_dirty()
+
+    seen: list[str] = []
+    _answer_in_turn(["Restore as “Topic (restored).md”", "Save"], seen)
+    window.window_undo.undo_delete()
+    beside = vault / "Topic (restored).md"
+    qtbot.waitUntil(lambda: window.editor.file_name() == beside.name, timeout=10_000)
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [], timeout=10_000)
+    assert seen == ["Restore as “Topic (restored).md”", "Save"]
+    assert beside.read_bytes() == ORIGINAL  # the restored note, as it was deleted
+    assert b"title: Topic, edited" in (vault / "Topic.md").read_bytes()  # the edit, in its file
+    assert NEWCOMER.split(b"\n", 2)[2] in (vault / "Topic.md").read_bytes()
+    assert window.editor.current_note_id() == topic  # the history stays with the restored note
+    assert window.editor.title_edit.text() == "Topic (restored)"  # titled by its file
+    listed = _listed(window)
+    assert listed[beside.name] == topic and listed["Topic.md"] != topic
+    _reload(qtbot, window)
+    assert _listed(window) == listed
+    _settle(qtbot, window)
