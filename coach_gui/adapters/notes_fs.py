@@ -390,7 +390,10 @@ class MarkdownNoteStore:
             gone = self._deleted_by_us
             for path in paths:
                 if path in gone:
-                    continue
+                    if not os.path.lexists(self._folder / path):
+                        continue  # the file Coach moved to the trash: no news
+                    gone.discard(path)  # a file is there again: another program's
+                    return True
                 loaded = by_name.get(path)
                 if loaded is None:
                     return True  # a file Coach does not know, or an attachment
@@ -547,13 +550,16 @@ class MarkdownNoteStore:
                 raise NoteError(
                     f"Could not put {name} back ({exc.strerror}); it is still in {entry['where']}."
                 ) from None
-            loaded = self._parse(raw, name, entry["note_id"], None)
+            own = entry.get("own_id") is True  # a copy's `id:` is the original's, not its own
+            loaded = self._parse(raw, name, entry["note_id"], None, ignore_id=not own)
             note_id = loaded.parsed.note.id
             took_from: list[str] = []  # files listed under its id meanwhile
             if loaded.parsed.has_id:
                 self._ids.claim(note_id, name)  # the file that holds its id, as before
             else:
-                took_from = self._ids.adopt(name, note_id, _rename_digest(raw))
+                took_from = self._ids.adopt(
+                    name, note_id, _rename_digest(raw), vacated=entry["file_name"]
+                )
             holder = self._by_id.get(note_id)
             if holder is not None and holder.file_name not in (name, *took_from):
                 took_from.append(holder.file_name)  # a copy holding the same `id:`

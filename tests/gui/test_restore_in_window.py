@@ -94,3 +94,29 @@ def test_the_save_prompt_after_a_restore_saves_the_open_note_to_its_own_file(
     _reload(qtbot, window)
     assert _listed(window) == listed
     _settle(qtbot, window)
+
+
+def test_a_newcomer_where_a_note_was_deleted_is_listed_and_both_stay_after_restore(
+    qtbot: QtBot, answer_dialog: Answer, tmp_path: Path
+) -> None:
+    vault = _vault(tmp_path)
+    window = _open_window(qtbot, answer_dialog)
+    topic = _id_of(window, "Topic.md")
+    window.open_note(topic)
+    _delete_open_note(qtbot, window, answer_dialog)
+    (vault / "Topic.md").write_bytes(NEWCOMER)
+    qtbot.waitUntil(lambda: "Topic.md" in _listed(window), timeout=10_000)  # the watcher saw it
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [], timeout=10_000)
+
+    seen: list[str] = []
+    _answer_in_turn(["Restore as “Topic (restored).md”"], seen)
+    window.window_undo.undo_delete()
+    qtbot.waitUntil(lambda: window.editor.file_name() == "Topic (restored).md", timeout=10_000)
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [], timeout=10_000)
+    _reload(qtbot, window)  # F5
+    listed = _listed(window)
+    assert set(listed) == {"Topic.md", "Topic (restored).md", "Other.md"}
+    assert listed["Topic (restored).md"] == topic and listed["Topic.md"] != topic
+    assert (vault / "Topic (restored).md").read_bytes() == ORIGINAL
+    assert (vault / "Topic.md").read_bytes() == NEWCOMER
+    _settle(qtbot, window)

@@ -49,6 +49,70 @@ def _restore_beside(store: MarkdownNoteStore, key: str) -> str:
     return blocked.value.suggestion
 
 
+def test_restored_beside_a_newcomer_coach_never_listed_both_are_listed(tmp_path: Path) -> None:
+    """The newcomer appeared while the watcher was off or late: no reload before the
+    restore. Before the fix the restored note vanished and the newcomer got its history."""
+    vault = _vault(tmp_path, {"Topic.md": ORIGINAL, "Other.md": b"# Other\n\nSomething else.\n"})
+    data = tmp_path / "data"
+    store = _store(vault, data)
+    topic = _ids(store)["Topic.md"]
+    gone = store.delete(topic)
+    (vault / "Topic.md").write_bytes(NEWCOMER)  # not loaded before the restore
+
+    beside = _restore_beside(store, gone.key)
+    assert beside == "Topic (restored).md"
+    for listing in (_ids(store), _ids(_store(vault, data))):  # this process, and the next
+        assert set(listing) == {"Topic.md", "Topic (restored).md", "Other.md"}
+        assert listing["Topic (restored).md"] == topic  # its history stays with it
+        assert listing["Topic.md"] != topic
+    assert (vault / beside).read_bytes() == ORIGINAL
+    assert (vault / "Topic.md").read_bytes() == NEWCOMER
+
+
+def test_a_new_file_never_derives_the_id_of_a_note_renamed_away(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"Osmose.md": b"# Osmosis\n\nWater moves toward more solute.\n"})
+    data = tmp_path / "data"
+    store = _store(vault, data)
+    osmosis = _ids(store)["Osmose.md"]
+    (vault / "Osmose.md").rename(vault / "Osmosis.md")  # renamed in Obsidian: the id follows
+    assert _ids(store) == {"Osmosis.md": osmosis}
+    (vault / "Osmose.md").write_bytes(b"# Osmose\n\nA new note under the old name.\n")
+    for listing in (_ids(store), _ids(_store(vault, data))):
+        assert listing["Osmosis.md"] == osmosis
+        assert listing["Osmose.md"] != osmosis
+
+
+def test_a_file_written_where_coach_deleted_one_is_news_for_the_watcher(tmp_path: Path) -> None:
+    vault = _vault(tmp_path, {"Topic.md": ORIGINAL})
+    store = _store(vault, tmp_path / "data")
+    store.delete(_ids(store)["Topic.md"])
+    assert not store.changed_elsewhere(["Topic.md"])  # Coach's own delete: no news
+    (vault / "Topic.md").write_bytes(NEWCOMER)
+    assert store.changed_elsewhere(["Topic.md"])  # another program's file: reload
+
+
+def test_restoring_a_duplicate_leaves_the_original_its_id(tmp_path: Path) -> None:
+    """An Obsidian copy holds the original's `id:`; Coach lists it under an id of its own.
+    Deleting and restoring the copy must not hand it the original's id and history."""
+    raw = b"---\nid: natsel\ntitle: Natural selection\n---\nThe fittest variations persist.\n"
+    vault = _vault(tmp_path, {"Natural selection.md": raw})
+    data = tmp_path / "data"
+    store = _store(vault, data)
+    store.load()
+    (vault / "Natural selection 1.md").write_bytes(raw)  # duplicated in Obsidian
+    before = _ids(store)
+    assert before["Natural selection.md"] == "natsel"
+    copy = before["Natural selection 1.md"]
+    assert copy != "natsel"
+
+    gone = store.delete(copy)
+    restored = store.restore(gone.key)
+    assert (restored.entry.file_name, restored.entry.note.id) == ("Natural selection 1.md", copy)
+    assert restored.new_ids == ()  # nobody else's id was taken
+    assert _ids(store) == before
+    assert _ids(_store(vault, data)) == before
+
+
 def test_a_save_under_the_id_a_restored_note_took_back_writes_nothing(tmp_path: Path) -> None:
     """The editor holds the newcomer at the old path under the id the restored note takes
     back: restore says so, and a save under the old id is refused; under the new one it
