@@ -263,7 +263,8 @@ class DeletedNotes:
 
     def put_back(self, entry: Mapping[str, Any], target: Path) -> bytes:
         """Move the deleted file to `target`, which must be free: FileExistsError when a
-        file is there (it is left as it is). Returns the note's bytes."""
+        file is there (it is left as it is). Returns the note's bytes. Once the note is at
+        `target` it is back: a trash name that cannot be removed is only logged."""
         if entry["kind"] == SYSTEM:
             raise NoteError(self._record(entry).advice)
         stored = Path(entry["stored"])
@@ -286,17 +287,21 @@ class DeletedNotes:
                 "changed there), so Coach left it as it is."
             )
         target.parent.mkdir(parents=True, exist_ok=True)
-        _move_without_overwriting(stored, target, raw)
+        _place(stored, target, raw)
+        try:
+            stored.unlink()
+        except OSError as exc:  # the note is back; a second name in the trash is harmless
+            log.warning("%s restored, but its copy in the trash stays (%s)", target.name, exc)
         if entry.get("info"):
             with contextlib.suppress(OSError):
                 Path(entry["info"]).unlink()  # as a file manager does once a file is back
         return raw
 
 
-def _move_without_overwriting(stored: Path, target: Path, raw: bytes) -> None:
-    """A hard link to the free name (it fails, never overwrites, if a file is there), then
-    the trash's name removed; where links are impossible (another disk, FAT), the bytes are
-    written to a new file that must not exist yet."""
+def _place(stored: Path, target: Path, raw: bytes) -> None:
+    """`stored`'s file at `target` too, never over a file there (FileExistsError): a hard
+    link, or where links are impossible (another disk, FAT), its bytes written to a new
+    file that must not exist yet."""
     try:
         os.link(stored, target, follow_symlinks=False)
     except FileExistsError:
@@ -316,4 +321,16 @@ def _move_without_overwriting(stored: Path, target: Path, raw: bytes) -> None:
         with contextlib.suppress(OSError):
             shutil.copystat(stored, target)  # its times, as a move keeps them
     fsync_dir(target.parent)
-    stored.unlink()
+
+
+def move_out(source: Path, target: Path, raw: bytes) -> None:
+    """Move a note from the vault to `target` in a trash folder, never over a file there
+    (FileExistsError). If the note cannot be removed from the vault, the copy is removed
+    again and the error raised: nothing was deleted."""
+    _place(source, target, raw)
+    try:
+        source.unlink()
+    except OSError:
+        with contextlib.suppress(OSError):
+            target.unlink()
+        raise

@@ -487,19 +487,21 @@ class MarkdownNoteStore:
                 raise NoteNotFound(f"No note with id {note_id}; reload the notes (F5).")
             source = self._folder / previous.file_name
             vault_trash = self._folder / ".trash"
+            raw: bytes | None
             try:
-                raw_digest = _digest(source.read_bytes())  # what is trashed, to know it again
+                raw = source.read_bytes()
+                raw_digest = _digest(raw)  # what is trashed, to know it again
             except OSError:
-                raw_digest = previous.digest
+                raw, raw_digest = None, previous.digest
             kind, info = note_trash.FOLDER, None
             stored: Path | None
             try:
                 if vault_trash.is_dir():
-                    stored = self._move_into(source, vault_trash, source.name)
+                    stored = self._move_into(source, vault_trash, source.name, raw)
                 elif (trashed := self._to_system_trash(source)) is not None:
                     kind, stored, info = trashed
                 else:
-                    stored = self._move_into(source, self._trash, previous.file_name)
+                    stored = self._move_into(source, self._trash, previous.file_name, raw)
             except OSError as exc:
                 raise NoteError(
                     f"Could not move {previous.file_name} to the trash ({exc.strerror}); "
@@ -550,6 +552,9 @@ class MarkdownNoteStore:
                 raise NoteError(
                     f"Could not put {name} back ({exc.strerror}); it is still in {entry['where']}."
                 ) from None
+            # The note is back on disk: from here on this delete is done, whatever follows.
+            self._deleted.forget(key)
+            self._deleted_by_us.discard(entry["file_name"])
             own = entry.get("own_id") is True  # a copy's `id:` is the original's, not its own
             loaded = self._parse(raw, name, entry["note_id"], None, ignore_id=not own)
             note_id = loaded.parsed.note.id
@@ -570,8 +575,6 @@ class MarkdownNoteStore:
             )
             self._by_id[note_id] = loaded
             self._record_write(note_id, loaded)
-            self._deleted_by_us.discard(entry["file_name"])
-            self._deleted.forget(key)
             self._ids.flush()
             return RestoredNote(
                 entry=NoteEntry(note=loaded.parsed.note, file_name=name), new_ids=new_ids
@@ -636,14 +639,23 @@ class MarkdownNoteStore:
         return note_trash.FREEDESKTOP, found[0], found[1]
 
     @staticmethod
-    def _move_into(source: Path, folder: Path, name: str) -> Path:
-        target = folder / name
-        if target.exists():
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-            target = target.with_name(f"{target.stem} {stamp}{target.suffix}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(source, target)
-        return target
+    def _move_into(source: Path, folder: Path, name: str, raw: bytes | None) -> Path:
+        """Move `source` to `folder/name`, or to a free name beside it ("<name> <when>",
+        then "<name> <when> 2", …): never over a file in that trash."""
+        first = folder / name
+        first.parent.mkdir(parents=True, exist_ok=True)
+        if raw is None:
+            raw = source.read_bytes()  # for a copy where a move cannot link (another disk)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        n = 0
+        while True:
+            label = "" if n == 0 else f" {stamp}" if n == 1 else f" {stamp} {n}"
+            target = first.with_name(f"{first.stem}{label}{first.suffix}")
+            try:
+                note_trash.move_out(source, target, raw)
+                return target
+            except FileExistsError:
+                n += 1  # taken, in this second too: the next name
 
 
 def _inside(name: str) -> str:
