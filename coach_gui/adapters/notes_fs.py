@@ -125,7 +125,7 @@ class MarkdownNoteStore:
         self._trash = trash
         self._cache_file = cache_file
         self._ids = NoteIdentities(ids_file, vault_key(folder))
-        self._deleted = note_trash.DeletedNotes(deleted_file)
+        self._deleted = note_trash.DeletedNotes(deleted_file, vault=folder, trash=trash)
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
         self._attachments: tuple[str, ...] = ()
@@ -555,7 +555,7 @@ class MarkdownNoteStore:
             # The note is back on disk: from here on this delete is done, whatever follows.
             self._deleted.forget(key)
             self._deleted_by_us.discard(entry["file_name"])
-            own = entry.get("own_id") is True  # a copy's `id:` is the original's, not its own
+            own = entry["own_id"] is True  # a copy's `id:` is the original's, never its own
             loaded = self._parse(raw, name, entry["note_id"], None, ignore_id=not own)
             note_id = loaded.parsed.note.id
             took_from: list[str] = []  # files listed under its id meanwhile

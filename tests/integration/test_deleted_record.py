@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from coach_gui.adapters import notes_fs
+from coach_gui.adapters import note_trash, notes_fs
 from coach_gui.adapters.notes_fs import MarkdownNoteStore
 from coach_gui.domain.errors import NoteNotFound
 
@@ -114,3 +114,93 @@ def _delete_one(tmp_path: Path, name: str = "A.md") -> tuple[Path, Path, dict[st
     store.delete(_ids(store)[name])
     (entry,) = json.loads(_record(data).read_text())["deleted"]
     return vault, data, entry
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"kind": "system", "deleted_at": "2025-01-01T10:00:00"},  # no time zone
+        {"deleted_at": "yesterday"},
+        {"note_id": "my note"},
+        {"file_name": ""},
+        {"file_name": "../outside.md"},
+        {"stored": 3},
+        {"own_id": "no"},
+        {"kind": "elsewhere"},
+        {"info": "/tmp/not-a-trash/A.md.trashinfo"},
+    ],
+)
+def test_a_damaged_entry_is_skipped_and_the_others_still_restore(
+    tmp_path: Path, change: dict[str, Any]
+) -> None:
+    vault, data, good = _delete_one(tmp_path)
+    (vault / "B.md").write_bytes(BODY.replace(b"# N", b"# B"))
+    store = _store(vault, data)
+    b_id = _ids(store)["B.md"]
+    store.delete(b_id)
+    listed = json.loads(_record(data).read_text())["deleted"]
+    bad = dict(good, **change)
+    _record(data).write_text(json.dumps({"deleted": [bad, listed[1]]}))
+
+    again = _store(vault, data)  # File › Deleted notes… after a restart
+    (only,) = again.deleted()
+    assert (only.file_name, only.note_id) == ("B.md", b_id)
+    assert again.restore(only.key).entry.note.id == b_id
+    assert (vault / "B.md").exists() and not (vault / "A.md").exists()
+    kept = json.loads(_record(data).read_text())["deleted"]
+    assert kept == [bad]  # what this Coach cannot use stays in the record as it was
+
+
+def test_a_record_naming_a_file_outside_the_trash_never_moves_it(tmp_path: Path) -> None:
+    vault, data, entry = _delete_one(tmp_path)
+    other = vault / "Other.md"
+    other.write_bytes(BODY)  # the learner's own note, with the same bytes
+    forged = dict(entry, kind="folder", stored=str(other), info="", where=str(other))
+    _record(data).write_text(json.dumps({"deleted": [forged]}))
+    store = _store(vault, data)
+    assert store.deleted() == ()
+    with pytest.raises(NoteNotFound):
+        store.restore(forged["key"])
+    assert other.read_bytes() == BODY and not (vault / "A.md").exists()
+
+
+def test_an_unreadable_record_is_kept_aside_never_written_over(tmp_path: Path) -> None:
+    vault, data, _entry = _delete_one(tmp_path)
+    damaged = b'{"deleted": [{"key": "half a line'
+    _record(data).write_bytes(damaged)
+    (vault / "B.md").write_bytes(BODY.replace(b"# N", b"# B"))
+    store = _store(vault, data)
+    assert store.deleted() == ()
+    gone = store.delete(_ids(store)["B.md"])
+    (aside,) = data.glob("deleted-notes.unreadable-*.json")
+    assert aside.read_bytes() == damaged  # as it was, for whoever mends it
+    assert [e["key"] for e in json.loads(_record(data).read_text())["deleted"]] == [gone.key]
+
+
+def test_a_trash_info_that_names_another_file_is_left_alone(tmp_path: Path) -> None:
+    vault, data, entry = _delete_one(tmp_path)
+    info = Path(entry["info"])
+    assert info.parent == _trash() / "info"
+    other = info.read_text().replace(str(vault / "A.md"), str(tmp_path / "Elsewhere.md"))
+    info.write_text(other)  # the info is not this note's any more
+    store = _store(vault, data)
+    (gone,) = store.deleted()
+    store.restore(gone.key)
+    assert (vault / "A.md").read_bytes() == BODY
+    assert info.read_text() == other
+
+
+def test_a_note_the_trash_hid_from_coach_on_linux_gets_no_recycle_bin_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(note_trash, "PLATFORM", "linux")
+    monkeypatch.setattr(note_trash, "find_trashed", lambda _source, _before: None)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "A.md").write_bytes(BODY)
+    store = _store(vault, tmp_path / "data")
+    store.delete(_ids(store)["A.md"])
+    (gone,) = store.deleted()
+    assert not gone.restorable
+    assert "Recycle Bin" not in gone.advice and "“A.md”" in gone.advice
+    assert "file manager" in gone.advice
