@@ -216,8 +216,8 @@ class MarkdownNoteStore:
         """Read every note; writes nothing to the folder (ADR 0016)."""
         if not self._folder.is_dir():
             raise NoteError(
-                f"The knowledge base folder {self._folder} does not exist. Create it, or "
-                "choose another folder in Settings (kb.path)."
+                f"The notes folder {self._folder} does not exist. Create it, or choose "
+                "another notes folder in Settings (or File › Open notes folder…)."
             )
         entries: list[NoteEntry] = []
         broken: list[BrokenNote] = []
@@ -542,6 +542,9 @@ class MarkdownNoteStore:
                 )
             name = _inside(file_name or entry["file_name"])
             target = self._folder.joinpath(*name.split("/"))
+            in_the_way = self._file_in_the_way(name)
+            if in_the_way is not None:
+                raise RestoreBlocked(in_the_way, self._free_name(name, in_the_way), folder=True)
             try:
                 if os.path.lexists(target):
                     raise FileExistsError(name)
@@ -580,10 +583,26 @@ class MarkdownNoteStore:
                 entry=NoteEntry(note=loaded.parsed.note, file_name=name), new_ids=new_ids
             )
 
-    def _free_name(self, name: str) -> str:
-        folder = (self._folder / name).parent
+    def _file_in_the_way(self, name: str) -> str | None:
+        """The folder on the way to `name` that is a file now, if one is."""
+        parts = name.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            here = self._folder.joinpath(*parts[:depth])
+            if os.path.lexists(here) and not here.is_dir():
+                return "/".join(parts[:depth])
+        return None
+
+    def _free_name(self, name: str, in_the_way: str | None = None) -> str:
+        """A free name beside `name`; beside `in_the_way` when a file stands where its
+        folder was."""
+        if in_the_way is not None:
+            folder = in_the_way.rpartition("/")[0]
+            name = f"{folder}/{name.rsplit('/', 1)[-1]}" if folder else name.rsplit("/", 1)[-1]
+            if not os.path.lexists(self._folder / name):
+                return name
+        where = (self._folder / name).parent
         try:
-            taken = [p.name for p in folder.iterdir()]
+            taken = [p.name for p in where.iterdir()]
         except OSError:
             taken = []
         return restored_name(name, taken)

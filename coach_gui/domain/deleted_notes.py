@@ -43,14 +43,20 @@ class RestoreBlocked(NoteError):
     """A file now sits where the deleted note was: it is never overwritten. `suggestion`
     is a free name beside it the note can come back as instead."""
 
-    def __init__(self, file_name: str, suggestion: str) -> None:
+    def __init__(self, file_name: str, suggestion: str, *, folder: bool = False) -> None:
+        """`folder`: `file_name` is a file now where the note's folder was."""
+        where = (
+            f"The folder {file_name}, where the note was, is a file now"
+            if folder
+            else f"A file named {file_name} exists again where the note was"
+        )
         super().__init__(
-            f"A file named {file_name} exists again where the note was, so Coach did not "
-            f"put the note back there (that file is left as it is). Restore it as "
-            f"{suggestion} instead."
+            f"{where}, so Coach did not put the note back there (that file is left as it "
+            f"is). Restore it as {suggestion} instead."
         )
         self.file_name = file_name
         self.suggestion = suggestion
+        self.folder = folder
 
 
 def restored_name(file_name: str, taken: Iterable[str]) -> str:

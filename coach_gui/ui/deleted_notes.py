@@ -58,7 +58,9 @@ def restore_deleted(
     def on_failure(error: Exception) -> None:
         over = asking() if asking is not None else owner
         if isinstance(error, RestoreBlocked):
-            if confirm_restore_as(over, gone.title, error.file_name, error.suggestion):
+            if confirm_restore_as(
+                over, gone.title, error.file_name, error.suggestion, folder=error.folder
+            ):
                 restore_deleted(
                     owner,
                     store,

@@ -181,3 +181,26 @@ def test_a_copy_sharing_the_restored_notes_id_gets_its_own(tmp_path: Path) -> No
             "Natural selection.md": "natsel",
             "Natural selection 1.md": moved.entry.note.id,
         }
+
+
+def test_a_file_where_the_notes_folder_was_is_said_so_and_a_free_name_offered(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    (vault / "F").mkdir(parents=True)
+    (vault / "F" / "N.md").write_bytes(ORIGINAL)
+    store = _store(vault, tmp_path / "data")
+    note_id = _ids(store)["F/N.md"]
+    gone = store.delete(note_id)
+    (vault / "F").rmdir()
+    (vault / "F").write_bytes(b"a file named F\n")
+
+    with pytest.raises(RestoreBlocked) as blocked:
+        store.restore(gone.key)
+    assert "The folder F, where the note was, is a file now" in str(blocked.value)
+    assert blocked.value.folder and blocked.value.file_name == "F"
+    assert blocked.value.suggestion == "N.md"  # beside that file, where it can go
+    restored = store.restore(gone.key, file_name=blocked.value.suggestion)
+    assert (restored.entry.file_name, restored.entry.note.id) == ("N.md", note_id)
+    assert (vault / "N.md").read_bytes() == ORIGINAL
+    assert (vault / "F").read_bytes() == b"a file named F\n"
