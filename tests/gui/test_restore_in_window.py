@@ -7,15 +7,18 @@ was opened stays out of it."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
+from test_main_window import open_note
 from test_undo import Answer, _configure, _delete_open_note, _open_window, _settle
 
 from coach_gui.ui import tasks
 from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.tasks import Lane, Task
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 ORIGINAL = b"# Topic\n\nThe original note, with all the learner's words in it.\n"
@@ -119,4 +122,59 @@ def test_a_newcomer_where_a_note_was_deleted_is_listed_and_both_stay_after_resto
     assert listed["Topic (restored).md"] == topic and listed["Topic.md"] != topic
     assert (vault / "Topic (restored).md").read_bytes() == ORIGINAL
     assert (vault / "Topic.md").read_bytes() == NEWCOMER
+    _settle(qtbot, window)
+
+
+def test_ctrl_z_restores_a_delete_only_from_the_note_list(
+    qtbot: QtBot, answer_dialog: Answer
+) -> None:
+    window = _open_window(qtbot, answer_dialog)
+    path = open_note(qtbot, window, "Sexual selection")
+    _delete_open_note(qtbot, window, answer_dialog)
+    open_note(qtbot, window, "Natural selection")  # another note, nothing to undo in it
+    listed = window.editor.assertions.list
+    window.activateWindow()
+    listed.setFocus()
+    qtbot.waitUntil(listed.hasFocus)
+    qtbot.keyClick(listed, Qt.Key.Key_Z, CTRL)
+    assert window.statusBar().currentMessage() == "Nothing to undo here."
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [])
+    assert not path.exists()  # still in the trash
+
+    window.note_list.view.setFocus()
+    qtbot.waitUntil(window.note_list.view.hasFocus)
+    qtbot.keyClick(window.note_list.view, Qt.Key.Key_Z, CTRL)
+    qtbot.waitUntil(path.exists, timeout=10_000)
+    qtbot.waitUntil(lambda: window.editor.title_edit.text() == "Sexual selection")
+    _settle(qtbot, window)
+
+
+def test_a_restore_that_ends_after_another_folder_opened_stays_out_of_it(
+    qtbot: QtBot, answer_dialog: Answer, tmp_path: Path
+) -> None:
+    vault = _vault(tmp_path)
+    window = _open_window(qtbot, answer_dialog)
+    window.open_note(_id_of(window, "Topic.md"))
+    _delete_open_note(qtbot, window, answer_dialog)
+    other = tmp_path / "other vault"
+    other.mkdir()
+    (other / "Elsewhere.md").write_bytes(b"# Elsewhere\n\nA note of the other folder.\n")
+
+    release = threading.Event()  # a write still running: the restore waits behind it
+    Task(
+        window,
+        op=lambda _p: release.wait(10),
+        success=lambda _r: None,
+        lane=Lane.WRITER,
+        name="slow write",
+    ).run()
+    window.window_undo.undo_delete()
+    window.context.open_notes_folder(other)  # what File › Open notes folder… does
+    window._notes_folder_changed()
+    release.set()
+    qtbot.waitUntil(lambda: (vault / "Topic.md").exists(), timeout=10_000)
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [] and not window._loading, timeout=10_000)
+    assert set(_listed(window)) == {"Elsewhere.md"}  # the new folder, and only it
+    assert not window.editor.has_note()
+    assert "notes folder open before" in window.statusBar().currentMessage()
     _settle(qtbot, window)
