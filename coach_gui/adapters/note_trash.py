@@ -200,7 +200,18 @@ class DeletedNotes:
         self._vault = vault
         self._trash = trash
         self._unread: list[Any] = []  # entries this Coach cannot use: kept in the file as they are
-        self._entries: list[dict[str, Any]] = self._read()
+        self._read_entries: list[dict[str, Any]] | None = None
+
+    @property
+    def _entries(self) -> list[dict[str, Any]]:
+        """Read (and checked) when first needed: on a worker, never while a window opens."""
+        if self._read_entries is None:
+            self._read_entries = self._read()
+        return self._read_entries
+
+    @_entries.setter
+    def _entries(self, entries: list[dict[str, Any]]) -> None:
+        self._read_entries = entries
 
     def _read(self) -> list[dict[str, Any]]:
         if self._file is None:
