@@ -99,6 +99,7 @@ class NoteIdentities:
         arrived: dict[str, list[str]] = {}
         for path in new:
             arrived.setdefault(present[path], []).append(path)
+        held = {entry["id"] for entry in self._entries.values()}
         for path in sorted(new):
             digest = present[path]
             was = gone.get(digest, []) if digest else []
@@ -106,7 +107,10 @@ class NoteIdentities:
                 note_id = self._entries.pop(was[0])["id"]
                 log.info("note moved: %s -> %s", was[0], path)
             else:  # new, or ambiguous (copies): no history is given to a guess
-                note_id = derived_id(self._key, path)
+                # The id its path derives may be held: a note renamed away from this path,
+                # or one Coach restored under another name. That history is not this file's.
+                note_id = self._unheld(path, derived_id(self._key, path), held)
+            held.add(note_id)
             self._entries[path] = {"id": note_id, "digest": digest}
             found[path] = note_id
             self._dirty = True
@@ -128,17 +132,54 @@ class NoteIdentities:
             self._entries[path] = {"id": note_id, "digest": digest}
             self._dirty = True
 
-    def adopt(self, path: str, note_id: str, digest: str) -> list[str]:
+    def _unheld(self, path: str, note_id: str, held: set[str]) -> str:
+        """`note_id`, or when another entry holds it an id of `path`'s own (the same in
+        every Coach process: derived from the path and the id it could not have)."""
+        while note_id in held:
+            note_id = derived_id(self._key, f"{path}\x00after {note_id}")
+        return note_id
+
+    def adopt(self, path: str, note_id: str, digest: str, *, vacated: str = "") -> list[str]:
         """A note Coach deleted is back at `path` and takes its id back. Another path given
         the same id meanwhile (a new file at the deleted note's old path derives the same
-        one) gets an id of its own; those paths are returned."""
+        one) gets an id of its own; those paths are returned. `vacated`, the path it was
+        deleted from, when it comes back elsewhere: a file that appears there later must
+        not derive the restored note's id either."""
         others = [p for p, e in self._entries.items() if p != path and e["id"] == note_id]
+        held = {e["id"] for e in self._entries.values()} | {note_id}
         for other in others:
-            self._entries[other]["id"] = derived_id(self._key, f"{other}\x00after {note_id}")
+            self._entries[other]["id"] = own = self._unheld(other, note_id, held)
+            held.add(own)
             log.info("%s gives the id it derived back to the restored %s", other, path)
+        if (
+            vacated
+            and vacated != path
+            and vacated not in self._entries
+            and derived_id(self._key, vacated) == note_id
+        ):  # no file known there yet: the one that comes gets an id of its own
+            self._entries[vacated] = {
+                "id": self._unheld(vacated, note_id, held),
+                "digest": "",
+                "gone": True,
+            }
         self._entries[path] = {"id": note_id, "digest": digest}
         self._dirty = True
         return others
+
+    def own_id(self, path: str, not_id: str) -> str:
+        """The id kept for `path`, which must not be `not_id` (a file that was listed under
+        another note's id: it gets one of its own, kept from now on)."""
+        entry = self._entries.get(path)
+        if entry is not None and entry["id"] != not_id:
+            return str(entry["id"])
+        held = {e["id"] for e in self._entries.values()} | {not_id}
+        own = self._unheld(path, not_id, held)
+        if entry is None:
+            self._entries[path] = {"id": own, "digest": ""}
+        else:
+            entry["id"] = own
+        self._dirty = True
+        return own
 
     def id_of(self, path: str) -> str | None:
         entry = self._entries.get(path)

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
 import os
 import shutil
+import stat
 import sys
 import uuid
 from collections.abc import Mapping
@@ -32,6 +34,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+from pydantic import ValidationError
 
 from coach_gui.domain.deleted_notes import DeletedNote
 from coach_gui.domain.errors import NoteError
@@ -124,6 +128,33 @@ def _info_path(info: Path) -> str | None:
     return None
 
 
+def _trash_holding(stored: Path, source: Path) -> tuple[Path, Path] | None:
+    """The freedesktop trash (and its top folder) whose `files/` holds `stored` directly,
+    among those send2trash may have put `source` in."""
+    folder = os.path.realpath(stored.parent)
+    for trash, top in _trashes(source):
+        if folder == os.path.realpath(trash / "files"):
+            return trash, top
+    return None
+
+
+def _names(info: Path, source: Path, top: Path) -> bool:
+    """Whether the `.trashinfo` says it is for `source` (what a file manager restores)."""
+    named = _info_path(info)
+    if named is None:
+        return False
+    where = named if os.path.isabs(named) else os.path.join(top, named)
+    wanted = {os.path.abspath(source), os.path.realpath(source)}
+    return os.path.abspath(where) in wanted or os.path.realpath(where) in wanted
+
+
+def _within(path: Path, folder: Path) -> bool:
+    """Whether `path` (its folder followed through any symlink) is inside `folder`."""
+    here = os.path.join(os.path.realpath(path.parent), path.name)
+    top = os.path.realpath(folder)
+    return here != top and os.path.commonpath([here, top]) == top
+
+
 # --- the record -------------------------------------------------------------------------
 
 
@@ -133,18 +164,54 @@ def _advice(name: str) -> str:
             f"Coach cannot open the macOS Trash itself: open the Trash in Finder, select "
             f"“{name}” and choose File › Put Back. Coach then finds it again, with its history."
         )
+    if PLATFORM == "win32":
+        return (
+            f"Coach cannot open the Recycle Bin itself: open the Recycle Bin, right-click "
+            f"“{name}” and choose Restore. Coach then finds it again, with its history."
+        )
     return (
-        f"Coach cannot open the Recycle Bin itself: open the Recycle Bin, right-click "
-        f"“{name}” and choose Restore. Coach then finds it again, with its history."
+        f"Coach could not find where the system trash keeps “{name}”: open the trash in "
+        "your file manager, select it and choose Restore. Coach then finds it again, with "
+        "its history."
+    )
+
+
+_KINDS = (FOLDER, FREEDESKTOP, SYSTEM)
+_TEXT = ("key", "note_id", "title", "file_name", "deleted_at", "kind", "where", "stored", "info")
+
+
+def _relative_note_path(name: str) -> bool:
+    parts = name.split("/")
+    return (
+        "\\" not in name
+        and ":" not in parts[0]
+        and all(p and p not in (".", "..") and not p.startswith(".") for p in parts)
+        and parts[-1].lower().endswith(".md")
     )
 
 
 class DeletedNotes:
-    """The deletes of one knowledge base, kept in `file` (None: in memory only)."""
+    """The deletes of the knowledge base `vault`, kept in `file` (None: in memory only).
+    `trash` is Coach's own trash folder beside it. A note is only ever put back from, and
+    a file only ever removed in, the trash folders a delete uses."""
 
-    def __init__(self, file: Path | None) -> None:
+    def __init__(self, file: Path | None, *, vault: Path, trash: Path) -> None:
         self._file = file
-        self._entries: list[dict[str, Any]] = self._read()
+        self._vault = vault
+        self._trash = trash
+        self._unread: list[Any] = []  # entries this Coach cannot use: kept in the file as they are
+        self._read_entries: list[dict[str, Any]] | None = None
+
+    @property
+    def _entries(self) -> list[dict[str, Any]]:
+        """Read (and checked) when first needed: on a worker, never while a window opens."""
+        if self._read_entries is None:
+            self._read_entries = self._read()
+        return self._read_entries
+
+    @_entries.setter
+    def _entries(self, entries: list[dict[str, Any]]) -> None:
+        self._read_entries = entries
 
     def _read(self) -> list[dict[str, Any]]:
         if self._file is None:
@@ -153,23 +220,99 @@ class DeletedNotes:
             data = json.loads(self._file.read_bytes())
         except FileNotFoundError:
             return []
-        except (OSError, ValueError) as exc:
-            log.warning("record of deleted notes not read (%s)", exc)
+        except OSError as exc:  # there, but not readable: never written over either
+            log.warning("record of deleted notes not read (%s); deletes kept in memory", exc)
+            self._file = None
+            return []
+        except ValueError as exc:
+            self._set_aside(f"not JSON ({exc})")
             return []
         listed = data.get("deleted") if isinstance(data, dict) else None
         if not isinstance(listed, list):
+            self._set_aside("no list of deletes in it")
             return []
-        keys = ("key", "note_id", "title", "file_name", "deleted_at", "kind", "where")
-        return [
-            e
-            for e in listed
-            if isinstance(e, dict) and all(isinstance(e.get(k), str) for k in keys)
-        ]
+        entries: list[dict[str, Any]] = []
+        for item in listed:
+            problem = self._problem(item)
+            if problem is None:
+                entries.append(item)
+            else:
+                log.warning("a deleted note's record is not used: %s", problem)
+                self._unread.append(item)
+        return entries
+
+    def _set_aside(self, why: str) -> None:
+        """The record cannot be read: keep it beside, as it is, and start a new one."""
+        record = self._file
+        if record is None:
+            return
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        for n in itertools.count(1):
+            label = f"{stamp}-{n}" if n > 1 else stamp
+            aside = record.with_name(f"{record.stem}.unreadable-{label}{record.suffix}")
+            if os.path.lexists(aside):
+                continue  # never over an earlier one
+            try:
+                os.rename(record, aside)
+            except OSError as exc:
+                log.warning("record of deleted notes unreadable and not set aside: %s", exc)
+                self._file = None  # in memory only: the old record stays untouched
+                return
+            log.warning("record of deleted notes unreadable (%s); kept as %s", why, aside.name)
+            return
+
+    def _problem(self, entry: object) -> str | None:
+        """Why `entry` cannot be used (None: it can): every field of the right kind, and
+        the file it names inside the trash its delete used."""
+        if not isinstance(entry, dict):
+            return "not a record"
+        for name in _TEXT:
+            if not isinstance(entry.get(name), str):
+                return f"no {name}"
+        if not isinstance(entry.get("own_id"), bool) or not isinstance(entry.get("digest"), str):
+            return "no own_id or digest"
+        if entry["kind"] not in _KINDS:
+            return f"unknown kind {entry['kind']!r}"
+        if not _relative_note_path(entry["file_name"]):
+            return f"{entry['file_name']!r} is not a note's place in the notes folder"
+        try:
+            when = datetime.fromisoformat(entry["deleted_at"])
+        except ValueError:
+            return f"no date in {entry['deleted_at']!r}"
+        if when.tzinfo is None:
+            return f"{entry['deleted_at']!r} has no time zone"
+        try:
+            self._record(entry)
+        except ValidationError as exc:
+            return f"not a deleted note ({exc.errors()[0]['msg']})"
+        if entry["kind"] == SYSTEM:
+            return None
+        stored, source = Path(entry["stored"]), self._source(entry)
+        if not stored.is_absolute():
+            return "no place in a trash"
+        if entry["kind"] == FOLDER:
+            if not (_within(stored, self._vault / ".trash") or _within(stored, self._trash)):
+                return f"{stored} is not in the vault's .trash nor in Coach's trash folder"
+            return None if not entry["info"] else "a folder trash has no trash info"
+        held = _trash_holding(stored, source)
+        if held is None:
+            return f"{stored} is not in the system trash"
+        info = Path(entry["info"])
+        if info.name != f"{stored.name}.trashinfo" or os.path.realpath(
+            info.parent
+        ) != os.path.realpath(held[0] / "info"):
+            return f"{info} is not the trash info of {stored.name}"
+        return None
+
+    def _source(self, entry: Mapping[str, Any]) -> Path:
+        """Where the note was, in the vault."""
+        return self._vault.joinpath(*entry["file_name"].split("/"))
 
     def _write(self) -> None:
         if self._file is None:
             return
-        text = json.dumps({"deleted": self._entries}, ensure_ascii=False, indent=1)
+        listed = [*self._unread, *self._entries]
+        text = json.dumps({"deleted": listed}, ensure_ascii=False, indent=1)
         try:
             atomic_write(self._file, text.encode("utf-8"))
         except OSError as exc:
@@ -232,12 +375,9 @@ class DeletedNotes:
     @staticmethod
     def _still_there(entry: Mapping[str, Any]) -> bool:
         if entry["kind"] == SYSTEM:
-            try:
-                when = datetime.fromisoformat(entry["deleted_at"])
-            except ValueError:
-                return False
+            when = datetime.fromisoformat(entry["deleted_at"])  # checked when read
             return datetime.now(UTC) - when < KEPT_UNSEEN
-        return bool(entry.get("stored")) and os.path.lexists(entry["stored"])
+        return os.path.lexists(entry["stored"])
 
     def get(self, key: str) -> dict[str, Any] | None:
         return next((e for e in self._entries if e["key"] == key), None)
@@ -263,15 +403,28 @@ class DeletedNotes:
 
     def put_back(self, entry: Mapping[str, Any], target: Path) -> bytes:
         """Move the deleted file to `target`, which must be free: FileExistsError when a
-        file is there (it is left as it is). Returns the note's bytes."""
+        file is there (it is left as it is). Returns the note's bytes. Once the note is at
+        `target` it is back: a trash name that cannot be removed is only logged."""
         if entry["kind"] == SYSTEM:
             raise NoteError(self._record(entry).advice)
+        problem = self._problem(entry)
         stored = Path(entry["stored"])
         gone = NoteError(
             f"“{entry['title']}” is no longer in {entry['where']}: the trash was emptied, or "
             "the file was restored or removed there, so Coach cannot put it back."
         )
+        if problem is not None:
+            log.warning("not restored from the record: %s", problem)
+            raise NoteError(
+                f"Coach's record of where “{entry['title']}” went is damaged, so Coach left "
+                "the trash as it is; restore the note from the trash with your file manager."
+            )
         try:
+            if not stat.S_ISREG(os.lstat(stored).st_mode):
+                raise NoteError(
+                    f"What is in {entry['where']} is not a note file any more, so Coach left "
+                    "it as it is."
+                )
             raw = stored.read_bytes()
         except FileNotFoundError:
             raise gone from None
@@ -286,17 +439,25 @@ class DeletedNotes:
                 "changed there), so Coach left it as it is."
             )
         target.parent.mkdir(parents=True, exist_ok=True)
-        _move_without_overwriting(stored, target, raw)
-        if entry.get("info"):
-            with contextlib.suppress(OSError):
-                Path(entry["info"]).unlink()  # as a file manager does once a file is back
+        _place(stored, target, raw)
+        try:
+            stored.unlink()
+        except OSError as exc:  # the note is back; a second name in the trash is harmless
+            log.warning("%s restored, but its copy in the trash stays (%s)", target.name, exc)
+        info = Path(entry["info"]) if entry["info"] else None
+        held = _trash_holding(stored, self._source(entry)) if info is not None else None
+        if info is not None and held is not None and _names(info, self._source(entry), held[1]):
+            try:
+                info.unlink()  # as a file manager does once a file is back
+            except OSError as exc:
+                log.info("trash info of %s not removed: %s", target.name, exc)
         return raw
 
 
-def _move_without_overwriting(stored: Path, target: Path, raw: bytes) -> None:
-    """A hard link to the free name (it fails, never overwrites, if a file is there), then
-    the trash's name removed; where links are impossible (another disk, FAT), the bytes are
-    written to a new file that must not exist yet."""
+def _place(stored: Path, target: Path, raw: bytes) -> None:
+    """`stored`'s file at `target` too, never over a file there (FileExistsError): a hard
+    link, or where links are impossible (another disk, FAT), its bytes written to a new
+    file that must not exist yet."""
     try:
         os.link(stored, target, follow_symlinks=False)
     except FileExistsError:
@@ -316,4 +477,16 @@ def _move_without_overwriting(stored: Path, target: Path, raw: bytes) -> None:
         with contextlib.suppress(OSError):
             shutil.copystat(stored, target)  # its times, as a move keeps them
     fsync_dir(target.parent)
-    stored.unlink()
+
+
+def move_out(source: Path, target: Path, raw: bytes) -> None:
+    """Move a note from the vault to `target` in a trash folder, never over a file there
+    (FileExistsError). If the note cannot be removed from the vault, the copy is removed
+    again and the error raised: nothing was deleted."""
+    _place(source, target, raw)
+    try:
+        source.unlink()
+    except OSError:
+        with contextlib.suppress(OSError):
+            target.unlink()
+        raise

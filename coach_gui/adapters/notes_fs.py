@@ -31,7 +31,13 @@ from send2trash.exceptions import TrashPermissionError
 from coach_gui.adapters import front_matter, note_trash
 from coach_gui.adapters.note_ids import NoteIdentities, derived_id, vault_key
 from coach_gui.adapters.note_trash import digest as _digest
-from coach_gui.domain.deleted_notes import DeletedNote, RestoreBlocked, restored_name
+from coach_gui.domain.deleted_notes import (
+    DeletedNote,
+    NewId,
+    RestoreBlocked,
+    RestoredNote,
+    restored_name,
+)
 from coach_gui.domain.errors import NoteConflict as NoteConflict
 from coach_gui.domain.errors import NoteError, NoteNotFound
 from coach_gui.domain.notes import (
@@ -119,7 +125,7 @@ class MarkdownNoteStore:
         self._trash = trash
         self._cache_file = cache_file
         self._ids = NoteIdentities(ids_file, vault_key(folder))
-        self._deleted = note_trash.DeletedNotes(deleted_file)
+        self._deleted = note_trash.DeletedNotes(deleted_file, vault=folder, trash=trash)
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
         self._attachments: tuple[str, ...] = ()
@@ -210,8 +216,8 @@ class MarkdownNoteStore:
         """Read every note; writes nothing to the folder (ADR 0016)."""
         if not self._folder.is_dir():
             raise NoteError(
-                f"The knowledge base folder {self._folder} does not exist. Create it, or "
-                "choose another folder in Settings (kb.path)."
+                f"The notes folder {self._folder} does not exist. Create it, or choose "
+                "another notes folder in Settings (or File › Open notes folder…)."
             )
         entries: list[NoteEntry] = []
         broken: list[BrokenNote] = []
@@ -347,11 +353,20 @@ class MarkdownNoteStore:
             parsed = front_matter.parse(raw, fallback_id=kept_id, file_stem=stem, yaml_cache=cache)
         return _Loaded(file_name=name, parsed=parsed, digest=digest or _digest(raw))
 
-    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
+    def save(self, note: Note, *, folder: str = "", file_name: str | None = None) -> NoteEntry:
+        """`file_name`: the file the note was opened from. When Coach now lists the note's
+        id for another file (a restored note took the id back), nothing is written."""
         with self._lock:
             previous = self._by_id.get(note.id)
             if previous is None:
                 return self._create(note, folder)
+            if file_name is not None and previous.file_name != file_name:
+                raise NoteError(
+                    f"“{note.title}” was not saved, so that no other note is overwritten: "
+                    f"{previous.file_name}, a note put back meanwhile, is listed in its place. "
+                    f"Nothing was written. Copy your changes, reload the notes (F5), open "
+                    f"{file_name} again and paste them."
+                )
             path = self._folder / previous.file_name
             if previous.parsed.note == note:
                 return NoteEntry(note=note, file_name=previous.file_name)
@@ -375,7 +390,10 @@ class MarkdownNoteStore:
             gone = self._deleted_by_us
             for path in paths:
                 if path in gone:
-                    continue
+                    if not os.path.lexists(self._folder / path):
+                        continue  # the file Coach moved to the trash: no news
+                    gone.discard(path)  # a file is there again: another program's
+                    return True
                 loaded = by_name.get(path)
                 if loaded is None:
                     return True  # a file Coach does not know, or an attachment
@@ -387,13 +405,16 @@ class MarkdownNoteStore:
                     return True  # gone: moved or deleted by someone else
             return False
 
-    def save_copy(self, note: Note) -> NoteEntry:
+    def save_copy(self, note: Note, *, file_name: str | None = None) -> NoteEntry:
         """The learner's version as a file beside theirs: the same front matter (every
         key the learner keeps) with this edit, no `id:` line (it is a note of its own, with
-        the id Coach keeps for its path), named "<title> (my edit <when>)"."""
+        the id Coach keeps for its path), named "<title> (my edit <when>)". `file_name`:
+        the file the note was opened from (another note's file lends it nothing)."""
         with self._lock:
             previous = self._by_id.get(note.id)
-            name = previous.file_name if previous is not None else ""
+            if previous is not None and file_name is not None and previous.file_name != file_name:
+                previous = None  # the id is another file's now: a new note beside the old file
+            name = previous.file_name if previous is not None else (file_name or "")
             folder = name.rsplit("/", 1)[0] if "/" in name else ""
             stamp = datetime.now().strftime("%Y-%m-%d %H.%M")
             where = self._folder / folder if folder else self._folder
@@ -466,19 +487,21 @@ class MarkdownNoteStore:
                 raise NoteNotFound(f"No note with id {note_id}; reload the notes (F5).")
             source = self._folder / previous.file_name
             vault_trash = self._folder / ".trash"
+            raw: bytes | None
             try:
-                raw_digest = _digest(source.read_bytes())  # what is trashed, to know it again
+                raw = source.read_bytes()
+                raw_digest = _digest(raw)  # what is trashed, to know it again
             except OSError:
-                raw_digest = previous.digest
+                raw, raw_digest = None, previous.digest
             kind, info = note_trash.FOLDER, None
             stored: Path | None
             try:
                 if vault_trash.is_dir():
-                    stored = self._move_into(source, vault_trash, source.name)
+                    stored = self._move_into(source, vault_trash, source.name, raw)
                 elif (trashed := self._to_system_trash(source)) is not None:
                     kind, stored, info = trashed
                 else:
-                    stored = self._move_into(source, self._trash, previous.file_name)
+                    stored = self._move_into(source, self._trash, previous.file_name, raw)
             except OSError as exc:
                 raise NoteError(
                     f"Could not move {previous.file_name} to the trash ({exc.strerror}); "
@@ -506,9 +529,10 @@ class MarkdownNoteStore:
         with self._lock:
             return self._deleted.listed()
 
-    def restore(self, key: str, *, file_name: str | None = None) -> NoteEntry:
-        """Put the deleted note back, at its own path (or `file_name`), with its id.
-        RestoreBlocked when a file is there now: it is never overwritten."""
+    def restore(self, key: str, *, file_name: str | None = None) -> RestoredNote:
+        """Put the deleted note back, at its own path (or `file_name`), with its id; and
+        say which listed notes had that id and have one of their own now. RestoreBlocked
+        when a file is there now: it is never overwritten."""
         with self._lock:
             entry = self._deleted.get(key)
             if entry is None:
@@ -518,6 +542,9 @@ class MarkdownNoteStore:
                 )
             name = _inside(file_name or entry["file_name"])
             target = self._folder.joinpath(*name.split("/"))
+            in_the_way = self._file_in_the_way(name)
+            if in_the_way is not None:
+                raise RestoreBlocked(in_the_way, self._free_name(name, in_the_way), folder=True)
             try:
                 if os.path.lexists(target):
                     raise FileExistsError(name)
@@ -528,39 +555,71 @@ class MarkdownNoteStore:
                 raise NoteError(
                     f"Could not put {name} back ({exc.strerror}); it is still in {entry['where']}."
                 ) from None
-            loaded = self._parse(raw, name, entry["note_id"], None)
+            # The note is back on disk: from here on this delete is done, whatever follows.
+            self._deleted.forget(key)
+            self._deleted_by_us.discard(entry["file_name"])
+            own = entry["own_id"] is True  # a copy's `id:` is the original's, never its own
+            loaded = self._parse(raw, name, entry["note_id"], None, ignore_id=not own)
             note_id = loaded.parsed.note.id
+            took_from: list[str] = []  # files listed under its id meanwhile
             if loaded.parsed.has_id:
                 self._ids.claim(note_id, name)  # the file that holds its id, as before
             else:
-                for other in self._ids.adopt(name, note_id, _rename_digest(raw)):
-                    self._rekey(other)
+                took_from = self._ids.adopt(
+                    name, note_id, _rename_digest(raw), vacated=entry["file_name"]
+                )
+            holder = self._by_id.get(note_id)
+            if holder is not None and holder.file_name not in (name, *took_from):
+                took_from.append(holder.file_name)  # a copy holding the same `id:`
+            new_ids = tuple(
+                NewId(old_id=note_id, entry=moved)
+                for other in took_from
+                if (moved := self._rekey(other, note_id)) is not None
+            )
             self._by_id[note_id] = loaded
             self._record_write(note_id, loaded)
-            self._deleted_by_us.discard(entry["file_name"])
-            self._deleted.forget(key)
             self._ids.flush()
-            return NoteEntry(note=loaded.parsed.note, file_name=name)
+            return RestoredNote(
+                entry=NoteEntry(note=loaded.parsed.note, file_name=name), new_ids=new_ids
+            )
 
-    def _free_name(self, name: str) -> str:
-        folder = (self._folder / name).parent
+    def _file_in_the_way(self, name: str) -> str | None:
+        """The folder on the way to `name` that is a file now, if one is."""
+        parts = name.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            here = self._folder.joinpath(*parts[:depth])
+            if os.path.lexists(here) and not here.is_dir():
+                return "/".join(parts[:depth])
+        return None
+
+    def _free_name(self, name: str, in_the_way: str | None = None) -> str:
+        """A free name beside `name`; beside `in_the_way` when a file stands where its
+        folder was."""
+        if in_the_way is not None:
+            folder = in_the_way.rpartition("/")[0]
+            name = f"{folder}/{name.rsplit('/', 1)[-1]}" if folder else name.rsplit("/", 1)[-1]
+            if not os.path.lexists(self._folder / name):
+                return name
+        where = (self._folder / name).parent
         try:
-            taken = [p.name for p in folder.iterdir()]
+            taken = [p.name for p in where.iterdir()]
         except OSError:
             taken = []
         return restored_name(name, taken)
 
-    def _rekey(self, file_name: str) -> None:
-        """Another file was listed under the id a restored note takes back: it gets the
-        id Coach now keeps for it."""
-        for note_id, loaded in list(self._by_id.items()):
-            if loaded.file_name == file_name and not loaded.parsed.has_id:
-                del self._by_id[note_id]
-                new_id = self._ids.id_of(file_name)
-                if new_id is not None:
-                    parsed = _without_own_id(loaded.parsed, new_id)
-                    self._by_id[new_id] = replace(loaded, parsed=parsed)
-                    self._record_write(new_id, self._by_id[new_id])
+    def _rekey(self, file_name: str, taken_id: str) -> NoteEntry | None:
+        """Another file was listed under the id a restored note takes back: it gets an id
+        of its own (the one Coach keeps for its path from now on)."""
+        loaded = self._by_id.get(taken_id)
+        if loaded is None or loaded.file_name != file_name:
+            self._ids.own_id(file_name, taken_id)  # not listed yet: its id is set for later
+            return None
+        del self._by_id[taken_id]
+        new_id = self._ids.own_id(file_name, taken_id)
+        parsed = _without_own_id(loaded.parsed, new_id)
+        self._by_id[new_id] = replace(loaded, parsed=parsed)
+        self._record_write(new_id, self._by_id[new_id])
+        return NoteEntry(note=parsed.note, file_name=file_name)
 
     def _take_back_ids(self, digests: dict[str, str], renames: dict[str, str]) -> None:
         """Notes Coach deleted that are back at their path with their bytes (put back
@@ -599,14 +658,23 @@ class MarkdownNoteStore:
         return note_trash.FREEDESKTOP, found[0], found[1]
 
     @staticmethod
-    def _move_into(source: Path, folder: Path, name: str) -> Path:
-        target = folder / name
-        if target.exists():
-            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-            target = target.with_name(f"{target.stem} {stamp}{target.suffix}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(source, target)
-        return target
+    def _move_into(source: Path, folder: Path, name: str, raw: bytes | None) -> Path:
+        """Move `source` to `folder/name`, or to a free name beside it ("<name> <when>",
+        then "<name> <when> 2", …): never over a file in that trash."""
+        first = folder / name
+        first.parent.mkdir(parents=True, exist_ok=True)
+        if raw is None:
+            raw = source.read_bytes()  # for a copy where a move cannot link (another disk)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        n = 0
+        while True:
+            label = "" if n == 0 else f" {stamp}" if n == 1 else f" {stamp} {n}"
+            target = first.with_name(f"{first.stem}{label}{first.suffix}")
+            try:
+                note_trash.move_out(source, target, raw)
+                return target
+            except FileExistsError:
+                n += 1  # taken, in this second too: the next name
 
 
 def _inside(name: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from coach_gui.domain.errors import NoteError
-from coach_gui.domain.notes import NoteId
+from coach_gui.domain.notes import NoteEntry, NoteId
 from coach_gui.domain.records import Record
 
 
@@ -24,18 +24,39 @@ class DeletedNote(Record):
     advice: str = ""  # when it cannot: how the learner gets it back
 
 
+class NewId(Record):
+    """A note that was listed under the id a restored note took back: its file now has an
+    id of its own (`entry.note.id`), and `old_id` is another note's again."""
+
+    old_id: NoteId
+    entry: NoteEntry
+
+
+class RestoredNote(Record):
+    """A deleted note back on disk (`entry`), and the notes whose id changed for it."""
+
+    entry: NoteEntry
+    new_ids: tuple[NewId, ...] = ()
+
+
 class RestoreBlocked(NoteError):
     """A file now sits where the deleted note was: it is never overwritten. `suggestion`
     is a free name beside it the note can come back as instead."""
 
-    def __init__(self, file_name: str, suggestion: str) -> None:
+    def __init__(self, file_name: str, suggestion: str, *, folder: bool = False) -> None:
+        """`folder`: `file_name` is a file now where the note's folder was."""
+        where = (
+            f"The folder {file_name}, where the note was, is a file now"
+            if folder
+            else f"A file named {file_name} exists again where the note was"
+        )
         super().__init__(
-            f"A file named {file_name} exists again where the note was, so Coach did not "
-            f"put the note back there (that file is left as it is). Restore it as "
-            f"{suggestion} instead."
+            f"{where}, so Coach did not put the note back there (that file is left as it "
+            f"is). Restore it as {suggestion} instead."
         )
         self.file_name = file_name
         self.suggestion = suggestion
+        self.folder = folder
 
 
 def restored_name(file_name: str, taken: Iterable[str]) -> str:

@@ -71,12 +71,16 @@ def confirm_discard_new(parent: QWidget, title: str) -> bool:
     )
 
 
-def confirm_restore_as(parent: QWidget, title: str, taken: str, suggestion: str) -> bool:
-    """A file took the deleted note's place: put the note back beside it instead?"""
+def confirm_restore_as(
+    parent: QWidget, title: str, taken: str, suggestion: str, *, folder: bool = False
+) -> bool:
+    """A file took the deleted note's place (`folder`: where its folder was): put the
+    note back beside it instead?"""
+    where = "where the note's folder was" if folder else "there now"
     box = QMessageBox(
         QMessageBox.Icon.Question,
         "Restore note",
-        f"A file named {taken} is there now, so “{title}” cannot go back in its place.",
+        f"A file named {taken} is {where}, so “{title}” cannot go back in its place.",
         parent=parent,
     )
     box.setInformativeText(

@@ -29,7 +29,7 @@ from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import Lane, Task
 
 if TYPE_CHECKING:
-    from coach_gui.domain.notes import NoteEntry
+    from coach_gui.domain.deleted_notes import RestoredNote
     from coach_gui.services.ports.notes import NoteStore
 
 INTRO = (
@@ -43,7 +43,7 @@ def restore_deleted(
     owner: QWidget,
     store: NoteStore,
     gone: DeletedNote,
-    done: Callable[[NoteEntry], None],
+    done: Callable[[RestoredNote], None],
     *,
     asking: Callable[[], QWidget] | None = None,
     failed: Callable[[], None] | None = None,
@@ -58,7 +58,9 @@ def restore_deleted(
     def on_failure(error: Exception) -> None:
         over = asking() if asking is not None else owner
         if isinstance(error, RestoreBlocked):
-            if confirm_restore_as(over, gone.title, error.file_name, error.suggestion):
+            if confirm_restore_as(
+                over, gone.title, error.file_name, error.suggestion, folder=error.folder
+            ):
                 restore_deleted(
                     owner,
                     store,
@@ -92,7 +94,7 @@ def _when(deleted_at: str) -> str:
 
 
 class DeletedNotesDialog(QDialog):
-    """Calls `restored(NoteEntry)` once a note is back on disk (even if the dialog was
+    """Calls `restored(RestoredNote)` once a note is back on disk (even if the dialog was
     closed meanwhile), and closes."""
 
     listed = Signal()  # the deleted notes are on screen
@@ -100,7 +102,7 @@ class DeletedNotesDialog(QDialog):
     def __init__(
         self,
         store: NoteStore,
-        restored: Callable[[NoteEntry], None],
+        restored: Callable[[RestoredNote], None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -200,8 +202,8 @@ class DeletedNotesDialog(QDialog):
         owner = self.parentWidget() or self
         restored = self._restored
 
-        def done(entry: NoteEntry) -> None:
-            restored(entry)
+        def done(note: RestoredNote) -> None:
+            restored(note)
             if shiboken6.isValid(self):
                 self.accept()
 

@@ -38,7 +38,7 @@ from coach_gui.ui.view_switcher import ViewSwitcher
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
-    from coach_gui.domain.deleted_notes import DeletedNote
+    from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
     from coach_gui.domain.notes import (
         KnowledgeBaseSnapshot,
         LinkTargets,
@@ -567,10 +567,25 @@ class MainWindow(QMainWindow):
         self.window_undo.note_deleted(gone)
         self.note_list.view.setFocus()  # where Ctrl+Z undoes the delete
 
-    def show_restored(self, entry: NoteEntry) -> None:
-        """A deleted note is back on disk: list it, select it and open it."""
+    def show_restored(self, restored: RestoredNote) -> None:
+        """A deleted note is back on disk: list it, select it and open it. A note listed
+        under its id meanwhile has one of its own now: it is listed so, and if it is the
+        open note the editor keeps its edits under its new id — before any question about
+        them, so saving them writes to its own file."""
+        entry = restored.entry
         note_id = entry.note.id
         held = self._entries.get(note_id)
+        for moved in restored.new_ids:
+            if self._entries.get(moved.old_id, moved.entry).file_name == moved.entry.file_name:
+                self._entries.pop(moved.old_id, None)
+            self._entries[moved.entry.note.id] = moved.entry
+            self.editor.take_new_id(moved.old_id, moved.entry)
+        editor = self.editor
+        stale = editor.current_note_id() == note_id and editor.file_name() != entry.file_name
+        if stale and not editor.is_dirty():
+            # Another file still under the restored note's id: closed, the restored note
+            # opens instead (with edits it stays; the store never saves it over that note).
+            editor.show_note(None)
         self._entries[note_id] = entry
         self._show_all_notes()
         self._update_counts()
@@ -584,7 +599,7 @@ class MainWindow(QMainWindow):
         self.guard_unsaved(lambda: self.open_note(note_id), cancelled=stay)
         self.note_list.view.setFocus()
         self.statusBar().showMessage(f"Restored “{entry.note.title}” to {entry.file_name}", 8000)
-        if held is not None and held.file_name != entry.file_name:
+        if restored.new_ids or (held is not None and held.file_name != entry.file_name):
             self.load_notes(quietly=True)  # another file had its id meanwhile: it has its own
 
     def show_deleted_notes(self) -> None:

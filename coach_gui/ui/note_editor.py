@@ -193,6 +193,17 @@ class NoteEditor(QWidget):
             return
         self._fill(entry.note, entry.file_name)
 
+    def take_new_id(self, old_id: str, entry: NoteEntry) -> bool:
+        """The open note's file is listed under a new id now (a restored note took its
+        old one back): keep the form and its edits, under the new id. False when the open
+        note is not that file."""
+        if self._note_id != old_id or self._file_name != entry.file_name:
+            return False
+        self._note_id = entry.note.id
+        if self._note is not None:
+            self._note = self._note.model_copy(update={"id": entry.note.id})
+        return True
+
     def set_store(self, store: NoteStore) -> None:
         """Save into this store from now on (another notes folder was opened)."""
         self._store = store
@@ -310,6 +321,7 @@ class NoteEditor(QWidget):
         at_save = self._form_state()
         store = self._store
         folder = self._new_folder if self._note is None else ""
+        opened_from = self._file_name  # the store refuses if its id is another file's now
         elsewhere = self._changed_elsewhere
 
         def write(_progress: object) -> tuple[NoteEntry, bool]:
@@ -317,10 +329,10 @@ class NoteEditor(QWidget):
             theirs stays in the file, the learner's edit becomes a note beside it."""
             if not elsewhere:
                 try:
-                    return store.save(note, folder=folder), False
+                    return store.save(note, folder=folder, file_name=opened_from), False
                 except NoteConflict:
                     pass
-            return store.save_copy(note), True
+            return store.save_copy(note, file_name=opened_from), True
 
         Task(
             self,

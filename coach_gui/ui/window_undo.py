@@ -4,9 +4,9 @@ What an undo applies to, the most specific first:
 - the text field with focus: its own typing (Qt's; the keys reach it before the menu);
 - in the notes view, the open note's core assertions: adding, editing, removing and moving
   them, since the note was opened (the stack is the note's: opening another clears it);
-- the last note deleted: it comes back from the trash at its path, with its id — first
-  when the note list has focus, where deleting is what one just did. Right after a delete
-  the status bar offers *Undo* too.
+- in the note list (with focus there), the last note deleted in this window: it comes
+  back from the trash at its path, with its id. Right after a delete the status bar offers
+  *Undo* too. A restore that ends after another notes folder was opened is not shown there.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QPushButt
 from coach_gui.ui.deleted_notes import DeletedNotesDialog, restore_deleted
 
 if TYPE_CHECKING:
-    from coach_gui.domain.deleted_notes import DeletedNote
-    from coach_gui.domain.notes import NoteEntry
+    from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
+    from coach_gui.services.ports.notes import NoteStore
     from coach_gui.ui.main_window import MainWindow
 
 UNDO_OFFER_MS = 30_000  # how long the status bar offers Undo after a delete
@@ -74,30 +74,45 @@ class WindowUndo:
             return
         self._restoring = True
         self.button.hide()
+        store = window.context.notes
 
-        def done(entry: NoteEntry) -> None:
+        def done(restored: RestoredNote) -> None:
             self._restoring = False
             if self.last_deleted is gone:
                 self.last_deleted = None
-            window.show_restored(entry)
+            self._show(store, restored)
 
         def failed() -> None:
             self._restoring = False
 
-        restore_deleted(window, window.context.notes, gone, done, failed=failed)
+        restore_deleted(window, store, gone, done, failed=failed)
 
     def show_deleted_notes(self) -> DeletedNotesDialog:
         """File › Deleted notes…"""
         window = self._window
-        dialog = DeletedNotesDialog(window.context.notes, self._restored_from_dialog, window)
+        store = window.context.notes
+
+        def restored(note: RestoredNote) -> None:
+            if self.last_deleted is not None and self.last_deleted.note_id == note.entry.note.id:
+                self.forget_deletes()
+            self._show(store, note)
+
+        dialog = DeletedNotesDialog(store, restored, window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
 
-    def _restored_from_dialog(self, entry: NoteEntry) -> None:
-        if self.last_deleted is not None and self.last_deleted.note_id == entry.note.id:
-            self.forget_deletes()
-        self._window.show_restored(entry)
+    def _show(self, store: NoteStore, restored: RestoredNote) -> None:
+        """A restore is done: shown in the window if its notes folder is still open."""
+        window = self._window
+        if window.context.notes is store:
+            window.show_restored(restored)
+            return
+        window.statusBar().showMessage(
+            f"Restored “{restored.entry.note.title}” to {restored.entry.file_name} in "
+            f"{store.location}, the notes folder open before.",
+            8000,
+        )
 
     # --- Ctrl+Z, Ctrl+Shift+Z -------------------------------------------------------
     def undo(self) -> None:
@@ -110,10 +125,8 @@ class WindowUndo:
         on_notes = window.stack.currentWidget() is window.splitter
         focus = QApplication.focusWidget()
         in_list = focus is not None and window.note_list.isAncestorOf(focus)
-        if on_notes and not in_list and stack.canUndo():
-            self._undo_assertion("Undone")
-        elif on_notes and self.last_deleted is not None:
-            self.undo_delete()
+        if on_notes and in_list and self.last_deleted is not None:
+            self.undo_delete()  # deleting is what one just did there
         elif on_notes and stack.canUndo():
             self._undo_assertion("Undone")
         else:

@@ -62,7 +62,7 @@ def test_vault_trash_round_trip_leaves_every_file_as_it_was(tmp_path: Path) -> N
     assert gone.restorable and gone.where == str(vault.root / trashed)
     assert [d.key for d in store.deleted()] == [gone.key]
 
-    entry = store.restore(gone.key)
+    entry = store.restore(gone.key).entry
     assert (entry.file_name, entry.note.id) == (rel, ids[rel])
     assert file_hashes(vault.root) == start
     assert store.deleted() == ()
@@ -94,7 +94,7 @@ def test_system_trash_round_trip_after_a_restart(tmp_path: Path) -> None:
         "Biology/Osmosis.md",
         note_id,
     )
-    entry = restarted.restore(listed.key)
+    entry = restarted.restore(listed.key).entry
     assert entry.note.id == note_id
     assert (vault / "Biology" / "Osmosis.md").read_bytes() == raw
     assert list((trash / "files").iterdir()) == [] and list((trash / "info").iterdir()) == []
@@ -122,7 +122,7 @@ def test_a_file_that_took_its_place_is_never_overwritten(tmp_path: Path) -> None
     assert (vault.root / rel).read_bytes() == newcomer
     assert [d.key for d in store.deleted()] == [gone.key]  # still there to restore
 
-    entry = store.restore(gone.key, file_name=blocked.value.suggestion)
+    entry = store.restore(gone.key, file_name=blocked.value.suggestion).entry
     assert entry.note.id == ids[rel]  # the history stays with the restored note
     assert (vault.root / blocked.value.suggestion).read_bytes() == original
     assert (vault.root / rel).read_bytes() == newcomer
@@ -166,7 +166,7 @@ def test_coachs_own_trash_folder_round_trip(
     note_id = _ids(store)["a/Deep.md"]
     gone = store.delete(note_id)
     assert Path(gone.where) == tmp_path / "vault-trash" / "a" / "Deep.md"
-    assert store.restore(gone.key).note.id == note_id
+    assert store.restore(gone.key).entry.note.id == note_id
     assert (vault / "a" / "Deep.md").read_bytes() == raw
     assert not Path(gone.where).exists()
 
@@ -231,4 +231,4 @@ def test_restore_stays_inside_the_notes_folder(tmp_path: Path) -> None:
         with pytest.raises(NoteError):
             store.restore(gone.key, file_name=outside)
     assert not (tmp_path / "Note.md").exists()
-    assert store.restore(gone.key, file_name="Kept/Note.md").file_name == "Kept/Note.md"
+    assert store.restore(gone.key, file_name="Kept/Note.md").entry.file_name == "Kept/Note.md"

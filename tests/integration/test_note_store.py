@@ -197,8 +197,10 @@ def test_subfolders_are_read_and_hidden_ones_skipped(kb: Path) -> None:
 
 
 def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(NoteError, match="does not exist"):
+    with pytest.raises(NoteError, match="does not exist") as missing:
         MarkdownNoteStore(tmp_path / "nope", tmp_path / "t").load()
+    assert "notes folder in Settings" in str(missing.value)
+    assert "kb.path" not in str(missing.value)  # the learner's words, no setting key
 
 
 def test_failed_write_keeps_the_old_file_and_says_so(

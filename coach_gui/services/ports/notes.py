@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from coach_gui.domain.deleted_notes import DeletedNote
+from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
 from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
 
 
@@ -21,18 +21,19 @@ class NoteStore(Protocol):
         """Read every note; files that do not parse are listed in `broken`."""
         ...
 
-    def save(self, note: Note, *, folder: str = "") -> NoteEntry:
+    def save(self, note: Note, *, folder: str = "", file_name: str | None = None) -> NoteEntry:
         """Create or update `note` atomically. A new note is named after its title, in
         `folder` (relative to the knowledge base; "" is its top). Saving an unchanged note
         leaves its file byte-identical. Raises NoteError when the file cannot be written,
-        or when the note's file is broken on disk (it is never overwritten)."""
+        when the note's file is broken on disk (it is never overwritten), or when
+        `file_name` (the file the note was opened from) is no longer the file of its id."""
         ...
 
     def changed_elsewhere(self, paths: Iterable[str]) -> bool:
         """Whether any of these paths changed other than by this store's own writes."""
         ...
 
-    def save_copy(self, note: Note) -> NoteEntry:
+    def save_copy(self, note: Note, *, file_name: str | None = None) -> NoteEntry:
         """Save `note` as a new note beside its file, leaving the file as another program
         left it: what keeps both versions when both changed (it gets an id of its own)."""
         ...
@@ -46,10 +47,11 @@ class NoteStore(Protocol):
         """The notes deleted from this folder that are still in a trash, newest first."""
         ...
 
-    def restore(self, key: str, *, file_name: str | None = None) -> NoteEntry:
+    def restore(self, key: str, *, file_name: str | None = None) -> RestoredNote:
         """Put a deleted note back at its own path (or at `file_name`, relative to the
-        folder) with its id, so its history stays attached. RestoreBlocked when a file is
-        there now (it is never overwritten); NoteError when it cannot be put back."""
+        folder) with its id, so its history stays attached; the notes listed under that id
+        meanwhile get ids of their own (`new_ids`). RestoreBlocked when a file is there now
+        (it is never overwritten); NoteError when it cannot be put back."""
         ...
 
 
