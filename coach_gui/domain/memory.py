@@ -97,14 +97,22 @@ def self_ratings_for(
     )
 
 
-def ratings_from_verdict(attempt: Attempt, verdict: VerdictRecord) -> list[AssertionRating]:
+def ratings_from_verdict(
+    attempt: Attempt, verdict: VerdictRecord, *, follow_up: bool = False
+) -> list[AssertionRating]:
     """What a verdict says about each assertion it was judged against. A failed verdict
     that names none of them (one recorded before the judge assessed each key point, or
     with a gap index out of range) cannot say which was missed: it rates them as one
-    judged without the assertions does, and neither opens nor closes a gap."""
+    judged without the assertions does, and neither opens nor closes a gap.
+
+    A `follow_up` asks about one part of the answer before it, so a key point its answer
+    does not explain is no evidence of a gap: only what it explains and what it gets
+    wrong are rated (ADR 0023). A coarse verdict on a follow-up rates nothing."""
     count = len(verdict.assertions)
     names_one = any(g.assertion is not None and 0 <= g.assertion < count for g in verdict.gaps)
     if not verdict.assertions_sent or (not verdict.passed and not names_one):
+        if follow_up:
+            return []
         rating = GOOD if verdict.passed else HARD
         return [
             AssertionRating(
@@ -124,6 +132,8 @@ def ratings_from_verdict(attempt: Attempt, verdict: VerdictRecord) -> list[Asser
         # A misconception outranks an omission when both are listed.
         gaps.sort(key=lambda pair: pair[1].problem != "wrong")
         first = gaps[0] if gaps else None
+        if follow_up and first is not None and first[1].problem != "wrong":
+            continue  # not explained in an answer to a narrower question: no evidence
         found.append(
             AssertionRating(
                 session_id=attempt.session_id,
@@ -173,7 +183,8 @@ def note_ratings(
             continue
         for state in attempt_states(session):
             if state.verdict is not None:
-                ratings += ratings_from_verdict(state.attempt, state.verdict)
+                follow_up = state.challenge is not None and state.challenge.origin == "follow_up"
+                ratings += ratings_from_verdict(state.attempt, state.verdict, follow_up=follow_up)
             else:
                 ratings += ratings_from_self(state.attempt, by_attempt.get(state.attempt.id, ()))
     return ratings

@@ -56,12 +56,19 @@ class MissedPoint:
     gap_id: str
 
 
-def missed_points(judged: Sequence[tuple[Attempt, VerdictRecord]]) -> tuple[MissedPoint, ...]:
+def missed_points(
+    judged: Sequence[tuple[Attempt, VerdictRecord, bool]],
+) -> tuple[MissedPoint, ...]:
     """Each assertion this session's judged answers left a gap on, once, by the one rule
     of open gaps (`domain.memory.open_gaps`, ADR 0023) over this session alone: only
     verdicts given with the assertions sent name one; the worst of the session counts (a
-    misconception outranks an omission), even if a later answer explained it."""
-    ratings = [r for attempt, verdict in judged for r in ratings_from_verdict(attempt, verdict)]
+    misconception outranks an omission), even if a later answer explained it; a follow-up
+    (the bool) counts only for what it explained or got wrong."""
+    ratings = [
+        r
+        for attempt, verdict, follow_up in judged
+        for r in ratings_from_verdict(attempt, verdict, follow_up=follow_up)
+    ]
     return tuple(
         MissedPoint(gap.text, gap.problem, gap.explanation, gap.gap_id)
         for gap in open_gaps(ratings).values()
@@ -118,8 +125,12 @@ class OpenedPractice:
         """Close the session and say what it came to."""
         sealed = self.close()
         run = self.run
-        judged = [(a, o.verdict) for a in run.attempts if (o := run.outcome(a.id)) and o.verdict]
-        verdicts = [verdict for _, verdict in judged]
+        judged = [
+            (a, o.verdict, run.answers_a_follow_up(a))
+            for a in run.attempts
+            if (o := run.outcome(a.id)) and o.verdict
+        ]
+        verdicts = [verdict for _, verdict, _ in judged]
         passed = sum(1 for v in verdicts if v.passed)
         assert run.session is not None
         return SessionEnded(

@@ -160,6 +160,11 @@ class PracticeRun:
     def attempts(self) -> list[Attempt]:
         return list(self._attempts)
 
+    def answers_a_follow_up(self, attempt: Attempt) -> bool:
+        """The attempt answers a follow-up (a question on one part of an answer)."""
+        challenge = self._challenges.get(attempt.challenge_id)
+        return challenge is not None and challenge.origin == "follow_up"
+
     def finish(self) -> Disposition:
         session = self._require_session()
         verdicts = [o.verdict for o in self._outcomes.values() if o.verdict is not None]

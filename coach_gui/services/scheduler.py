@@ -40,7 +40,7 @@ from coach_gui.services.ports.sealing import SessionReader
 
 FORECAST_DAYS = 14
 # Bump when the rating rules change: the cache is rebuilt. /2: open gaps by ADR 0023.
-_RULES = "assertion-memory/3"
+_RULES = "assertion-memory/4"
 
 
 def fsrs_scheduler(desired_retention: float = 0.9) -> Scheduler:

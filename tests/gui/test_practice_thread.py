@@ -362,3 +362,42 @@ def test_tab_reaches_each_answers_controls_in_the_order_they_are_shown(
     assert first.verdict.details in order
     assert order.index(first.verdict.details) < order.index(pane.view.challenge_view)
     assert order.index(pane.view.challenge_view) < order.index(pane.view.answer_box)
+
+
+def test_a_follow_up_counts_only_what_it_explains_or_gets_wrong(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    """A follow-up asks about one part of the answer: the key points its answer leaves out
+    are no evidence of a gap (the main answer explained them); what it gets wrong is."""
+    pane, context, gemini = session
+    note = _note(context)
+
+    def judge(request: RecordedRequest) -> str:
+        (item,) = prompt_items(request)
+        gaps: list[dict[str, Any]] = []
+        if item.answer == ANSWERS[1]:  # the follow-up's answer: narrow, and one thing wrong
+            gaps = [
+                {"assertion": 0, "problem": "unexplained", "explanation": "Not about this."},
+                {"assertion": 1, "problem": "unexplained", "explanation": "Not about this."},
+                {"assertion": 3, "problem": "wrong", "explanation": "It takes ages, not years."},
+            ]
+        reply = {"items": [{"index": item.index, "verdict": "fail" if gaps else "pass",
+                            "gaps": gaps, "feedback": "."}]}  # fmt: skip
+        return assessed_reply(request, json.dumps(reply))
+
+    gemini.reply_for = judge
+    pane.start(note)
+    _answer(qtbot, pane, ANSWERS[0])
+    _judged(qtbot, pane, 1)
+    _answer(qtbot, pane, ANSWERS[1])
+    follow = _judged(qtbot, pane, 2)
+    assert follow.verdict.state is VerdictState.NEEDS_WORK  # as the judge said it
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
+        pane.finish()
+    assert [(m.assertion, m.problem) for m in finished.args[0].missed] == [
+        (note.core_assertions[3], "wrong"),
+    ]
+    board = gap_board(context, note)
+    assert [(g.assertion_text, g.problem) for g in board.gaps] == [
+        (note.core_assertions[3], "wrong"),
+    ]

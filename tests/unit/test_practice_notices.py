@@ -42,7 +42,7 @@ def test_missed_points_name_each_assertion_once_wrong_outranking_unexplained() -
     ])  # fmt: skip
     coarse = _verdict("v3", [Gap(assertion=None, problem="unexplained", explanation="vague")],
                       sent=False)  # fmt: skip
-    judged = [(_attempt(v.attempt_id, n), v) for n, v in enumerate((first, second, coarse))]
+    judged = [(_attempt(v.attempt_id, n), v, False) for n, v in enumerate((first, second, coarse))]
     missed = missed_points(judged)
     assert [(m.assertion, m.problem, m.explanation) for m in missed] == [
         ("B", "wrong", "B is backwards"),
