@@ -109,6 +109,11 @@ class Turn(QFrame):
         """The verdict under the answer; with assessments the verdict shows the answer
         itself with the evidence marked, so the plain copy steps aside."""
         self.verdict.show_verdict(verdict, assertions, subject, self.answer_text)
+        if self.follow_up and any(gap.problem == "unexplained" for gap in verdict.gaps):
+            self.notice.setText(
+                "A follow-up asks about one part of your answer: the key points it leaves "
+                "out do not count against you (only what it explains or gets wrong does)."
+            )
         marked = bool(verdict.assessments) and bool(self.answer_text.strip())
         self.answer_caption.setVisible(not marked)
         self.answer.setVisible(not marked)

@@ -392,6 +392,7 @@ def test_a_follow_up_counts_only_what_it_explains_or_gets_wrong(
     _answer(qtbot, pane, ANSWERS[1])
     follow = _judged(qtbot, pane, 2)
     assert follow.verdict.state is VerdictState.NEEDS_WORK  # as the judge said it
+    assert "do not count against you" in follow.notice.text() and follow.notice.isVisible()
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
         pane.finish()
     assert [(m.assertion, m.problem) for m in finished.args[0].missed] == [
