@@ -43,6 +43,8 @@ PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
     ("Alt+S / Alt+K / Alt+N (in practice)", "Submit / Skip / Next"),
     ("Alt+I (in practice)", "Finish the session (every answer is kept)"),
     ("1–4 / Alt+1–4 (rating your answer)", "Rate it Again, Hard, Good or Easy"),
+    ("0 / Alt+0 (rating your answer)", "Go on without rating it (to the follow-up, if any)"),
+    ("Alt+T (at the end of a session)", "Practise the key points the session missed"),
 )
 
 

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from coach_gui.domain.memory import assertion_digest
@@ -35,6 +34,7 @@ from coach_gui.operations.practice import (
 )
 from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import learner_message, show_failure
+from coach_gui.ui.key_shortcuts import shortcut
 from coach_gui.ui.payload_review import (
     SESSION_ENDED,
     PayloadReviewDialog,
@@ -82,6 +82,8 @@ class PracticeController(QObject):
         self._is_follow_up = False
         self._challenge: Challenge | None = None
         self._turn: Turn | None = None  # the latest saved answer's turn in the thread
+        # A follow-up waiting for the learner's self-rating of the answer it follows up.
+        self._waiting_follow_up: tuple[Challenge, str] | None = None
         self._main_turn: Turn | None = None  # the main challenge's: follow-ups nest in it
         self._saved = self._skipped = 0
         self._offline_reason: str | None = None
@@ -111,8 +113,8 @@ class PracticeController(QObject):
         )
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), view, self._primary, context=context)
-        QShortcut(QKeySequence("Esc"), view, self.cancel_generation, context=context)
+            shortcut(keys, view, self._primary, context)
+        shortcut("Esc", view, self.cancel_generation, context)
 
     # --- state --------------------------------------------------------------------------------
     @property
@@ -191,6 +193,7 @@ class PracticeController(QObject):
         self._offline_reason, self._banner_shown = None, False
         self._is_follow_up, self._challenge = False, None
         self._turn = self._main_turn = None
+        self._waiting_follow_up = None
         self._missed: tuple[MissedPoint, ...] = ()
         view.thread_view.clear()
         view.banner.hide()
@@ -338,6 +341,7 @@ class PracticeController(QObject):
             durable=True,
         )
         focus = QApplication.focusWidget()
+        self._go_on_after_rating(panel)
         if focus is not None and panel.isAncestorOf(focus):
             self.take_focus()
 
@@ -345,6 +349,10 @@ class PracticeController(QObject):
         """Answered: Next has the focus, unless the learner is at a rating not given yet."""
         if not self._rating_awaited():
             self.view.next_button.setFocus()
+
+    def _skip_rating(self, panel: SelfRatingPanel) -> None:
+        self._go_on_after_rating(panel)
+        self.take_focus()
 
     def _rating_awaited(self) -> bool:
         """The learner is at a self-rating they have not given yet: focus stays there."""
@@ -515,6 +523,7 @@ class PracticeController(QObject):
         turn.rating.rated.connect(
             lambda rated, rating, panel=turn.rating: self._record_self_rating(rated, rating, panel)
         )
+        turn.rating.skipped.connect(lambda panel=turn.rating: self._skip_rating(panel))
         self._turn = turn
         turn.notice.setText(view.notice_label.text())  # what was said about its challenge
         view.challenge_view.clear()
@@ -581,7 +590,23 @@ class PracticeController(QObject):
             self._set_phase(Phase.ANSWERED)
             self._focus_next()
             return
+        if turn is not None and turn.rating.awaiting():
+            # Rate first: the follow-up (and its answer box) comes once the learner has
+            # rated or chosen Skip rating, so nothing typed goes to the rating unseen.
+            self._waiting_follow_up = (parent, attempt.answer)
+            self._set_phase(Phase.ANSWERED)
+            turn.rating.take_focus()
+            return
         self._follow_up(parent, attempt.answer)
+
+    def _go_on_after_rating(self, panel: SelfRatingPanel) -> None:
+        """The rating is given (or skipped): the follow-up that waited for it is asked."""
+        waiting, turn = self._waiting_follow_up, self._turn
+        if waiting is None or turn is None or turn.rating is not panel:
+            return
+        self._waiting_follow_up = None
+        if self._opened is not None and self._phase is Phase.ANSWERED:
+            self._follow_up(*waiting)
 
     def _on_not_saved(self, error: Exception) -> None:
         show_failure(self.view, error)  # the answer stays in the box: nothing typed is lost
@@ -616,6 +641,7 @@ class PracticeController(QObject):
         """Next main challenge (a follow-up still being written is dropped), or the summary."""
         if self._run is None:
             return
+        self._waiting_follow_up = None  # Next passes over a follow-up waiting for a rating
         if self._phase is Phase.STREAMING:
             self._run.cancel()
         if self._remaining:

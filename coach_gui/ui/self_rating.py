@@ -4,20 +4,22 @@ Easy; keys 1–4). The rating schedules those assertions until a verdict replace
 
 from __future__ import annotations
 
+import functools
 import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from coach_gui.domain.memory import AGAIN, EASY, GOOD, HARD
+from coach_gui.ui.key_shortcuts import shortcut
 from coach_gui.ui.practice_widgets import button
 
 if TYPE_CHECKING:
     from coach_gui.domain.practice import Attempt
 
+_IN_PANEL = Qt.ShortcutContext.WidgetWithChildrenShortcut  # keys only where the focus is
 _CHOICES = (
     (AGAIN, "Again", "I could not recall them"),
     (HARD, "Hard", "I recalled them with serious effort or only in part"),
@@ -30,6 +32,7 @@ class SelfRatingPanel(QFrame):
     """`rated(attempt, rating)` when the learner picks a rating (1 Again … 4 Easy)."""
 
     rated = Signal(object, int)
+    skipped = Signal()  # Skip rating: go on without one
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,10 +54,13 @@ class SelfRatingPanel(QFrame):
             made.clicked.connect(lambda _=False, r=rating: self.choose(r))
             row.addWidget(made)
             self.buttons[rating] = made
-            QShortcut(
-                QKeySequence(str(rating)), self, lambda r=rating: self.choose(r),
-                context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
-            )  # fmt: skip
+            shortcut(str(rating), self, functools.partial(self.choose, rating), _IN_PANEL)
+        self.skip_button = button(
+            self, "&0 Skip rating", "Skip rating", "Go on without rating this answer (key 0)"
+        )
+        self.skip_button.clicked.connect(self._skip)
+        shortcut("0", self, lambda: self._skip() if self.awaiting() else None, _IN_PANEL)
+        row.addWidget(self.skip_button)
         row.addStretch(1)
         row.addWidget(self.status)
         column = QVBoxLayout(self)
@@ -72,9 +78,15 @@ class SelfRatingPanel(QFrame):
         )
         self.status.clear()
         self._rated = None
+        self.skip_button.show()
         for made in self.buttons.values():
             made.setEnabled(True)
         self.show()
+
+    def _skip(self) -> None:
+        self.skip_button.hide()
+        self._rated = 0  # not awaited any more; a press of 1–4 still rates it
+        self.skipped.emit()
 
     def set_mnemonics(self, on: bool) -> None:
         """Alt+1–4 rate from anywhere in the pane; only one panel may own them (Qt would
@@ -82,6 +94,7 @@ class SelfRatingPanel(QFrame):
         for rating, made in self.buttons.items():
             name = next(n for r, n, _ in _CHOICES if r == rating)
             made.setText(f"&{rating} {name}" if on else f"{rating} {name}")
+        self.skip_button.setText("&0 Skip rating" if on else "0 Skip rating")
 
     def awaiting(self) -> bool:
         """Offered and not rated yet."""
@@ -98,6 +111,7 @@ class SelfRatingPanel(QFrame):
     def confirm(self, rating: int) -> None:
         """The rating is recorded; another press changes it."""
         self._rated = rating
+        self.skip_button.hide()
         name = next(n for r, n, _ in _CHOICES if r == rating)
         self.status.setText(f"Rated {name}: it schedules these assertions until judged.")
 

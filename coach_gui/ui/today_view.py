@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -29,6 +29,7 @@ from coach_gui.operations.today import DuePractice, today_with_plans
 from coach_gui.services.gap_export import counted
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
+from coach_gui.ui.key_shortcuts import shortcut
 from coach_gui.ui.practice_widgets import button
 from coach_gui.ui.refresh_key import RefreshOnF5
 from coach_gui.ui.tasks import Lane, Task
@@ -148,7 +149,7 @@ class TodayView(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
-            QShortcut(QKeySequence(keys), self, self.start, context=context)
+            shortcut(keys, self, self.start, context)
         RefreshOnF5(self, self.refresh)
         QWidget.setTabOrder(self.refresh_button, self.start_button)
         QWidget.setTabOrder(self.start_button, self.tree)

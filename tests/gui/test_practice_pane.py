@@ -118,6 +118,19 @@ def _status(pane: PracticePane) -> str:
     return turn.status.text() if turn is not None else ""
 
 
+def _skip_rating(qtbot: QtBot, pane: PracticePane, answer: str) -> None:
+    """Key 0 on the rating offered for the unjudged `answer`: go on without one."""
+
+    def offered() -> bool:
+        turn = pane.view.turn
+        return turn is not None and turn.answer_text == answer and turn.rating.awaiting()
+
+    qtbot.waitUntil(offered, timeout=WAIT_MS)
+    focus = QApplication.focusWidget()
+    assert focus is not None and pane.view.self_rating.isAncestorOf(focus)
+    qtbot.keyClick(focus, Qt.Key.Key_0)
+
+
 def _thread(pane: PracticePane) -> list[tuple[str, str, str, int]]:
     """The thread as the learner sees it: each turn's caption, challenge and answer, and
     how deep it is nested (1: a follow-up under the answer it follows up)."""
@@ -155,6 +168,8 @@ def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
 
     _answer(qtbot, pane, "Small useful changes add up over many generations.")  # Ctrl+Enter
     qtbot.waitUntil(lambda: _status(pane).startswith("✓ Saved — kept unjudged"), timeout=WAIT_MS)
+    # Unjudged: the rating is offered first, then the follow-up comes.
+    _skip_rating(qtbot, pane, "Small useful changes add up over many generations.")
     _wait_phase(qtbot, pane, Phase.ANSWERING)  # the follow-up has streamed in
     assert pane.view.challenge_view.toPlainText() == FOLLOW_UP
     assert pane.view.progress_label.text() == "Challenge 1 of 2 · follow-up"
@@ -179,6 +194,7 @@ def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
     assert pane.view.progress_label.text() == "Challenge 2 of 2"
 
     _answer(qtbot, pane, "The fancier chooses; nature only lets the fit breed more.")
+    _skip_rating(qtbot, pane, "The fancier chooses; nature only lets the fit breed more.")
     _wait_phase(qtbot, pane, Phase.ANSWERING)  # a follow-up again (the fake's default one)
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
         qtbot.mouseClick(pane.view.skip_button, Qt.MouseButton.LeftButton)  # last: ends the session

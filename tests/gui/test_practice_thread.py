@@ -270,17 +270,59 @@ def test_rating_keys_rate_an_unjudged_answer_and_never_type_into_the_follow_up(
     assert turn is not None
     qtbot.waitUntil(lambda: turn.rating.isVisible(), timeout=WAIT_MS)
     assert turn.rating.isAncestorOf(QApplication.focusWidget())  # the rating has the keys
-    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)  # the follow-up
-    assert turn.rating.isAncestorOf(QApplication.focusWidget())  # it did not steal focus
+    # The follow-up waits for the rating: no answer box to type into unseen meanwhile.
+    qtbot.wait(100)
+    assert pane.phase is Phase.ANSWERED and not pane.view.composer.isVisible()
 
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_3)
     qtbot.waitUntil(lambda: "Rated Good" in turn.rating.status.text(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)  # now it comes
+    assert pane.view.challenge_view.toPlainText() == FOLLOW_UP
     assert pane.view.answer_box.toPlainText() == ""  # the key rated; it typed nothing
     assert pane.view.answer_box.hasFocus()  # and focus went on to the follow-up
     with sqlite3.connect(context.journal_path) as conn:
         ratings = {row[0] for row in conn.execute("SELECT rating FROM self_ratings")}
     assert ratings == {3}
     assert gemini.requests == []
+
+
+@pytest.mark.parametrize("session", [False], ids=["judge-off"], indirect=True)
+def test_skip_rating_goes_on_to_the_follow_up_and_next_passes_over_it(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, _ = session
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[0])
+    qtbot.waitUntil(lambda: pane.view.turn is not None, timeout=WAIT_MS)
+    first = pane.view.turn
+    assert first is not None
+    qtbot.waitUntil(lambda: first.rating.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_0)  # skip the rating
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    assert pane.view.challenge_view.toPlainText() == FOLLOW_UP
+    assert pane.view.answer_box.hasFocus()
+    _answer(qtbot, pane, ANSWERS[1])
+    qtbot.waitUntil(lambda: len(pane.view.thread_view.turns) == 2, timeout=WAIT_MS)
+    follow = pane.view.thread_view.turns[1]
+    qtbot.waitUntil(lambda: follow.rating.isVisible(), timeout=WAIT_MS)
+    assert follow.rating.isAncestorOf(QApplication.focusWidget())
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_4)  # plain keys on the follow-up's
+    qtbot.waitUntil(lambda: "Rated Easy" in follow.rating.status.text(), timeout=WAIT_MS)
+    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: "Rated Hard" in follow.rating.status.text(), timeout=WAIT_MS)
+    assert first.rating.status.text() == ""  # the skipped one was never rated
+    with sqlite3.connect(context.journal_path) as conn:
+        rated = {row[0] for row in conn.execute("SELECT attempt_id FROM self_ratings")}
+    assert rated == {follow.attempt_id}
+
+    # A rating left waiting does not hold the session: Next passes over its follow-up.
+    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    _answer(qtbot, pane, ANSWERS[2])
+    qtbot.waitUntil(lambda: len(pane.view.thread_view.turns) == 3, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: pane.view.thread_view.turns[2].rating.isVisible(), timeout=WAIT_MS)
+    pane.view.next_button.click()  # not rated: the session goes on to its summary
+    qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
+    assert len(pane.view.thread_view.turns) == 3  # no follow-up was asked for it
 
 
 def test_a_verdict_that_arrives_after_next_lands_on_its_own_answer_and_starts_nothing(
@@ -322,28 +364,6 @@ def test_a_session_that_missed_nothing_offers_no_practise_these(
     assert not pane.view.missed_label.isVisible()
     assert pane.view.again_button.hasFocus()
     assert not pane.view.status_label.isVisible() and not pane.view.notice_label.isVisible()
-
-
-@pytest.mark.parametrize("session", [False], ids=["judge-off"], indirect=True)
-def test_alt_digits_rate_the_latest_unrated_answer_when_several_were_left_unrated(
-    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
-) -> None:
-    pane, context, _ = session
-    pane.start(_note(context))
-    _answer(qtbot, pane, ANSWERS[0])
-    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)  # its follow-up
-    pane.view.answer_box.setFocus()  # the learner skips the rating and answers on
-    _answer(qtbot, pane, ANSWERS[1])
-    qtbot.waitUntil(lambda: len(pane.view.thread_view.turns) == 2, timeout=WAIT_MS)
-    older, latest = pane.view.thread_view.turns
-    qtbot.waitUntil(lambda: latest.rating.isVisible(), timeout=WAIT_MS)
-    pane.view.next_button.setFocus()
-    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
-    qtbot.waitUntil(lambda: "Rated Hard" in latest.rating.status.text(), timeout=WAIT_MS)
-    assert older.rating.status.text() == ""  # the older one was not rated by it
-    with sqlite3.connect(context.journal_path) as conn:
-        rated = {row[0] for row in conn.execute("SELECT attempt_id FROM self_ratings")}
-    assert rated == {latest.attempt_id}
 
 
 def test_tab_reaches_each_answers_controls_in_the_order_they_are_shown(
