@@ -112,8 +112,8 @@ class JudgeServerError(JudgeError):
         self.status = status
         self.detail = detail
         super().__init__(
-            f"The Gemini service had a problem ({status}: {detail}). Try again in a few "
-            f"minutes. {_KEPT}."
+            f"The Gemini service had a problem on its side (error {status}). Try again in a "
+            f"few minutes. {_KEPT}."
         )
 
 

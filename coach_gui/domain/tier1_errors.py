@@ -25,7 +25,8 @@ class OllamaNotRunning(Tier1Unavailable):
     def __init__(self, url: str) -> None:
         self.url = url
         super().__init__(
-            f"Ollama is not running at {url} — start it with `ollama serve`; {_FALLBACK}."
+            f"Ollama is not running at {url} — start it (run “ollama serve” in a terminal); "
+            f"{_FALLBACK}."
         )
 
 
@@ -85,7 +86,7 @@ class OllamaServerError(Tier1Error):
         self.detail = detail
         super().__init__(
             f"Ollama reported an error: {detail}. Try again; if it keeps happening, "
-            "restart Ollama (`ollama serve`) and look at its log."
+            "restart Ollama (“ollama serve”) and look at its log."
         )
 
 
@@ -95,7 +96,7 @@ class StreamCut(Tier1Error):
     def __init__(self) -> None:
         super().__init__(
             "The connection to Ollama closed before the reply was finished. Try again; "
-            "if it keeps happening, restart Ollama (`ollama serve`)."
+            "if it keeps happening, restart Ollama (“ollama serve”)."
         )
 
 

@@ -11,12 +11,13 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, QTimer, QUrl
+from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.domain.errors import ConfigError
+from coach_gui.ui import window_state
 from coach_gui.ui.button_keys import tell
 from coach_gui.ui.failures import install_excepthook, learner_message, set_log_file
 
@@ -155,7 +156,7 @@ def process_age() -> float:
 
 def maybe_welcome(window: MainWindow) -> None:
     """First run only: the welcome, once; skipping it counts as seen."""
-    settings = QSettings()
+    settings = window_state.window_settings()  # where the window's state is (and tests' is)
     if settings.value(WELCOME_SEEN_KEY, False, type=bool):
         return
     settings.setValue(WELCOME_SEEN_KEY, True)

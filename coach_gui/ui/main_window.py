@@ -562,7 +562,8 @@ class MainWindow(QMainWindow):
         self._update_counts()
         self._update_actions()
         name = entry.file_name if entry else "The note"
-        self.statusBar().showMessage(f"Moved {name} to the trash: {gone.where}", 15_000)
+        where = gone.where if gone.where.startswith("the ") else f"the trash ({gone.where})"
+        self.statusBar().showMessage(f"Moved {name} to {where}", 15_000)
         self._show_all_notes()
         self.window_undo.note_deleted(gone)
         self.note_list.view.setFocus()  # where Ctrl+Z undoes the delete

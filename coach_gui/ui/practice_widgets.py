@@ -79,7 +79,8 @@ def summary_html(summary: SessionEnded) -> str:
     lines = ["<h3>Session finished</h3>",
              f"<p>{saved} saved, {summary.skipped} skipped.</p>"]  # fmt: skip
     if summary.passed or summary.needs_work:
-        lines.append(f"<p>Judged: {summary.passed} passed, {summary.needs_work} need work.</p>")
+        work = "needs" if summary.needs_work == 1 else "need"
+        lines.append(f"<p>Judged: {summary.passed} passed, {summary.needs_work} {work} work.</p>")
     if summary.disposition is Disposition.UNJUDGED_OFFLINE:
         lines.append("<p>The judge is switched off: the answers are kept unjudged, and you "
                      "can have them judged later.</p>")  # fmt: skip

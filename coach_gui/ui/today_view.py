@@ -221,7 +221,8 @@ class TodayView(QWidget):
         overdue = sum(n.overdue for n in today.notes)
         late = f", {overdue} overdue" if overdue else ""
         count = len(today.notes)
-        return f"{count} note{'s' if count != 1 else ''} due: {today.due} core assertions{late}."
+        points = f"{today.due} core assertion{'s' if today.due != 1 else ''}"
+        return f"{count} note{'s' if count != 1 else ''} due: {points}{late}."
 
     def _note_item(self, due: DueNote) -> QTreeWidgetItem:
         count = len(due.assertions)

@@ -189,7 +189,7 @@ def test_a_judged_answer_shows_pass_or_needs_work_and_each_gap_in_the_learners_o
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS) as finished:
         qtbot.mouseClick(pane.view.next_button, Qt.MouseButton.LeftButton)
     assert (finished.args[0].passed, finished.args[0].needs_work) == (0, 1)
-    assert "1 need work" in pane.view.summary_label.text()
+    assert "1 needs work" in pane.view.summary_label.text()
     assert rows(context, "SELECT disposition FROM sessions") == [("gaps_found",)]
 
 

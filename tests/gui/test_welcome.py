@@ -14,7 +14,7 @@ import pytest
 from fakes.gemini_server import FakeGemini
 from fakes.gemini_server import Fault as GeminiFault
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
@@ -28,6 +28,7 @@ from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.model_download import ModelDownloadDialog
 from coach_gui.ui.tasks import pending_tasks
 from coach_gui.ui.welcome import WelcomeDialog
+from coach_gui.ui.window_state import window_settings
 
 WAIT_MS = 10_000
 KEY = "AIzaSy-welcome-test-key-0123456789"
@@ -220,7 +221,8 @@ def test_the_welcome_opens_on_the_first_run_only(
     assert dialog is not None
     qtbot.waitUntil(lambda: dialog.download_button.isVisible(), timeout=WAIT_MS)
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
-    assert QSettings().value(WELCOME_SEEN_KEY, False, type=bool)
+    # Kept where the window's own state is (the test's folder), not in the native store.
+    assert window_settings().value(WELCOME_SEEN_KEY, False, type=bool)
 
     maybe_welcome(window)  # the next start
     assert shown_welcome(window) is None

@@ -158,7 +158,7 @@ def test_nothing_listening_says_start_ollama() -> None:
                 call()
             assert isinstance(caught.value, Tier1Unavailable)
             assert f"Ollama is not running at {url}" in str(caught.value)
-            assert "`ollama serve`" in str(caught.value)
+            assert "“ollama serve”" in str(caught.value)
 
 
 def test_unknown_model_says_which_model_to_pull(client: OllamaClient) -> None:
