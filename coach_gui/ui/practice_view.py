@@ -10,11 +10,13 @@ from enum import Enum, auto
 from itertools import pairwise
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette, QTextCursor
+from PySide6.QtGui import QPalette, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
     QSizePolicy,
     QStackedWidget,
     QVBoxLayout,
@@ -170,7 +172,7 @@ class PracticeView(QWidget):
         column = QVBoxLayout(session)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.summary)  # once the session has finished
-        column.addWidget(self.thread_view, 1)
+        column.addWidget(self.thread_view, 3)  # the judged answers get the larger share
         self.composer = QWidget(session)  # the challenge being answered, and the answer box
         composer = QVBoxLayout(self.composer)
         composer.setContentsMargins(0, 0, 0, 0)
@@ -179,7 +181,7 @@ class PracticeView(QWidget):
         composer.addWidget(self.notice_label)  # about the challenge on screen
         composer.addWidget(self.answer_caption)
         composer.addWidget(self.answer_box, 2)
-        column.addWidget(self.composer, 1)
+        column.addWidget(self.composer, 2)
         column.addWidget(self.status_label)
         column.addStretch(0)  # takes the room only while the thread and composer are hidden
         self.button_row = QWidget(session)
@@ -256,7 +258,15 @@ class PracticeView(QWidget):
         summary_column = QVBoxLayout(self.summary)
         summary_column.setContentsMargins(0, 0, 0, 0)
         summary_column.addWidget(self.summary_label)
-        summary_column.addWidget(self.missed_label)
+        # A long list of missed key points scrolls in its own box, never taller than a
+        # third of the pane: the window never grows past the screen to show it.
+        self.missed_box = QScrollArea(self.summary)
+        self.missed_box.setWidget(self.missed_label)
+        self.missed_box.setWidgetResizable(True)
+        self.missed_box.setFrameShape(QFrame.Shape.NoFrame)
+        self.missed_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.missed_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        summary_column.addWidget(self.missed_box)
         summary_column.addLayout(row)
         self.summary.hide()
 
@@ -325,13 +335,28 @@ class PracticeView(QWidget):
         self.clear_texts()  # they were about the last challenge
         self.summary_label.setText(summary_html(summary))
         self.missed_label.setText(missed_html(summary.missed, self.palette()))
+        self.missed_box.setVisible(bool(summary.missed))
         self.missed_label.setVisible(bool(summary.missed))
+        self._fit_missed_box()
         self.practise_missed_button.setVisible(can_practise_missed)
         self.progress_label.setText("Session finished")
         self.title_label.setText(summary.note_title)  # the summary below says the rest
         self.show_phase(Phase.FINISHED, self._place)
         self.thread_view.verticalScrollBar().setValue(0)
         self.summary_focus().setFocus()
+
+    def _fit_missed_box(self) -> None:
+        """As tall as the list at the pane's width, at most a third of the pane."""
+        width = max(self.width() - self.missed_box.verticalScrollBar().sizeHint().width() - 24, 200)
+        needed = self.missed_label.heightForWidth(width) + 4
+        room = max(self.height() // 3, 80)
+        self.missed_box.setMaximumHeight(min(needed, room))
+        self.missed_box.setMinimumHeight(min(needed, room))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.missed_box.isVisible():
+            self._fit_missed_box()
 
     def summary_focus(self) -> QWidget:
         """Where the learner goes on from the summary: the missed key points, else the

@@ -235,9 +235,9 @@ class TodayView(QWidget):
         item.setToolTip(0, label)
         for assertion in due.assertions:
             memory = assertion.memory
-            text = f"{assertion.index + 1}. {memory.text}"
-            if memory.gap:
-                text += f"  ({_GAP_WORDS[memory.gap]})"
+            # The gap first: a long key point is cut at the end, never its gap.
+            gap = f"({_GAP_WORDS[memory.gap]}) " if memory.gap else ""
+            text = f"{assertion.index + 1}. {gap}{memory.text}"
             # An open gap is due now, whenever FSRS would have it (ADR 0023).
             when = "now" if assertion.ahead else _when(memory.due)
             child = QTreeWidgetItem([

@@ -223,6 +223,9 @@ def test_each_judged_answer_stays_under_its_own_challenge_through_a_session_with
     assert "○ Not explained" in missed and "✗ Wrong" in missed
     assert view.practise_missed_button.isVisible() and view.practise_missed_button.hasFocus()
     assert view.thread_view.isVisible() and len(view.thread_view.turns) == 4  # still there
+    # The list scrolls in its own box: the pane still fits a 1024x640 window.
+    assert view.missed_box.maximumHeight() <= max(view.height() // 3, 80)
+    assert pane.minimumSizeHint().height() <= 640
     with sqlite3.connect(context.journal_path) as conn:
         query = "SELECT id FROM verdicts WHERE verdict = 'fail'"
         (failed,) = [row[0] for row in conn.execute(query)]
