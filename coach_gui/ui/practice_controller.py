@@ -564,9 +564,15 @@ class PracticeController(QObject):
         self._judged(turn, attempt)
 
     def _judged(self, turn: Turn, attempt: Attempt) -> None:
-        """The session goes on from a verdict only while it is still the one awaited."""
+        """The session goes on from a verdict only while it is still the one awaited; one
+        that arrives after the learner went on says where it is."""
         if turn is self._turn and self._phase is Phase.JUDGING:
             self._after_answer(attempt)
+        elif self._phase is not Phase.FINISHED:
+            heading = turn.verdict.heading.text().split(" — ")[0]
+            self.view.status_label.setText(
+                f"{turn.caption.text()}: {heading}. It is in the thread above."
+            )
 
     def _offer_self_rating(self, turn: Turn, attempt: Attempt) -> None:
         """Unjudged: the learner may rate their recall of the note's assertions. Focus

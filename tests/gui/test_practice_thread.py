@@ -351,6 +351,10 @@ def test_a_verdict_that_arrives_after_next_lands_on_its_own_answer_and_starts_no
     assert pane.view.challenge_caption.text() == "Challen&ge"
     assert len(pane.view.thread_view.turns) == 1 and first.follow_ups == []
     assert pane.view.composer.isVisible() and pane.view.answer_box.hasFocus()
+    # And it says where the verdict went.
+    assert pane.view.status_label.text() == (
+        "Challenge 1 of 2: Needs work. It is in the thread above."
+    )
 
 
 def test_a_session_that_missed_nothing_offers_no_practise_these(
