@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,13 +17,9 @@ sys.path.insert(0, str(REPO / "bench"))
 
 
 def shoot(folder: Path, scale: str) -> None:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["QT_SCALE_FACTOR"] = scale
-    home = Path(tempfile.mkdtemp(prefix="coach-shots-"))
-    os.environ["COACH_HOME"] = str(home / "home")
-    os.environ["COACH_CONFIG"] = str(home / "coach.config.json")
-    os.environ["COACH_TEST_KEYRING"] = str(home / "keys.json")
-    os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
+    from shots_preview import sandbox
+
+    sandbox(scale)
     Path(os.environ["COACH_CONFIG"]).write_text(
         json.dumps({"judge": {"provider": "local", "localModel": "qwen2.5:7b"}}), encoding="utf-8"
     )

@@ -163,6 +163,32 @@ def _palette(dark: bool, QPalette: type, QColor: type) -> object:
     return palette
 
 
+def sandbox(scale: str) -> Path:
+    """This process's own Coach home, settings file and file keyring, at `scale` (Qt reads
+    QT_SCALE_FACTOR when it starts); offscreen unless QT_QPA_PLATFORM says otherwise, so it
+    runs under Xvfb too. Returns the folder (the settings file is `coach.config.json`)."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["QT_SCALE_FACTOR"] = scale
+    home = Path(tempfile.mkdtemp(prefix="coach-shots-"))
+    os.environ["COACH_HOME"] = str(home / "home")
+    os.environ["COACH_CONFIG"] = str(home / "coach.config.json")
+    os.environ["COACH_TEST_KEYRING"] = str(home / "keys.json")
+    os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
+    return home
+
+
+def until(app: object, ready: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Turn the event loop until `ready()`; exit with a message after `timeout` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise SystemExit("the window did not get there in time")
+        app.processEvents()  # type: ignore[attr-defined]
+        time.sleep(0.01)
+
+
 def at_each_scale(
     script: str,
     shoot: Callable[[Path, str], None],

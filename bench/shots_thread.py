@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,13 +29,9 @@ FOLLOW_ANSWER = "Offspring vary a little from their parents, and some of that is
 
 
 def shoot(folder: Path, scale: str) -> None:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["QT_SCALE_FACTOR"] = scale
-    home = Path(tempfile.mkdtemp(prefix="coach-shots-"))
-    os.environ["COACH_HOME"] = str(home / "home")
-    os.environ["COACH_CONFIG"] = str(home / "coach.config.json")
-    os.environ["COACH_TEST_KEYRING"] = str(home / "keys.json")
-    os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
+    from shots_preview import sandbox, until
+
+    sandbox(scale)
     from fakes.gemini_server import FakeGemini, cites, prompt_items
     from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
     from PySide6.QtGui import QColor, QPalette
@@ -79,18 +74,18 @@ def shoot(folder: Path, scale: str) -> None:
             pane.resize(1024, 640)
             pane.show()
             pane.start(entry.note)
-            _until(app, lambda p=pane: p.phase is Phase.ANSWERING)
+            until(app, lambda p=pane: p.phase is Phase.ANSWERING)
             pane.view.answer_box.setPlainText(ANSWER)
             pane.view.submit_button.click()
-            _until(app, lambda p=pane: p.phase is Phase.ANSWERING)
+            until(app, lambda p=pane: p.phase is Phase.ANSWERING)
             pane.view.answer_box.setPlainText("Offspring vary a little")
             _save(app, pane, folder / f"thread-follow-up-{theme}-{scale}x.png")
             pane.view.answer_box.setPlainText(FOLLOW_ANSWER)
             pane.view.submit_button.click()
-            _until(app, lambda p=pane: p.phase is Phase.ANSWERED)
+            until(app, lambda p=pane: p.phase is Phase.ANSWERED)
             _save(app, pane, folder / f"thread-judged-{theme}-{scale}x.png")
             pane.view.next_button.click()
-            _until(app, lambda p=pane: p.phase is Phase.FINISHED)
+            until(app, lambda p=pane: p.phase is Phase.FINISHED)
             _save(app, pane, folder / f"thread-summary-{theme}-{scale}x.png")
             pane.shutdown(5000)
             pane.close()
@@ -103,15 +98,6 @@ def _save(app: object, pane: object, out: Path) -> None:
         time.sleep(0.05)
     pane.grab().save(str(out))  # type: ignore[attr-defined]
     print(out)
-
-
-def _until(app: object, ready: object, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise SystemExit("the practice pane did not get there in time")
-        app.processEvents()  # type: ignore[attr-defined]
-        time.sleep(0.01)
 
 
 def main() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,13 +27,9 @@ ANSWER = (
 
 
 def shoot(folder: Path, scale: str) -> None:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["QT_SCALE_FACTOR"] = scale
-    home = Path(tempfile.mkdtemp(prefix="coach-shots-"))
-    os.environ["COACH_HOME"] = str(home / "home")
-    os.environ["COACH_CONFIG"] = str(home / "coach.config.json")
-    os.environ["COACH_TEST_KEYRING"] = str(home / "keys.json")
-    os.environ["PYTHON_KEYRING_BACKEND"] = "fakes.keyring_backend.FileKeyring"
+    from shots_preview import sandbox, until
+
+    sandbox(scale)
     from fakes.gemini_server import FakeGemini, cites
     from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
     from PySide6.QtGui import QColor, QPalette
@@ -71,10 +66,10 @@ def shoot(folder: Path, scale: str) -> None:
             pane.resize(900, 820)
             pane.show()
             pane.start(entry.note)
-            _until(app, lambda p=pane: p.phase is Phase.ANSWERING)
+            until(app, lambda p=pane: p.phase is Phase.ANSWERING)
             pane.view.answer_box.setPlainText(ANSWER)
             pane.view.submit_button.click()
-            _until(app, lambda p=pane: p.phase is Phase.ANSWERED)
+            until(app, lambda p=pane: p.phase is Phase.ANSWERED)
             for _ in range(5):
                 app.processEvents()
                 time.sleep(0.05)
@@ -84,15 +79,6 @@ def shoot(folder: Path, scale: str) -> None:
             pane.shutdown(5000)
             pane.close()
             context.close()
-
-
-def _until(app: object, ready: object, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not ready():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise SystemExit("the practice pane did not get there in time")
-        app.processEvents()  # type: ignore[attr-defined]
-        time.sleep(0.01)
 
 
 def main() -> None:
