@@ -71,12 +71,13 @@ def check_loopback_url(url: str) -> str:
     """`url` unchanged when it is an http(s) URL to a loopback host; otherwise ValueError."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"must be an http:// address such as http://127.0.0.1:11434, not “{url}”")
+        given = f"not “{url}”" if url.strip() else "it is empty"
+        raise ValueError(f"must be an http:// address such as http://127.0.0.1:11434; {given}")
     host = _host_as_written(url)
     if not is_loopback_host(host):
         raise ValueError(
             "Ollama must run on this computer: use localhost, 127.0.0.1 or [::1] "
-            f"as its address, not “{host}”"
+            f"as its address, with no dot at the end, not “{host}”"
         )
     try:
         parts.port  # noqa: B018 - raises ValueError on a malformed port

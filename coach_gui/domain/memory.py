@@ -182,10 +182,10 @@ def note_ratings(
         if session.session.note_id != note_id:
             continue
         for state in attempt_states(session):
+            follow_up = state.challenge is not None and state.challenge.origin == "follow_up"
             if state.verdict is not None:
-                follow_up = state.challenge is not None and state.challenge.origin == "follow_up"
                 ratings += ratings_from_verdict(state.attempt, state.verdict, follow_up=follow_up)
-            else:
+            elif not follow_up:  # a follow-up is one part: rating every key point won't fit
                 ratings += ratings_from_self(state.attempt, by_attempt.get(state.attempt.id, ()))
     return ratings
 

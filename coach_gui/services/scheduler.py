@@ -39,8 +39,10 @@ from coach_gui.services.ports.schedule import MemoryJournal
 from coach_gui.services.ports.sealing import SessionReader
 
 FORECAST_DAYS = 14
-# Bump when the rating rules change: the cache is rebuilt. /2: open gaps by ADR 0023.
-_RULES = "assertion-memory/4"
+# Bump when the rating rules change: the cache is rebuilt. /2: open gaps by ADR 0023;
+# /3: a fail naming no key point is coarse; /4: a follow-up rates only what it explained
+# or got wrong; /5: a follow-up is not self-rated.
+_RULES = "assertion-memory/5"
 
 
 def fsrs_scheduler(desired_retention: float = 0.9) -> Scheduler:

@@ -11,7 +11,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtCore import QSettings, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
@@ -158,6 +158,9 @@ def maybe_welcome(window: MainWindow) -> None:
     """First run only: the welcome, once; skipping it counts as seen."""
     settings = window_state.window_settings()  # where the window's state is (and tests' is)
     if settings.value(WELCOME_SEEN_KEY, False, type=bool):
+        return
+    if QSettings().value(WELCOME_SEEN_KEY, False, type=bool):  # kept there before issue 17
+        settings.setValue(WELCOME_SEEN_KEY, True)
         return
     settings.setValue(WELCOME_SEEN_KEY, True)
     from coach_gui.ui.welcome import show_welcome

@@ -44,6 +44,7 @@ from coach_gui.ui.payload_review import (
 from coach_gui.ui.practice_view import Phase, Place, PracticeView
 from coach_gui.ui.practice_widgets import notices_text
 from coach_gui.ui.session_jobs import SessionJobs
+from coach_gui.ui.verdict_view import VerdictState
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
@@ -337,6 +338,7 @@ class PracticeController(QObject):
         self.jobs.submit(
             lambda _p: context.scheduler().rate_unjudged(attempt, note, rating),
             lambda _none: panel.confirm(rating),
+            self._rating_not_saved,  # the session goes on as it was
             supersede=False,
             durable=True,
         )
@@ -344,6 +346,9 @@ class PracticeController(QObject):
         self._go_on_after_rating(panel)
         if focus is not None and panel.isAncestorOf(focus):
             self.take_focus()
+
+    def _rating_not_saved(self, error: Exception) -> None:
+        show_failure(self.view, error)  # said; the phase (a follow-up on its way) stays
 
     def _focus_next(self) -> None:
         """Answered: Next has the focus, unless the learner is at a rating not given yet."""
@@ -358,8 +363,8 @@ class PracticeController(QObject):
         """The learner is at a self-rating they have not given yet: focus stays there."""
         turn = self._turn
         focus = QApplication.focusWidget()
-        if turn is None or focus is None:
-            return False
+        if turn is None or focus is None or self._phase is not Phase.ANSWERED:
+            return False  # once the learner went on, a rating left waiting holds nothing
         return turn.rating.awaiting() and turn.rating.isAncestorOf(focus)
 
     # --- challenges -----------------------------------------------------------------------------
@@ -400,8 +405,7 @@ class PracticeController(QObject):
         notices = [n for n in asked.result.notices if n != asked.offline_reason]
         view.notice_label.setText(notices_text(notices))
         self._set_phase(Phase.ANSWERING)
-        if not self._rating_awaited():
-            view.answer_box.setFocus()
+        view.answer_box.setFocus()  # a rating waits before a follow-up, never beside one
 
     def _on_generation_failed(self, error: Exception) -> None:
         if not isinstance(error, GenerationCancelled):
@@ -569,21 +573,25 @@ class PracticeController(QObject):
         if turn is self._turn and self._phase is Phase.JUDGING:
             self._after_answer(attempt)
         elif self._phase is not Phase.FINISHED:
-            heading = turn.verdict.heading.text().split(" — ")[0]
+            said = {VerdictState.PASSED: "passed", VerdictState.NEEDS_WORK: "needs work"}
+            how = said.get(turn.verdict.state, "not judged")
+            rate = " (you can rate it there)" if turn.rating.awaiting() else ""
             self.view.status_label.setText(
-                f"{turn.caption.text()}: {heading}. It is in the thread above."
+                f"{turn.caption.text()}: {how}{rate}. It is in the thread above."
             )
 
     def _offer_self_rating(self, turn: Turn, attempt: Attempt) -> None:
         """Unjudged: the learner may rate their recall of the note's assertions. Focus
         goes to the rating (when it is the latest answer's), so the keys 1–4 rate; they
         never type into an answer box. Alt+1–4 belong to the latest rating only."""
-        if self._note is None or not self._note.core_assertions:
-            return
+        if self._note is None or not self._note.core_assertions or turn.follow_up:
+            return  # a follow-up asks about one part: rating every key point would not fit
         for other in self.view.thread_view.turns:
             other.rating.set_mnemonics(other is turn)
         turn.rating.offer(attempt, self._note.core_assertions)
-        if turn is self._turn and self._phase is not Phase.FINISHED:
+        # Only the answer being waited for takes the focus: a late verdict never pulls it
+        # out of the box the learner is typing in (the status line says where it is).
+        if turn is self._turn and self._phase in (Phase.BUSY, Phase.JUDGING):
             turn.rating.take_focus()
 
     def _after_answer(self, attempt: Attempt) -> None:

@@ -109,11 +109,12 @@ class Turn(QFrame):
         """The verdict under the answer; with assessments the verdict shows the answer
         itself with the evidence marked, so the plain copy steps aside."""
         self.verdict.show_verdict(verdict, assertions, subject, self.answer_text)
-        if self.follow_up and any(gap.problem == "unexplained" for gap in verdict.gaps):
-            self.notice.setText(
-                "A follow-up asks about one part of your answer: the key points it leaves "
-                "out do not count against you (only what it explains or gets wrong does)."
-            )
+        left_out = any(gap.problem == "unexplained" for gap in verdict.gaps)
+        if self.follow_up and verdict.assertions_sent and left_out:
+            said = "A follow-up asks about one part of your answer: the key points it leaves "
+            said += "out do not count against you (only what it explains or gets wrong does)."
+            shown = self.notice.text()
+            self.notice.setText(f"{shown}\n{said}" if shown else said)
         marked = bool(verdict.assessments) and bool(self.answer_text.strip())
         self.answer_caption.setVisible(not marked)
         self.answer.setVisible(not marked)

@@ -24,6 +24,9 @@ def window_state_in_tmp(tmp_path: Path) -> Iterator[Path]:
     """QSettings (geometry, last note) go to this test's own folder."""
     folder = tmp_path / "qsettings"
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(folder))
+    # And the platform store (read once for the Welcome's old seen mark): never the
+    # developer's own ~/.config.
+    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(folder))
     yield folder
 
 

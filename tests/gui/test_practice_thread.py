@@ -307,25 +307,28 @@ def test_skip_rating_goes_on_to_the_follow_up_and_next_passes_over_it(
     _answer(qtbot, pane, ANSWERS[1])
     qtbot.waitUntil(lambda: len(pane.view.thread_view.turns) == 2, timeout=WAIT_MS)
     follow = pane.view.thread_view.turns[1]
-    qtbot.waitUntil(lambda: follow.rating.isVisible(), timeout=WAIT_MS)
-    assert follow.rating.isAncestorOf(QApplication.focusWidget())
-    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_4)  # plain keys on the follow-up's
-    qtbot.waitUntil(lambda: "Rated Easy" in follow.rating.status.text(), timeout=WAIT_MS)
-    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
-    qtbot.waitUntil(lambda: "Rated Hard" in follow.rating.status.text(), timeout=WAIT_MS)
-    assert first.rating.status.text() == ""  # the skipped one was never rated
-    with sqlite3.connect(context.journal_path) as conn:
-        rated = {row[0] for row in conn.execute("SELECT attempt_id FROM self_ratings")}
-    assert rated == {follow.attempt_id}
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+    assert not follow.rating.isVisible()  # a follow-up asks about one part: no rating of all
+    assert pane.view.next_button.hasFocus()
 
-    # A rating left waiting does not hold the session: Next passes over its follow-up.
+    # Two unrated answers on screen, the keys rate the one with the focus.
     qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     _answer(qtbot, pane, ANSWERS[2])
     qtbot.waitUntil(lambda: len(pane.view.thread_view.turns) == 3, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: pane.view.thread_view.turns[2].rating.isVisible(), timeout=WAIT_MS)
-    pane.view.next_button.click()  # not rated: the session goes on to its summary
+    second = pane.view.thread_view.turns[2]
+    assert first.rating.isVisible() and second.rating.isVisible()  # two panels on screen
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_4)  # plain keys: not ambiguous
+    qtbot.waitUntil(lambda: "Rated Easy" in second.rating.status.text(), timeout=WAIT_MS)
+    qtbot.keyClick(pane.view.next_button, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: "Rated Hard" in second.rating.status.text(), timeout=WAIT_MS)
+    assert first.rating.status.text() == ""  # the skipped one was never rated
+    with sqlite3.connect(context.journal_path) as conn:
+        rated = {row[0] for row in conn.execute("SELECT attempt_id FROM self_ratings")}
+    assert rated == {second.attempt_id}
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)  # its follow-up
+    pane.view.skip_button.click()  # skip the follow-up: the session goes on to its summary
     qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=WAIT_MS)
-    assert len(pane.view.thread_view.turns) == 3  # no follow-up was asked for it
 
 
 def test_a_verdict_that_arrives_after_next_lands_on_its_own_answer_and_starts_nothing(
@@ -353,7 +356,7 @@ def test_a_verdict_that_arrives_after_next_lands_on_its_own_answer_and_starts_no
     assert pane.view.composer.isVisible() and pane.view.answer_box.hasFocus()
     # And it says where the verdict went.
     assert pane.view.status_label.text() == (
-        "Challenge 1 of 2: Needs work. It is in the thread above."
+        "Challenge 1 of 2: needs work. It is in the thread above."
     )
 
 
@@ -429,3 +432,25 @@ def test_a_follow_up_counts_only_what_it_explains_or_gets_wrong(
     assert [(g.assertion_text, g.problem) for g in board.gaps] == [
         (note.core_assertions[3], "wrong"),
     ]
+
+
+@pytest.mark.parametrize("session", [False], ids=["judge-off"], indirect=True)
+def test_next_at_a_waiting_rating_passes_over_the_follow_up_and_the_box_takes_the_typing(
+    qtbot: QtBot, session: tuple[PracticePane, AppContext, FakeGemini]
+) -> None:
+    pane, context, _ = session
+    pane.start(_note(context))
+    _answer(qtbot, pane, ANSWERS[0])
+    qtbot.waitUntil(lambda: pane.view.self_rating.awaiting(), timeout=WAIT_MS)
+    rating = pane.view.self_rating
+    assert rating.isAncestorOf(QApplication.focusWidget())
+    # Ctrl+Enter from the rating: Next, passing over the follow-up that waited for it.
+    qtbot.keyClick(
+        QApplication.focusWidget(), Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier
+    )
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    assert pane.view.progress_label.text() == "Challenge 2 of 2"
+    assert pane.view.answer_box.hasFocus()
+    qtbot.keyClicks(QApplication.focusWidget(), "It takes 2 steps")
+    assert pane.view.answer_box.toPlainText() == "It takes 2 steps"  # not a rating
+    assert rating.status.text() == ""
