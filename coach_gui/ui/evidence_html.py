@@ -33,7 +33,8 @@ def tint(assertion: int, palette: QPalette) -> str:
     return tints[assertion % len(tints)]
 
 
-def _status_colour(status: str, palette: QPalette) -> str:
+def status_colour(status: str, palette: QPalette) -> str:
+    """A key point's status colour (explained, unexplained, wrong), light or dark."""
     dark = is_dark(palette)
     if status == "explained":
         return "#6fcf73" if dark else "#2e7d32"
@@ -105,7 +106,7 @@ def assessments_html(
             f"&nbsp;[{number}]&nbsp;</span>"
         )
         status = (
-            f"<b style='color: {_status_colour(assessment.status, palette)}'>"
+            f"<b style='color: {status_colour(assessment.status, palette)}'>"
             f"{STATUS_WORDS[assessment.status]}</b>"
         )
         item = f"{swatch} <b>Key point {number}</b> — {status}"

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 from coach_gui.domain.practice import Disposition
 from coach_gui.operations.practice import MissedPoint, SessionEnded
 from coach_gui.operations.tier1 import Tier1State
+from coach_gui.ui.evidence_html import STATUS_WORDS, status_colour
 from coach_gui.ui.tier1_status import state_colour
 
 
@@ -98,15 +99,13 @@ def missed_html(missed: Sequence[MissedPoint], palette: QPalette) -> str:
     explained* told apart by a word and a mark (never by colour alone)."""
     if not missed:
         return ""
-    dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
-    wrong, unexplained = ("#ff8a80", "#ffb74d") if dark else ("#b71c1c", "#a35f00")
     count = len(missed)
     items = []
-    for point in missed:
-        if point.problem == "wrong":
-            how = f"<b style='color: {wrong}'>✗ Wrong</b>"
-        else:
-            how = f"<b style='color: {unexplained}'>○ Not explained</b>"
+    for point in missed:  # in the words and colours the verdict gives each key point
+        how = (
+            f"<b style='color: {status_colour(point.problem, palette)}'>"
+            f"{STATUS_WORDS[point.problem]}</b>"
+        )
         items.append(
             f"<li>{how} — “{html.escape(point.assertion)}”<br>{html.escape(point.explanation)}</li>"
         )

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from coach_gui.ui.evidence_html import assessments_html, marked_answer_html
+from coach_gui.ui.evidence_html import assessments_html, marked_answer_html, status_colour
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -44,12 +44,12 @@ class VerdictState(Enum):
 
 
 def _colour(state: VerdictState, palette: QPalette) -> QColor:
-    """Green for a pass, amber for gaps; readable on light and dark palettes."""
-    dark = palette.color(QPalette.ColorRole.Window).lightness() < 128
+    """Green for a pass, amber for gaps (the key points' own colours); readable on light
+    and dark palettes."""
     if state is VerdictState.PASSED:
-        return QColor("#6fcf73" if dark else "#2e7d32")
+        return QColor(status_colour("explained", palette))
     if state is VerdictState.NEEDS_WORK:
-        return QColor("#ffb74d" if dark else "#a35f00")
+        return QColor(status_colour("unexplained", palette))
     return palette.color(QPalette.ColorRole.WindowText)
 
 
