@@ -5,12 +5,15 @@ QT_SCALE_FACTOR is read when Qt starts."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 NOTE = """---
 title: Natural selection
@@ -187,6 +190,50 @@ def until(app: object, ready: Callable[[], bool], timeout: float = 15.0) -> None
             raise SystemExit("the window did not get there in time")
         app.processEvents()  # type: ignore[attr-defined]
         time.sleep(0.01)
+
+
+@contextmanager
+def practice_pane(
+    challenges: Sequence[str],
+    reply_for: Callable[[Any], str],
+    *,
+    key: str,
+    follow_ups: bool,
+    size: tuple[int, int],
+) -> Iterator[Any]:
+    """A real practice pane and app context (in this process's `sandbox`) against loopback
+    fakes of Ollama, writing `challenges`, and Gemini, answering with `reply_for`; started
+    on the sample note "Natural selection", shown at `size`, shut down at the end."""
+    from fakes.gemini_server import FakeGemini
+    from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+
+    from coach_gui.adapters.secrets import KeyStore
+    from coach_gui.bootstrap import build_context
+    from coach_gui.ui.practice_pane import PracticePane
+
+    with FakeOllama() as ollama, FakeGemini(api_keys={key}) as gemini:
+        for text in challenges:
+            ollama.queue_challenge(text)
+        gemini.reply_for = reply_for
+        Path(os.environ["COACH_CONFIG"]).write_text(json.dumps({
+            "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL,
+                      "followUps": follow_ups, "challengesPerSession": 1},
+            "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+        }), encoding="utf-8")  # fmt: skip
+        KeyStore().set(key)
+        context = build_context()
+        entry = context.notes.load().find("natural-selection")
+        assert entry is not None
+        pane = PracticePane(context)
+        pane.resize(*size)
+        pane.show()
+        pane.start(entry.note)
+        try:
+            yield pane
+        finally:
+            pane.shutdown(5000)
+            pane.close()
+            context.close()
 
 
 def at_each_scale(

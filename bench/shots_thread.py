@@ -7,7 +7,6 @@ the follow-up is judged, and the end of the session (the missed key points)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -29,18 +28,15 @@ FOLLOW_ANSWER = "Offspring vary a little from their parents, and some of that is
 
 
 def shoot(folder: Path, scale: str) -> None:
-    from shots_preview import sandbox, until
+    from shots_preview import practice_pane, sandbox, until
 
     sandbox(scale)
-    from fakes.gemini_server import FakeGemini, cites, prompt_items
-    from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+    from fakes.gemini_server import cites, prompt_items
     from PySide6.QtGui import QColor, QPalette
     from PySide6.QtWidgets import QApplication
     from shots_preview import _palette
 
-    from coach_gui.adapters.secrets import KeyStore
-    from coach_gui.bootstrap import build_context
-    from coach_gui.ui.practice_pane import Phase, PracticePane
+    from coach_gui.ui.practice_pane import Phase
 
     app = QApplication([])
     app.setStyle("Fusion")
@@ -57,23 +53,8 @@ def shoot(folder: Path, scale: str) -> None:
 
     for theme in os.environ.get("SHOTS_THEMES", "light dark").split():
         app.setPalette(_palette(theme == "dark", QPalette, QColor))
-        with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
-            ollama.queue_challenge(FIRST)
-            ollama.queue_challenge(FOLLOW_UP)
-            gemini.reply_for = judge
-            Path(os.environ["COACH_CONFIG"]).write_text(json.dumps({
-                "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": True,
-                          "challengesPerSession": 1},
-                "judge": {"baseUrl": gemini.url, "maxRetries": 0},
-            }), encoding="utf-8")  # fmt: skip
-            KeyStore().set(KEY)
-            context = build_context()
-            entry = context.notes.load().find("natural-selection")
-            assert entry is not None
-            pane = PracticePane(context)
-            pane.resize(1024, 640)
-            pane.show()
-            pane.start(entry.note)
+        with practice_pane((FIRST, FOLLOW_UP), judge, key=KEY, follow_ups=True,
+                           size=(1024, 640)) as pane:  # fmt: skip
             until(app, lambda p=pane: p.phase is Phase.ANSWERING)
             pane.view.answer_box.setPlainText(ANSWER)
             pane.view.submit_button.click()
@@ -87,9 +68,6 @@ def shoot(folder: Path, scale: str) -> None:
             pane.view.next_button.click()
             until(app, lambda p=pane: p.phase is Phase.FINISHED)
             _save(app, pane, folder / f"thread-summary-{theme}-{scale}x.png")
-            pane.shutdown(5000)
-            pane.close()
-            context.close()
 
 
 def _save(app: object, pane: object, out: Path) -> None:

@@ -8,7 +8,6 @@ unset), so it runs under Xvfb too."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -27,18 +26,15 @@ ANSWER = (
 
 
 def shoot(folder: Path, scale: str) -> None:
-    from shots_preview import sandbox, until
+    from shots_preview import practice_pane, sandbox, until
 
     sandbox(scale)
-    from fakes.gemini_server import FakeGemini, cites
-    from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
+    from fakes.gemini_server import cites
     from PySide6.QtGui import QColor, QPalette
     from PySide6.QtWidgets import QApplication
     from shots_preview import _palette
 
-    from coach_gui.adapters.secrets import KeyStore
-    from coach_gui.bootstrap import build_context
-    from coach_gui.ui.practice_pane import Phase, PracticePane
+    from coach_gui.ui.practice_pane import Phase
 
     app = QApplication([])
     app.setStyle("Fusion")
@@ -48,24 +44,10 @@ def shoot(folder: Path, scale: str) -> None:
              4: ["leave more young"]}  # fmt: skip
     for theme in os.environ.get("SHOTS_THEMES", "light dark").split():
         app.setPalette(_palette(theme == "dark", QPalette, QColor))
-        with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
-            ollama.queue_challenge(
-                "Why can a process that only keeps or removes traits still produce new kinds?"
-            )
-            gemini.reply_for = cites(spans, status={2: "unexplained", 3: "wrong"})
-            Path(os.environ["COACH_CONFIG"]).write_text(json.dumps({
-                "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
-                          "challengesPerSession": 1},
-                "judge": {"baseUrl": gemini.url, "maxRetries": 0},
-            }), encoding="utf-8")  # fmt: skip
-            KeyStore().set(KEY)
-            context = build_context()
-            entry = context.notes.load().find("natural-selection")
-            assert entry is not None
-            pane = PracticePane(context)
-            pane.resize(900, 820)
-            pane.show()
-            pane.start(entry.note)
+        challenge = "Why can a process that only keeps or removes traits still produce new kinds?"
+        reply = cites(spans, status={2: "unexplained", 3: "wrong"})
+        with practice_pane((challenge,), reply, key=KEY, follow_ups=False,
+                           size=(900, 820)) as pane:  # fmt: skip
             until(app, lambda p=pane: p.phase is Phase.ANSWERING)
             pane.view.answer_box.setPlainText(ANSWER)
             pane.view.submit_button.click()
@@ -76,9 +58,6 @@ def shoot(folder: Path, scale: str) -> None:
             out = folder / f"practice-evidence-{theme}-{scale}x.png"
             pane.grab().save(str(out))
             print(out)
-            pane.shutdown(5000)
-            pane.close()
-            context.close()
 
 
 def main() -> None:
