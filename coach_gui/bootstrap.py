@@ -256,13 +256,19 @@ class AppContext:
     def scheduler(self) -> AssertionScheduler:
         """What is due, per core assertion (issue 7), over this journal and the system clock."""
         from coach_gui.adapters.journal.memory import SqliteMemoryJournal
-        from coach_gui.services.scheduler import AssertionScheduler
+        from coach_gui.services.scheduler import AssertionScheduler, ScheduleSettings
 
+        schedule = self.config.schedule
         return AssertionScheduler(
             self.traces(),
             SqliteMemoryJournal(self.journal),
             self.clock,
-            desired_retention=self.config.schedule.desired_retention,
+            settings=ScheduleSettings(
+                desired_retention=schedule.desired_retention,
+                new_per_day=schedule.new_per_day,
+                new_order=schedule.new_order,
+                leech_lapses=schedule.leech_lapses,
+            ),
         )
 
     def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:

@@ -204,6 +204,13 @@ class NoQuoteConfig(_Section):
 class ScheduleConfig(_Section):
     # The chance of recalling an assertion when it falls due (FSRS): higher, more reviews.
     desired_retention: float = Field(default=0.9, ge=0.7, le=0.99, alias="desiredRetention")
+    # Notes never practised that Today brings in per day, and in which order (issue 19).
+    new_per_day: int = Field(default=5, ge=0, le=500, alias="newPerDay")
+    new_order: Literal["oldest", "newest", "file", "random"] = Field(
+        default="oldest", alias="newOrder"
+    )
+    # An assertion forgotten this many times is a leech: flagged, worth rewording.
+    leech_lapses: int = Field(default=4, ge=1, le=100, alias="leechLapses")
 
 
 class JournalConfig(_Section):
@@ -273,6 +280,9 @@ SETTING_NAMES = {
     "noQuote.maxContainment": "Most overlap allowed",
     "noQuote.shingleWords": "Word group size",
     "schedule.desiredRetention": "Desired retention",
+    "schedule.newPerDay": "New notes per day",
+    "schedule.newOrder": "Order of new notes",
+    "schedule.leechLapses": "Flag a key point after this many misses",
     "journal.keepBackups": "Backups kept",
 }
 

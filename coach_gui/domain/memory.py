@@ -21,15 +21,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field
 
-from coach_gui.domain.digests import content_id
 from coach_gui.domain.notes import Note
-from coach_gui.domain.practice import Attempt, GapPlan, VerdictRecord, gap_id, note_digest
+from coach_gui.domain.practice import (
+    Attempt,
+    GapPlan,
+    VerdictRecord,
+    decided,
+    gap_id,
+    note_digest,
+)
 from coach_gui.domain.records import Record
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states
@@ -67,6 +73,7 @@ class AssertionRating(Record):
     gap: GapProblem | None = None
     gap_id: str | None = None
     explanation: str | None = None  # the judge's, for a gap
+    later: bool = False  # the verdict came after the session (judged later)
 
 
 class SelfRating(Record):
@@ -98,7 +105,7 @@ def self_ratings_for(
 
 
 def ratings_from_verdict(
-    attempt: Attempt, verdict: VerdictRecord, *, follow_up: bool = False
+    attempt: Attempt, verdict: VerdictRecord, *, follow_up: bool = False, later: bool = False
 ) -> list[AssertionRating]:
     """What a verdict says about each assertion it was judged against. A failed verdict
     that names none of them (one recorded before the judge assessed each key point, or
@@ -123,6 +130,7 @@ def ratings_from_verdict(
                 rating=rating,
                 at=attempt.submitted_at,
                 source="verdict",
+                later=later,
             )
             for text in dict.fromkeys(verdict.assertions)
         ]
@@ -147,6 +155,7 @@ def ratings_from_verdict(
                 gap=first[1].problem if first else None,
                 gap_id=gap_id(verdict.id, first[0]) if first else None,
                 explanation=first[1].explanation if first else None,
+                later=later,
             )
         )
     return found
@@ -169,22 +178,30 @@ def ratings_from_self(attempt: Attempt, ratings: Iterable[SelfRating]) -> list[A
 
 
 def note_ratings(
-    note_id: str, records: Iterable[SessionRecords], self_ratings: Iterable[SelfRating] = ()
+    note_id: str,
+    records: Iterable[SessionRecords],
+    self_ratings: Iterable[SelfRating] = (),
+    *,
+    undone: frozenset[str] = frozenset(),
 ) -> list[AssertionRating]:
     """Every rating of one note's assertions in its sessions, in answer order. An answer's
     verdict rates it; until there is one, the learner's own rating does. (Self-ratings
-    never name a gap: `open_gaps` gives the same without them.)"""
+    never name a gap: `open_gaps` gives the same without them.) The sessions whose review
+    the learner undid (`domain.schedule_control.undone_sessions`) give none."""
     by_attempt: dict[str, list[SelfRating]] = {}
     for rating in self_ratings:
         by_attempt.setdefault(rating.attempt_id, []).append(rating)
     ratings: list[AssertionRating] = []
     for session in records:
-        if session.session.note_id != note_id:
+        if session.session.note_id != note_id or session.session.id in undone:
             continue
         for state in attempt_states(session):
             follow_up = state.challenge is not None and state.challenge.origin == "follow_up"
             if state.verdict is not None:
-                ratings += ratings_from_verdict(state.attempt, state.verdict, follow_up=follow_up)
+                later = state.attempt.status == "unjudged"  # bound to a verdict afterwards
+                ratings += ratings_from_verdict(
+                    state.attempt, state.verdict, follow_up=follow_up, later=later
+                )
             elif not follow_up:  # a follow-up is one part: rating every key point won't fit
                 ratings += ratings_from_self(state.attempt, by_attempt.get(state.attempt.id, ()))
     return ratings
@@ -296,6 +313,37 @@ class MemoryState:
     reviews: int
     gap: GapProblem | None = None  # its open gap (`open_gaps`), always due
     gap_id: str | None = None
+    lapses: int = 0  # reviews after the first rated Again: times it was forgotten
+    first_review: str = ""  # when it was first reviewed: a new note is begun that day
+
+
+ReviewSource = Literal["judge", "self", "later"]
+SOURCE_WORDS: dict[ReviewSource, str] = {
+    "judge": "judge", "self": "self-rating", "later": "judged later",
+}  # fmt: skip
+
+
+def review_source(rating: AssertionRating) -> ReviewSource:
+    """Where a review came from: the judge during the session, the judge afterwards, or
+    the learner's own rating."""
+    if rating.source == "self":
+        return "self"
+    return "later" if rating.later else "judge"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRow:
+    """One session's review of one assertion, as replayed: a row of the derived review
+    cache that statistics, the per-assertion timeline and the optimizer read."""
+
+    note_id: str
+    digest: str
+    session_id: str
+    at: str  # ISO-8601 UTC, microseconds
+    rating: int
+    source: ReviewSource
+    was_due: bool  # reviewed on or after its due time (FSRS's, before this review)
+    undone: bool = False  # the learner undid it: kept, never counted
 
 
 def plan_due_practice(
@@ -303,12 +351,14 @@ def plan_due_practice(
     targets: Sequence[int],
     due: Sequence[MemoryState],
     decided_at: str,
+    schedule: Mapping[str, object] | None = None,
 ) -> GapPlan:
     """The decision to practise `note` because these assertions are due: challenges target
     them (indexes in the note as it is now); the open gaps among them are sealed with the
-    session. The id is content-addressed from what was decided and why."""
+    session. The id is content-addressed from what was decided and why; `schedule` is
+    what the scheduler decided with (FSRS parameters, desired retention, new-note limit)."""
     gap_ids = sorted({m.gap_id for m in due if m.gap_id})
-    fields = {
+    fields: dict[str, object] = {
         "reason": "assertions_due",
         "note_id": note.id,
         "note_digest": note_digest(note),
@@ -317,8 +367,24 @@ def plan_due_practice(
         "gap_ids": gap_ids,
         "decided_at": decided_at,
     }
-    return GapPlan(
-        targets=tuple(targets),
-        gap_ids=tuple(gap_ids),
-        decision_id=content_id("scheduler_decision", fields),
-    )
+    if schedule is not None:
+        fields["schedule"] = dict(schedule)
+    return decided(fields, tuple(targets), tuple(gap_ids))
+
+
+def plan_new_practice(
+    note: Note, decided_at: str, schedule: Mapping[str, object], *, rank: int
+) -> GapPlan:
+    """The decision to begin a note never practised: every assertion is a target; the
+    daily limit, the order and the note's place in it (`rank`, from 1) are in `schedule`."""
+    targets = tuple(range(len(note.core_assertions)))
+    fields: dict[str, object] = {
+        "reason": "new_note",
+        "note_id": note.id,
+        "note_digest": note_digest(note),
+        "targets": list(targets),
+        "gap_ids": [],
+        "decided_at": decided_at,
+        "schedule": {**schedule, "rank": rank},
+    }
+    return decided(fields, targets, ())

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator
 
 from coach_gui.domain.challenges import Challenge
-from coach_gui.domain.digests import content_id, digest
+from coach_gui.domain.digests import canonical_json, content_id, digest
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
 from coach_gui.domain.verdicts import Assessment, Gap
@@ -145,13 +145,29 @@ class GapPlan(Record):
     targets: tuple[int, ...]
     gap_ids: tuple[str, ...]
     decision_id: str
+    # The decision's fields in canonical JSON (its id is their content id): stored with
+    # the session, so what was decided and with which schedule settings can be read and
+    # checked (issue 19). None for decisions made before it was kept.
+    decision: str | None = None
+
+
+def decided(
+    fields: dict[str, object], targets: tuple[int, ...], gap_ids: tuple[str, ...]
+) -> GapPlan:
+    """The plan for a decision with these fields (content-addressed, kept whole)."""
+    return GapPlan(
+        targets=targets,
+        gap_ids=gap_ids,
+        decision_id=content_id("scheduler_decision", fields),
+        decision=canonical_json(fields),
+    )
 
 
 def plan_gap_practice(
     note: Note, targets: tuple[int, ...], gap_ids: tuple[str, ...], decided_at: str
 ) -> GapPlan:
     """Record the choice to practise `targets` because of `gap_ids` (content-addressed)."""
-    fields = {
+    fields: dict[str, object] = {
         "reason": "practise_open_gaps",
         "note_id": note.id,
         "note_digest": note_digest(note),
@@ -159,8 +175,4 @@ def plan_gap_practice(
         "gap_ids": sorted(set(gap_ids)),
         "decided_at": decided_at,
     }
-    return GapPlan(
-        targets=tuple(sorted(set(targets))),
-        gap_ids=tuple(sorted(set(gap_ids))),
-        decision_id=content_id("scheduler_decision", fields),
-    )
+    return decided(fields, tuple(sorted(set(targets))), tuple(sorted(set(gap_ids))))

@@ -12,6 +12,7 @@ from typing import Protocol
 from coach_gui.config import Config
 from coach_gui.domain.backups import Restored
 from coach_gui.domain.eval_traces import StoredEvalRun
+from coach_gui.domain.notes import NoteEntry
 from coach_gui.domain.privacy import LivePrivacy
 from coach_gui.domain.session_records import OutboxRecord, SentRequest
 from coach_gui.services.ports.backups import BackupFolder
@@ -110,8 +111,14 @@ class App(Protocol):
 
 def notes_by_id(app: App) -> NoteLookup:
     """The notes as they are in the folder now, by id."""
-    notes = {entry.note.id: entry.note for entry in app.notes.load().notes}
-    return notes.get
+    return note_catalogue(app)[0]
+
+
+def note_catalogue(app: App) -> tuple[NoteLookup, list[NoteEntry]]:
+    """The notes as they are in the folder now: by id, and every one of them."""
+    entries = list(app.notes.load().notes)
+    notes = {entry.note.id: entry.note for entry in entries}
+    return notes.get, entries
 
 
 @contextmanager

@@ -3,10 +3,11 @@ own day — for the Today view and `coach today` alike."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from coach_gui.domain.notes import Note
+from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.practice import GapPlan
 from coach_gui.operations.app import App
 from coach_gui.services.ports.notes import NoteLookup
@@ -26,17 +27,27 @@ def learners_day_offset() -> timedelta:
     return datetime.now().astimezone().utcoffset() or timedelta(0)
 
 
-def today(app: App, notes: NoteLookup, *, rebuild: bool = False) -> Today:
+def today(
+    app: App,
+    notes: NoteLookup,
+    *,
+    rebuild: bool = False,
+    catalogue: Sequence[NoteEntry] | None = None,
+) -> Today:
     """Bring the memory cache up to date (from history when `rebuild`) and read what is
-    due today and over the next 14 days."""
+    due today and over the next 14 days; with the `catalogue` of every note, today's new
+    notes too."""
     scheduler = app.scheduler()
     if rebuild:
         scheduler.forget()
-    return scheduler.today(notes, utc_offset=learners_day_offset())
+    return scheduler.today(notes, utc_offset=learners_day_offset(), catalogue=catalogue)
 
 
-def today_with_plans(app: App, notes: NoteLookup) -> tuple[Today, list[DuePractice]]:
-    """What is due, and for each due note the plan its session will be sealed with."""
+def today_with_plans(
+    app: App, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
+) -> tuple[Today, list[DuePractice]]:
+    """What is due (then today's new notes), and for each note the plan its session will
+    be sealed with."""
     scheduler = app.scheduler()
-    due = scheduler.today(notes, utc_offset=learners_day_offset())
+    due = scheduler.today(notes, utc_offset=learners_day_offset(), catalogue=catalogue)
     return due, [DuePractice(note, plan) for note, plan in scheduler.plans(due)]

@@ -148,7 +148,7 @@ class PracticeRun:
             gap_ids=self.plan.gap_ids if self.plan else (),
             scheduler_decision_id=self.plan.decision_id if self.plan else None,
         )
-        self._journal.start_session(self.session)
+        self._journal.start_session(self.session, self.plan.decision if self.plan else None)
         return self.session
 
     @property

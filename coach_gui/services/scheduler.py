@@ -15,23 +15,44 @@ from datetime import UTC, datetime, timedelta
 from importlib.metadata import version
 
 from fsrs import Card, Rating, Scheduler
+from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from coach_gui.domain.digests import digest
 from coach_gui.domain.memory import (
+    AGAIN,
     RATING_NAMES,
     AssertionGap,
     AssertionRating,
     MemoryState,
+    ReviewRow,
     SelfRating,
     assertion_digest,
     note_ratings,
     open_gaps,
     plan_due_practice,
+    plan_new_practice,
+    review_source,
     self_ratings_for,
     session_reviews,
 )
-from coach_gui.domain.notes import Note
+from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.practice import Attempt, GapPlan
+from coach_gui.domain.schedule_control import (
+    AppliedParameters,
+    FitSummary,
+    Hold,
+    HoldAction,
+    Holds,
+    NewCandidate,
+    NewOrder,
+    ScheduleHold,
+    applied_parameters,
+    new_allowance,
+    order_new,
+    review_change,
+    schedule_hold,
+    undone_sessions,
+)
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.ports.practice import Clock
@@ -42,13 +63,18 @@ FORECAST_DAYS = 14
 # Bump when the rating rules change: the cache is rebuilt. /2: open gaps by ADR 0023;
 # /3: a fail naming no key point is coarse; /4: a follow-up rates only what it explained
 # or got wrong; /5: a follow-up is not self-rated.
-_RULES = "assertion-memory/5"
+# /6: undone reviews count for nothing; the review rows, lapses and first review are kept.
+_RULES = "assertion-memory/6"
 
 
-def fsrs_scheduler(desired_retention: float = 0.9) -> Scheduler:
+def fsrs_scheduler(
+    desired_retention: float = 0.9, parameters: Sequence[float] | None = None
+) -> Scheduler:
     """FSRS as Coach uses it: one review per session, so no minute-long learning steps
-    (every review schedules whole days), and no random fuzz (replays are reproducible)."""
+    (every review schedules whole days), and no random fuzz (replays are reproducible).
+    `parameters`: fitted to the learner's history (None: the package's defaults)."""
     return Scheduler(
+        parameters=DEFAULT_PARAMETERS if parameters is None else tuple(parameters),
         desired_retention=desired_retention,
         learning_steps=(),
         relearning_steps=(),
@@ -75,16 +101,27 @@ def replay(
     reviews: Sequence[AssertionRating],
     scheduler: Scheduler,
     gap: AssertionGap | None = None,
-) -> MemoryState:
+) -> tuple[MemoryState, list[ReviewRow]]:
     """An assertion's memory after its reviews, in time order (at least one), with its
-    open gap (`domain.memory.open_gaps`), if any."""
+    open gap (`domain.memory.open_gaps`), if any; and each review as a row, saying
+    whether the assertion was due when it was reviewed (on or after the day FSRS had it
+    due; the first review never is)."""
     first = utc(reviews[0].at)
     card = Card(card_id=1, due=first)  # an explicit id: the default one sleeps a millisecond
-    for review in reviews:
-        card, _ = scheduler.review_card(card, Rating(review.rating), utc(review.at))
+    rows: list[ReviewRow] = []
+    lapses = 0
+    for n, review in enumerate(reviews):
+        at = utc(review.at)
+        was_due = n > 0 and card.due.date() <= at.date()
+        lapses += n > 0 and review.rating == AGAIN
+        rows.append(
+            ReviewRow(note_id, review.digest, review.session_id, stamp(at), review.rating,
+                      review_source(review), was_due)
+        )  # fmt: skip
+        card, _ = scheduler.review_card(card, Rating(review.rating), at)
     latest = reviews[-1]
     assert card.stability is not None and card.difficulty is not None
-    return MemoryState(
+    state = MemoryState(
         note_id=note_id,
         digest=latest.digest,
         text=latest.text,
@@ -97,7 +134,10 @@ def replay(
         reviews=len(reviews),
         gap=gap.problem if gap is not None else None,
         gap_id=gap.gap_id if gap is not None else None,
+        lapses=lapses,
+        first_review=stamp(first),
     )
+    return state, rows
 
 
 def note_memory(
@@ -105,15 +145,29 @@ def note_memory(
     records: Sequence[SessionRecords],
     self_ratings: Sequence[SelfRating],
     scheduler: Scheduler,
-) -> list[MemoryState]:
-    """Every assertion of one note that was ever rated, replayed from its sessions. An
-    answer's verdict rates it; until there is one, the learner's own rating does."""
-    ratings = note_ratings(note_id, records, self_ratings)
+    undone: frozenset[str] = frozenset(),
+) -> tuple[list[MemoryState], list[ReviewRow]]:
+    """Every assertion of one note that was ever rated, replayed from its sessions, and
+    every review as a row. An answer's verdict rates it; until there is one, the
+    learner's own rating does. An `undone` session's reviews are rows marked undone and
+    count for nothing else (ADR 0026)."""
+    ratings = note_ratings(note_id, records, self_ratings, undone=undone)
     gaps = open_gaps(ratings)
-    return [
-        replay(note_id, found, scheduler, gaps.get(digest_))
-        for digest_, found in session_reviews(ratings).items()
-    ]
+    states: list[MemoryState] = []
+    rows: list[ReviewRow] = []
+    for digest_, found in session_reviews(ratings).items():
+        state, replayed = replay(note_id, found, scheduler, gaps.get(digest_))
+        states.append(state)
+        rows += replayed
+    if undone:
+        kept = note_ratings(note_id, records, self_ratings)
+        for reviews in session_reviews(r for r in kept if r.session_id in undone).values():
+            rows += [
+                ReviewRow(note_id, r.digest, r.session_id, stamp(utc(r.at)), r.rating,
+                          review_source(r), was_due=False, undone=True)
+                for r in reviews
+            ]  # fmt: skip
+    return states, rows
 
 
 @dataclass(frozen=True)
@@ -122,6 +176,7 @@ class DueAssertion:
     memory: MemoryState
     overdue: bool  # due before today began
     ahead: bool = False  # listed before its FSRS due time, because its gap is open
+    leech: bool = False  # forgotten again and again: worth rewording (issue 19)
 
     @property
     def interval_days(self) -> float:
@@ -136,7 +191,7 @@ class DueAssertion:
             "stability": round(m.stability, 4), "difficulty": round(m.difficulty, 4),
             "last_review": m.last_review, "last_rating": RATING_NAMES[m.last_rating],
             "reviews": m.reviews, "gap": m.gap, "gap_id": m.gap_id,
-            "ahead_of_schedule": self.ahead,
+            "ahead_of_schedule": self.ahead, "lapses": m.lapses, "leech": self.leech,
         }  # fmt: skip
 
 
@@ -171,14 +226,51 @@ class DueNote:
 
 
 @dataclass(frozen=True)
+class NewNote:
+    """A note never practised, offered under the daily limit of new notes."""
+
+    note: Note
+    rank: int  # its place in the learner's order, from 1
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "note_id": self.note.id, "title": self.note.title, "rank": self.rank,
+            "assertions": len(self.note.core_assertions),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NewNotes:
+    """Today's new notes and the rule that chose them."""
+
+    notes: list[NewNote]
+    limit: int  # per day (a setting)
+    order: NewOrder
+    begun_today: int  # new notes already begun today (they count against the limit)
+    waiting: int  # never-practised notes with key points, in all
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "limit": self.limit, "order": self.order, "begun_today": self.begun_today,
+            "waiting": self.waiting, "notes": [n.to_json() for n in self.notes],
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Today:
     now: str
     notes: list[DueNote]  # open gaps first, then the most overdue
     forecast: list[tuple[str, int]]  # (local date, assertions due); day 0 has the overdue
+    new: NewNotes | None = None  # None: the notes folder was not listed
+    held: tuple[Hold, ...] = ()  # suspended and buried notes and assertions, now
 
     @property
     def due(self) -> int:
         return sum(len(n.assertions) for n in self.notes)
+
+    @property
+    def leeches(self) -> list[tuple[DueNote, DueAssertion]]:
+        return [(n, a) for n in self.notes for a in n.assertions if a.leech]
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -186,7 +278,17 @@ class Today:
             "due": self.due,
             "notes": [n.to_json() for n in self.notes],
             "forecast": [{"date": day, "due": count} for day, count in self.forecast],
+            "new": None if self.new is None else self.new.to_json(),
+            "held": [hold_json(h) for h in self.held],
         }
+
+
+def hold_json(hold: Hold) -> dict[str, object]:
+    return {
+        "note_id": hold.note_id, "digest": hold.digest, "assertion": hold.text,
+        "kind": "suspended" if hold.suspended else "buried", "until": hold.until,
+        "since": hold.since,
+    }  # fmt: skip
 
 
 class _CurrentIndex:
@@ -214,8 +316,28 @@ class _CurrentIndex:
         return self._digests[note_id].get(digest_)
 
 
+@dataclass(frozen=True)
+class ScheduleSettings:
+    """How the learner asked Today to schedule (Settings › Practice)."""
+
+    desired_retention: float = 0.9
+    new_per_day: int = 5
+    new_order: NewOrder = "oldest"
+    leech_lapses: int = 4  # forgotten this many times: a leech
+
+
+@dataclass(frozen=True)
+class UndoneReview:
+    """A session's review that was undone (or redone): which note, which session."""
+
+    note_id: str
+    session_id: str
+    at: str  # the review's time
+    action: str  # "undo" | "redo"
+
+
 class AssertionScheduler:
-    """The use cases of issue 7 over the journal's ports."""
+    """The use cases of issues 7 and 19 over the journal's ports."""
 
     def __init__(
         self,
@@ -224,16 +346,35 @@ class AssertionScheduler:
         clock: Clock,
         *,
         desired_retention: float = 0.9,
+        settings: ScheduleSettings | None = None,
     ) -> None:
         self._reader = reader
         self._memory = memory
         self._clock = clock
-        self.fsrs = fsrs_scheduler(desired_retention)
+        self.settings = settings or ScheduleSettings(desired_retention=desired_retention)
+        self.applied = memory.parameters()
+        parameters = self.applied.parameters if self.applied is not None else None
+        self.fsrs = fsrs_scheduler(self.settings.desired_retention, parameters)
+
+    @property
+    def memory(self) -> MemoryJournal:
+        """The journal's memory port (statistics read its review rows)."""
+        return self._memory
 
     @functools.cached_property
     def fingerprint(self) -> str:
         """What the cache was computed with; a change rebuilds it."""
         return digest({"rules": _RULES, "fsrs": _fsrs_version(), "scheduler": self.fsrs.to_dict()})
+
+    def schedule_fields(self) -> dict[str, object]:
+        """What every decision is made with, sealed in it (issue 19): the FSRS parameters
+        in force (and which applied record they come from), the desired retention."""
+        return {
+            "fsrs": _fsrs_version(),
+            "desired_retention": self.settings.desired_retention,
+            "parameters": [round(p, 6) for p in self.fsrs.parameters],
+            "parameters_id": self.applied.id if self.applied is not None else None,
+        }
 
     def refresh(self) -> int:
         """Replay the notes whose history changed; returns how many."""
@@ -247,13 +388,17 @@ class AssertionScheduler:
         """The sessions practised on these notes, and only those."""
         return self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
 
-    def _replay(self, note_ids: Sequence[str]) -> list[MemoryState]:
+    def _replay(self, note_ids: Sequence[str]) -> tuple[list[MemoryState], list[ReviewRow]]:
         records = self.history(note_ids)
         self_ratings = self._memory.self_ratings(note_ids)
-        found: list[MemoryState] = []
+        undone = undone_sessions(self._memory.review_changes(note_ids))
+        states: list[MemoryState] = []
+        rows: list[ReviewRow] = []
         for note_id in note_ids:
-            found += note_memory(note_id, records, self_ratings, self.fsrs)
-        return found
+            found, reviewed = note_memory(note_id, records, self_ratings, self.fsrs, undone)
+            states += found
+            rows += reviewed
+        return states, rows
 
     def notes_with_open_gaps(self) -> set[str]:
         """The notes that have an open gap now, read from the cache once it is up to date
@@ -267,16 +412,98 @@ class AssertionScheduler:
         ratings = self_ratings_for(attempt, note, rating, self._clock.now())
         self._memory.record_self_ratings(ratings)
 
+    # --- the learner's controls (ADR 0026) ----------------------------------------------------
+    def last_review(self) -> UndoneReview | None:
+        """The latest session review that counts (what Undo would take back)."""
+        self.refresh()
+        counted = [r for r in self._memory.reviews(since="") if not r.undone]
+        if not counted:
+            return None
+        last = max(counted, key=lambda r: (r.at, r.session_id))
+        return UndoneReview(last.note_id, last.session_id, last.at, "undo")
+
+    def undo_last_review(self) -> UndoneReview | None:
+        """Take back the latest review: its session's ratings stop counting (the records
+        stay); the note is replayed. None when there is nothing to undo."""
+        last = self.last_review()
+        if last is None:
+            return None
+        change = review_change(last.note_id, last.session_id, "undo", self._clock.now())
+        self._memory.record_review_change(change)
+        return last
+
+    def redo_last_undo(self) -> UndoneReview | None:
+        """Count again the review undone most recently (and not redone since)."""
+        changes = self._memory.review_changes()
+        undone = undone_sessions(changes)
+        latest = [c for c in changes if c.action == "undo" and c.session_id in undone]
+        if not latest:
+            return None
+        change = latest[-1]
+        redo = review_change(change.note_id, change.session_id, "redo", self._clock.now())
+        self._memory.record_review_change(redo)
+        return UndoneReview(change.note_id, change.session_id, change.created_at, "redo")
+
+    def hold(
+        self,
+        note: Note,
+        action: HoldAction,
+        *,
+        assertion: str | None = None,
+        utc_offset: timedelta = timedelta(0),
+    ) -> ScheduleHold:
+        """Suspend (until resumed), bury (until the learner's next day) or resume a note
+        or one of its assertions."""  # fmt: skip
+        now = self._clock.now()
+        until = None
+        if action == "bury":
+            local = utc(now) + utc_offset
+            midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+            until = stamp(midnight + timedelta(days=1) - utc_offset)
+        record = schedule_hold(
+            note.id, action, now, until=until, text=assertion,
+            digest=assertion_digest(assertion) if assertion is not None else None,
+        )  # fmt: skip
+        self._memory.record_hold(record)
+        return record
+
+    def holds(self) -> Holds:
+        return Holds(self._memory.holds(), self._clock.now())
+
+    def apply_parameters(
+        self, parameters: Sequence[float] | None, fit: FitSummary | None
+    ) -> AppliedParameters:
+        """The learner said yes: schedule with these parameters from now on (None: the
+        package's defaults again). Every memory is replayed with them at the next read."""
+        applied = applied_parameters(parameters, fit, self._clock.now())
+        self._memory.record_parameters(applied)
+        self.applied = applied
+        self.fsrs = fsrs_scheduler(self.settings.desired_retention, parameters)
+        self.__dict__.pop("fingerprint", None)
+        return applied
+
+    def review_histories(self) -> list[list[ReviewRow]]:
+        """Each assertion's counted reviews in time order (the optimizer's input)."""
+        self.refresh()
+        by_assertion: dict[tuple[str, str], list[ReviewRow]] = {}
+        for row in self._memory.reviews(since=""):
+            if not row.undone:
+                by_assertion.setdefault((row.note_id, row.digest), []).append(row)
+        return list(by_assertion.values())
+
+    # --- today --------------------------------------------------------------------------------
     def today(
         self,
         notes: NoteLookup,
         *,
         utc_offset: timedelta = timedelta(0),
         refresh: bool = True,
+        catalogue: Sequence[NoteEntry] | None = None,
     ) -> Today:
         """The notes with assertions due by the end of the learner's day, and every open
-        gap (open gaps first, then the most overdue), and how many fall due on each of
-        the next 14 days (an open gap counts today only)."""
+        gap (open gaps first, then the most overdue), less what the learner held back;
+        how many fall due on each of the next 14 days (an open gap counts today only);
+        and, given the `catalogue` of notes, the new notes under today's limit."""
         if refresh:
             self.refresh()
         now_text = self._clock.now()
@@ -285,19 +512,26 @@ class AssertionScheduler:
         bounds = [stamp(day0 + timedelta(days=n)) for n in range(1, FORECAST_DAYS + 1)]
         start = stamp(day0)
         current = _CurrentIndex(notes)
+        holds = Holds(self._memory.holds(), now_text)
+        leech_at = self.settings.leech_lapses
         counts = [0] * FORECAST_DAYS
         due: dict[str, list[DueAssertion]] = {}
         # Due by FSRS before tomorrow, and every open gap whenever FSRS would have it
         # (ADR 0023): the two queries never return the same row.
         gaps_later = self._memory.open_gaps_due_from(bounds[0])
         for state in [*self._memory.due_before(bounds[0]), *gaps_later]:
+            if holds and holds.holds(state.note_id, state.digest):
+                continue
             index = current(state.note_id, state.text, state.digest)
             if index is not None:
                 due.setdefault(state.note_id, []).append(
-                    DueAssertion(index, state, state.due < start, state.due >= bounds[0])
-                )
+                    DueAssertion(index, state, state.due < start, state.due >= bounds[0],
+                                 leech=state.lapses >= leech_at)
+                )  # fmt: skip
         counts[0] = sum(len(found) for found in due.values())
         for note_id, digest_, text, when in self._memory.due_between(bounds[0], bounds[-1]):
+            if holds and holds.holds(note_id, digest_):
+                continue
             if current(note_id, text, digest_) is not None:
                 counts[bisect.bisect_right(bounds, when)] += 1
         due_notes = []
@@ -311,18 +545,56 @@ class AssertionScheduler:
             ((day0 + utc_offset) + timedelta(days=n)).date().isoformat()
             for n in range(FORECAST_DAYS)
         ]
-        return Today(now_text, due_notes, list(zip(days, counts, strict=True)))
+        new = None
+        if catalogue is not None:
+            new = self._new_notes(catalogue, holds, now_text, start, days[0])
+        held = tuple(h for h in holds if current.note(h.note_id) is not None)
+        return Today(now_text, due_notes, list(zip(days, counts, strict=True)), new, held)
+
+    def _new_notes(
+        self, catalogue: Sequence[NoteEntry], holds: Holds, now: str, start: str, day: str
+    ) -> NewNotes:
+        reviewed = self._memory.reviewed_notes()
+        fresh = [
+            e for e in catalogue
+            if e.note.core_assertions and e.note.id not in reviewed
+            and not holds.holds(e.note.id)
+        ]  # fmt: skip
+        seen = self._memory.first_seen([e.note.id for e in fresh], now)
+        begun = self._memory.notes_begun_since(start)
+        allowance = new_allowance(self.settings.new_per_day, begun)
+        candidates = [NewCandidate(e.note.id, e.file_name, seen[e.note.id]) for e in fresh]
+        ranked = order_new(candidates, self.settings.new_order, day)
+        by_id = {e.note.id: e.note for e in fresh}
+        offered = [NewNote(by_id[note_id], n + 1) for n, note_id in enumerate(ranked[:allowance])]
+        return NewNotes(offered, self.settings.new_per_day, self.settings.new_order, begun,
+                        len(fresh))  # fmt: skip
 
     def plan(self, due_note: DueNote) -> GapPlan:
         """The decision to practise a due note: challenges target its due assertions, and
-        the decision id and the open gap ids are sealed with the session (DESIGN §6)."""
+        the decision (with the schedule's settings) and the open gap ids are sealed with
+        the session (DESIGN §6)."""
         return plan_due_practice(
             due_note.note,
             [a.index for a in due_note.assertions],
             [a.memory for a in due_note.assertions],
             self._clock.now(),
+            self.schedule_fields(),
         )
 
+    def plan_new(self, new: NewNote, rule: NewNotes) -> GapPlan:
+        """The decision to begin a new note, with the limit and order that chose it."""
+        schedule = {
+            **self.schedule_fields(),
+            "new_limit": rule.limit,
+            "new_order": rule.order,
+            "new_begun_today": rule.begun_today,
+        }
+        return plan_new_practice(new.note, self._clock.now(), schedule, rank=new.rank)
+
     def plans(self, today: Today) -> list[tuple[Note, GapPlan]]:
-        """Every due note in the order to practise it, with its plan."""
-        return [(n.note, self.plan(n)) for n in today.notes]
+        """Every due note in the order to practise it, then today's new notes, with plans."""
+        found = [(n.note, self.plan(n)) for n in today.notes]
+        if today.new is not None:
+            found += [(n.note, self.plan_new(n, today.new)) for n in today.new.notes]
+        return found

@@ -44,9 +44,12 @@ class InRamPracticeJournal:
     challenges: list[tuple[str, int, Challenge, str | None]] = field(default_factory=list)
     rejections: list[tuple[str, str, str, str]] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
+    decisions: dict[str, str] = field(default_factory=dict)  # decision id -> fields
 
-    def start_session(self, session: PracticeSession) -> None:
+    def start_session(self, session: PracticeSession, decision: str | None = None) -> None:
         self.sessions[session.id] = session
+        if decision is not None:
+            self.decisions[session.scheduler_decision_id or ""] = decision
 
     def add_challenge(
         self,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
-from coach_gui.domain.memory import MemoryState, SelfRating
+from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.practice import (
     Attempt,
     SessionMode,
@@ -14,6 +15,7 @@ from coach_gui.domain.practice import (
     attempt_id,
     new_id,
 )
+from coach_gui.domain.schedule_control import AppliedParameters, ReviewChange, ScheduleHold
 from coach_gui.domain.session_records import SessionRecord, SessionRecords, StoredTrace
 from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.verdicts import Gap
@@ -122,6 +124,11 @@ class InRamMemoryJournal:
     ratings: dict[tuple[str, str], SelfRating] = field(default_factory=dict)
     cache: dict[tuple[str, str], MemoryState] = field(default_factory=dict)
     refreshed: list[str] = field(default_factory=list)  # the fingerprints used
+    rows: list[ReviewRow] = field(default_factory=list)
+    changes: list[ReviewChange] = field(default_factory=list)
+    hold_records: list[ScheduleHold] = field(default_factory=list)
+    applied: list[AppliedParameters] = field(default_factory=list)
+    seen: dict[str, str] = field(default_factory=dict)
 
     def record_self_ratings(self, ratings: Sequence[SelfRating]) -> None:
         for rating in ratings:
@@ -139,7 +146,9 @@ class InRamMemoryJournal:
     def refresh(self, fingerprint: str, replay: Replay) -> int:
         self.refreshed.append(fingerprint)
         notes = sorted({r.session.note_id for r in self.sessions.sessions.values()})
-        self.cache = {(m.note_id, m.digest): m for m in replay(notes)}
+        states, self.rows = replay(notes)
+        self.cache = {(m.note_id, m.digest): m for m in states}
+        self.rows.sort(key=lambda r: (r.at, r.session_id))
         return len(notes)
 
     def mark_all_stale(self) -> None:
@@ -161,6 +170,74 @@ class InRamMemoryJournal:
 
     def memory_for(self, note_id: str) -> list[MemoryState]:
         return [m for m in self.cache.values() if m.note_id == note_id]
+
+    def record_review_change(self, change: ReviewChange) -> None:
+        self.changes.append(change)
+
+    def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
+        found = [c for c in self.changes if note_ids is None or c.note_id in note_ids]
+        return sorted(found, key=lambda c: (c.created_at, c.id))
+
+    def record_hold(self, hold: ScheduleHold) -> None:
+        self.hold_records.append(hold)
+
+    def holds(self) -> list[ScheduleHold]:
+        return sorted(self.hold_records, key=lambda h: (h.created_at, h.id))
+
+    def record_parameters(self, applied: AppliedParameters) -> None:
+        self.applied.append(applied)
+
+    def parameters(self) -> AppliedParameters | None:
+        return max(self.applied, key=lambda a: (a.applied_at, a.id)) if self.applied else None
+
+    def first_seen(self, note_ids: Sequence[str], now: str) -> dict[str, str]:
+        for note_id in note_ids:
+            self.seen.setdefault(note_id, now)
+        return {n: self.seen[n] for n in note_ids}
+
+    def notes_begun_since(self, start: str) -> int:
+        first: dict[str, str] = {}
+        for m in self.cache.values():
+            first[m.note_id] = min(first.get(m.note_id, m.first_review), m.first_review)
+        return sum(at >= start for at in first.values())
+
+    def reviewed_notes(self) -> set[str]:
+        return {m.note_id for m in self.cache.values()}
+
+    def reviews(
+        self, *, note_id: str | None = None, digest: str | None = None, since: str = ""
+    ) -> list[ReviewRow]:
+        return [
+            r for r in self.rows
+            if r.at >= since and note_id in (None, r.note_id) and digest in (None, r.digest)
+        ]  # fmt: skip
+
+    def reviews_per_day(self, since: str, offset_minutes: int) -> list[tuple[str, int]]:
+        days: dict[str, int] = {}
+        for r in self.rows:
+            if r.at >= since and not r.undone:
+                day = (datetime.fromisoformat(r.at) + timedelta(minutes=offset_minutes)).date()
+                days[day.isoformat()] = days.get(day.isoformat(), 0) + 1
+        return sorted(days.items())
+
+    def retention_per_month(self, since: str, offset_minutes: int) -> list[tuple[str, int, int]]:
+        months: dict[str, list[int]] = {}
+        for r in self.rows:
+            if r.at >= since and not r.undone and r.was_due:
+                moment = datetime.fromisoformat(r.at) + timedelta(minutes=offset_minutes)
+                found = months.setdefault(moment.strftime("%Y-%m"), [0, 0])
+                found[0] += 1
+                found[1] += r.rating > 1
+        return [(m, due, recalled) for m, (due, recalled) in sorted(months.items())]
+
+    def review_count(self) -> int:
+        return sum(not r.undone for r in self.rows)
+
+    def assertion_count(self) -> int:
+        return len(self.cache)
+
+    def leeches(self, lapses: int) -> list[MemoryState]:
+        return [m for m in self.cache.values() if m.lapses >= lapses and m.lapses > 0]
 
 
 def _conforms() -> tuple[SessionReader, MemoryJournal]:

@@ -17,6 +17,12 @@ from coach_gui.domain.errors import JournalError
 NOW = "2025-01-01T12:00:00Z"
 TABLES = {
     "assertion_memory",
+    "assertion_reviews",
+    "fsrs_parameters",
+    "note_first_seen",
+    "review_changes",
+    "schedule_holds",
+    "scheduler_decisions",
     "assertion_memory_meta",
     "assertion_memory_stale",
     "attempt_bindings",

@@ -228,6 +228,16 @@ def test_verify_reports_the_head_the_count_and_the_first_failure(
     assert "trace log: 27 traces" in captured.out and "Restore a backup" in captured.err
 
 
+def _undo_v8(conn: sqlite3.Connection) -> None:
+    """Take away what schema v8 added (issue 19), as an older Coach left the journal."""
+    for table in ("scheduler_decisions", "review_changes", "schedule_holds", "fsrs_parameters",
+                  "note_first_seen", "assertion_reviews"):  # fmt: skip
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("DROP INDEX assertion_memory_by_lapses")
+    conn.execute("ALTER TABLE assertion_memory DROP COLUMN lapses")
+    conn.execute("ALTER TABLE assertion_memory DROP COLUMN first_review")
+
+
 def _as_v3(path: Path) -> None:
     """Take a journal back to schema v3 (it holds no refusal, and no verdict with
     assessments): no trace log, no assessments column."""
@@ -250,6 +260,7 @@ def _as_v3(path: Path) -> None:
                 " BEGIN SELECT 1; END"
             )
         conn.execute("ALTER TABLE judge_refusals DROP COLUMN outbox_id")
+        _undo_v8(conn)
         conn.execute("PRAGMA user_version = 3")
     finally:
         conn.close()
@@ -283,12 +294,13 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
     try:
         conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
         conn.execute("ALTER TABLE outbox DROP COLUMN provider")  # v6
+        _undo_v8(conn)
         conn.execute("PRAGMA user_version = 4")
     finally:
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 7
+        assert journal.schema_version == LATEST_VERSION == 8
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -322,11 +334,12 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
+        _undo_v8(conn)
         conn.execute("PRAGMA user_version = 5")  # the column stays, as that build left it
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 7
+        assert journal.schema_version == LATEST_VERSION == 8
     assert sweep.check(path).ok
 
 
@@ -340,11 +353,12 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("DROP INDEX assertion_memory_open_gaps")
+        _undo_v8(conn)
         conn.execute("PRAGMA user_version = 6")
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 7
+        assert journal.schema_version == LATEST_VERSION == 8
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
     plan = _rows(
@@ -352,5 +366,28 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
         "EXPLAIN QUERY PLAN SELECT * FROM assertion_memory WHERE gap IS NOT NULL AND due >= ''",
     )
     assert any("assertion_memory_open_gaps" in str(tuple(r)) for r in plan)  # Today's query
+    assert _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id") == before
+    assert sweep.check(path).ok
+
+
+def test_a_v7_journal_gains_the_schedule_tables_and_rebuilds_its_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v8 (issue 19) adds the learner's schedule decisions and the review rows; the memory
+    cache made by v7 is rebuilt once, and what was recorded reads and verifies the same."""
+    path = sweep.record_journal(tmp_path, failures=False)
+    monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
+    before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        _undo_v8(conn)
+        conn.execute("PRAGMA user_version = 7")
+    finally:
+        conn.close()
+    with Journal.open(path) as journal:
+        assert journal.schema_version == LATEST_VERSION == 8
+        assert journal.counts()["assertion_reviews"] == 0  # derived: filled on the next read
+    fingerprint = _rows(path, "SELECT value FROM assertion_memory_meta WHERE key = 'fingerprint'")
+    assert fingerprint == []  # so the next read replays every note
     assert _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id") == before
     assert sweep.check(path).ok

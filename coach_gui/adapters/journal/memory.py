@@ -9,24 +9,37 @@ reading a note's history and storing its memory.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
-from coach_gui.domain.memory import MemoryState, SelfRating
+from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
+from coach_gui.domain.schedule_control import (
+    AppliedParameters,
+    FitSummary,
+    ReviewChange,
+    ScheduleHold,
+)
 from coach_gui.services.ports.schedule import Replay
 
 BATCH = 200  # notes replayed per write transaction: other writers never wait long
 _PARAMS = 500  # ids per query, under SQLite's limit on bound parameters
 _COLUMNS = (
     "note_id, assertion_digest, assertion, state, stability, difficulty, due, last_review, "
-    "last_rating, reviews, gap, gap_id"
+    "last_rating, reviews, gap, gap_id, lapses, first_review"
 )
+_REVIEW_COLUMNS = "note_id, assertion_digest, session_id, at, rating, source, was_due, undone"
 
 
 def _state(row: tuple[Any, ...]) -> MemoryState:
     return MemoryState(*row)
+
+
+def _review(row: tuple[Any, ...]) -> ReviewRow:
+    note_id, digest, session_id, at, rating, source, was_due, undone = row
+    return ReviewRow(note_id, digest, session_id, at, rating, source, bool(was_due), bool(undone))
 
 
 def _chunks(ids: Sequence[str]) -> list[Sequence[str]]:
@@ -111,15 +124,24 @@ class SqliteMemoryJournal:
                     return replayed
                 # Our write lock is held, so this read sees every committed row, and no
                 # other writer can add one before the result is stored.
-                states = replay(stale)
+                states, rows = replay(stale)
                 marks = _marks(len(stale))
                 conn.execute(f"DELETE FROM assertion_memory WHERE note_id IN ({marks})", stale)
+                conn.execute(f"DELETE FROM assertion_reviews WHERE note_id IN ({marks})", stale)
                 conn.executemany(
                     f"INSERT INTO assertion_memory ({_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(s.note_id, s.digest, s.text, s.state, s.stability, s.difficulty, s.due,
-                      s.last_review, s.last_rating, s.reviews, s.gap, s.gap_id)
+                      s.last_review, s.last_rating, s.reviews, s.gap, s.gap_id, s.lapses,
+                      s.first_review)
                      for s in states],
+                )  # fmt: skip
+                conn.executemany(
+                    f"INSERT INTO assertion_reviews ({_REVIEW_COLUMNS}) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(r.note_id, r.digest, r.session_id, r.at, r.rating, r.source,
+                      int(r.was_due), int(r.undone))
+                     for r in rows],
                 )  # fmt: skip
                 conn.execute(
                     f"DELETE FROM assertion_memory_stale WHERE note_id IN ({marks})", stale
@@ -129,6 +151,7 @@ class SqliteMemoryJournal:
     @staticmethod
     def _mark_all(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM assertion_memory")
+        conn.execute("DELETE FROM assertion_reviews")
         conn.execute(
             "INSERT OR IGNORE INTO assertion_memory_stale (note_id) "
             "SELECT note_id FROM sessions UNION SELECT note_id FROM self_ratings"
@@ -138,7 +161,7 @@ class SqliteMemoryJournal:
         with self._journal.write() as conn:
             conn.execute("DELETE FROM assertion_memory_meta WHERE key = 'fingerprint'")
 
-    def _tuples(self, sql: str, params: Sequence[str]) -> list[tuple[Any, ...]]:
+    def _tuples(self, sql: str, params: Sequence[object]) -> list[tuple[Any, ...]]:
         with self._journal.read() as conn:
             cursor = conn.execute(sql, params)
             cursor.row_factory = None  # plain tuples: Today reads tens of thousands of rows
@@ -164,3 +187,152 @@ class SqliteMemoryJournal:
     def memory_for(self, note_id: str) -> list[MemoryState]:
         sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE note_id = ? ORDER BY due"
         return [_state(row) for row in self._tuples(sql, (note_id,))]
+
+    # --- the learner's decisions ------------------------------------------------------------
+    def record_review_change(self, change: ReviewChange) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO review_changes (id, note_id, session_id, action,"
+                " created_at) VALUES (?, ?, ?, ?, ?)",
+                (change.id, change.note_id, change.session_id, change.action, change.created_at),
+            )
+
+    def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
+        sql = "SELECT id, note_id, session_id, action, created_at FROM review_changes"
+        rows: list[tuple[Any, ...]] = []
+        if note_ids is None:
+            rows = self._tuples(sql, ())
+        else:
+            for chunk in _chunks(note_ids):
+                rows += self._tuples(f"{sql} WHERE note_id IN ({_marks(len(chunk))})", chunk)
+        changes = [
+            ReviewChange(id=r[0], note_id=r[1], session_id=r[2], action=r[3], created_at=r[4])
+            for r in rows
+        ]
+        return sorted(changes, key=lambda c: (c.created_at, c.id))
+
+    def record_hold(self, hold: ScheduleHold) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO schedule_holds (id, note_id, assertion_digest, assertion,"
+                " action, until, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (hold.id, hold.note_id, hold.digest, hold.text, hold.action, hold.until,
+                 hold.created_at),
+            )  # fmt: skip
+
+    def holds(self) -> list[ScheduleHold]:
+        rows = self._tuples(
+            "SELECT id, note_id, assertion_digest, assertion, action, until, created_at"
+            " FROM schedule_holds ORDER BY created_at, id",
+            (),
+        )
+        return [
+            ScheduleHold(id=r[0], note_id=r[1], digest=r[2], text=r[3], action=r[4],
+                         until=r[5], created_at=r[6])
+            for r in rows
+        ]  # fmt: skip
+
+    def record_parameters(self, applied: AppliedParameters) -> None:
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO fsrs_parameters (id, parameters, fit, applied_at)"
+                " VALUES (?, ?, ?, ?)",
+                (
+                    applied.id,
+                    json.dumps(None if applied.parameters is None else list(applied.parameters)),
+                    json.dumps(None if applied.fit is None else applied.fit.model_dump()),
+                    applied.applied_at,
+                ),
+            )
+
+    def parameters(self) -> AppliedParameters | None:
+        rows = self._tuples(
+            "SELECT id, parameters, fit, applied_at FROM fsrs_parameters"
+            " ORDER BY applied_at DESC, id DESC LIMIT 1",
+            (),
+        )
+        if not rows:
+            return None
+        found, values, fit, at = rows[0]
+        values, fit = json.loads(values), json.loads(fit)
+        return AppliedParameters(
+            id=found,
+            parameters=None if values is None else tuple(float(v) for v in values),
+            fit=None if fit is None else FitSummary.model_validate(fit, strict=False),
+            applied_at=at,
+        )
+
+    def first_seen(self, note_ids: Sequence[str], now: str) -> dict[str, str]:
+        seen: dict[str, str] = {}
+        for chunk in _chunks(note_ids):
+            seen.update(
+                self._tuples(
+                    "SELECT note_id, first_seen FROM note_first_seen"
+                    f" WHERE note_id IN ({_marks(len(chunk))})",
+                    chunk,
+                )
+            )
+        unseen = [n for n in dict.fromkeys(note_ids) if n not in seen]
+        if unseen:
+            with self._journal.write() as conn:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO note_first_seen (note_id, first_seen) VALUES (?, ?)",
+                    [(n, now) for n in unseen],
+                )
+            seen.update((n, now) for n in unseen)
+        return seen
+
+    # --- the derived review rows ------------------------------------------------------------
+    def notes_begun_since(self, start: str) -> int:
+        rows = self._tuples(
+            "SELECT count(*) FROM (SELECT note_id FROM assertion_memory GROUP BY note_id"
+            " HAVING min(first_review) >= ?)",
+            (start,),
+        )
+        return int(rows[0][0])
+
+    def reviewed_notes(self) -> set[str]:
+        return {r[0] for r in self._tuples("SELECT DISTINCT note_id FROM assertion_memory", ())}
+
+    def reviews(
+        self, *, note_id: str | None = None, digest: str | None = None, since: str = ""
+    ) -> list[ReviewRow]:
+        where, params = ["at >= ?"], [since]
+        if note_id is not None:
+            where.append("note_id = ?")
+            params.append(note_id)
+        if digest is not None:
+            where.append("assertion_digest = ?")
+            params.append(digest)
+        sql = (
+            f"SELECT {_REVIEW_COLUMNS} FROM assertion_reviews"
+            f" WHERE {' AND '.join(where)} ORDER BY at, session_id"
+        )
+        return [_review(row) for row in self._tuples(sql, params)]
+
+    def reviews_per_day(self, since: str, offset_minutes: int) -> list[tuple[str, int]]:
+        return self._tuples(
+            "SELECT date(at, ?) AS day, count(*) FROM assertion_reviews"
+            " WHERE at >= ? AND undone = 0 GROUP BY day",
+            (f"{offset_minutes:+d} minutes", since),
+        )
+
+    def retention_per_month(self, since: str, offset_minutes: int) -> list[tuple[str, int, int]]:
+        return self._tuples(
+            "SELECT strftime('%Y-%m', at, ?) AS month, count(*), sum(rating > 1)"
+            " FROM assertion_reviews WHERE at >= ? AND undone = 0 AND was_due = 1"
+            " GROUP BY month",
+            (f"{offset_minutes:+d} minutes", since),
+        )
+
+    def review_count(self) -> int:
+        return int(
+            self._tuples("SELECT count(*) FROM assertion_reviews WHERE undone = 0", ())[0][0]
+        )
+
+    def assertion_count(self) -> int:
+        return int(self._tuples("SELECT count(*) FROM assertion_memory", ())[0][0])
+
+    def leeches(self, lapses: int) -> list[MemoryState]:
+        sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE lapses >= ? AND lapses > 0"
+        return [_state(row) for row in self._tuples(sql, (lapses,))]

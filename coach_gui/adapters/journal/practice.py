@@ -29,8 +29,14 @@ class SqlitePracticeJournal:
     def __init__(self, journal: Journal) -> None:
         self._journal = journal
 
-    def start_session(self, session: PracticeSession) -> None:
+    def start_session(self, session: PracticeSession, decision: str | None = None) -> None:
         with self._journal.write() as conn:
+            if decision is not None and session.scheduler_decision_id is not None:
+                conn.execute(
+                    "INSERT OR IGNORE INTO scheduler_decisions (id, fields, decided_at)"
+                    " VALUES (?, ?, ?)",
+                    (session.scheduler_decision_id, decision, session.started_at),
+                )
             conn.execute(
                 "INSERT INTO sessions (id, note_id, note_title_at_start, note_digest,"
                 " config_digest, mode, started_at, gap_ids, scheduler_decision_id)"

@@ -408,6 +408,74 @@ CREATE INDEX IF NOT EXISTS assertion_memory_open_gaps ON assertion_memory (due)
 """
 
 
+# v8: the learner steers their schedule (issue 19, ADR 0026). History, write-once: the
+# scheduler decision each session was started with (its fields, so `coach verify` can
+# recompute its id), undone/redone reviews, holds (suspend, bury, resume), and the FSRS
+# parameters the learner applied. `note_first_seen` orders new notes. Derived, rebuilt
+# from history: each assertion's lapses and first review, and every session review as a
+# row (`assertion_reviews`) for statistics, timelines and the optimizer.
+_V8 = f"""
+CREATE TABLE scheduler_decisions (
+    id TEXT PRIMARY KEY {_hex("id")},
+    fields TEXT NOT NULL CHECK (json_valid(fields)),
+    decided_at TEXT NOT NULL
+) STRICT;
+{_immutable("scheduler_decisions")}
+
+CREATE TABLE review_changes (
+    id TEXT PRIMARY KEY {_hex("id")},
+    note_id TEXT NOT NULL,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    action TEXT NOT NULL CHECK (action IN ('undo', 'redo')),
+    created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX review_changes_by_note ON review_changes (note_id);
+{_immutable("review_changes")}
+{_marks_stale("review_changes_stale", "INSERT ON review_changes FOR EACH ROW", "NEW.note_id")}
+
+CREATE TABLE schedule_holds (
+    id TEXT PRIMARY KEY {_hex("id")},
+    note_id TEXT NOT NULL,
+    assertion_digest TEXT,
+    assertion TEXT,
+    action TEXT NOT NULL CHECK (action IN ('suspend', 'bury', 'resume')),
+    until TEXT,
+    created_at TEXT NOT NULL
+) STRICT;
+{_immutable("schedule_holds")}
+
+CREATE TABLE fsrs_parameters (
+    id TEXT PRIMARY KEY {_hex("id")},
+    parameters TEXT NOT NULL CHECK (json_valid(parameters)),
+    fit TEXT NOT NULL CHECK (json_valid(fit)),
+    applied_at TEXT NOT NULL
+) STRICT;
+{_immutable("fsrs_parameters")}
+
+CREATE TABLE note_first_seen (
+    note_id TEXT PRIMARY KEY,
+    first_seen TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+ALTER TABLE assertion_memory ADD COLUMN lapses INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE assertion_memory ADD COLUMN first_review TEXT NOT NULL DEFAULT '';
+CREATE INDEX assertion_memory_by_lapses ON assertion_memory (lapses) WHERE lapses > 0;
+CREATE TABLE assertion_reviews (
+    note_id TEXT NOT NULL,
+    assertion_digest TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+    source TEXT NOT NULL CHECK (source IN ('judge', 'self', 'later')),
+    was_due INTEGER NOT NULL CHECK (was_due IN (0, 1)),
+    undone INTEGER NOT NULL CHECK (undone IN (0, 1)),
+    PRIMARY KEY (note_id, assertion_digest, session_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX assertion_reviews_by_time ON assertion_reviews (at);
+DELETE FROM assertion_memory_meta WHERE key = 'fingerprint';
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -427,6 +495,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, _V5),
     Migration(6, _V6, _add_outbox_provider),
     Migration(7, _V7),
+    Migration(8, _V8),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -102,9 +102,9 @@ class LivePracticeJournal(SqlitePracticeJournal):
         super().__init__(journal)
         self.locks = locks or default_locks(journal)
 
-    def start_session(self, session: PracticeSession) -> None:
+    def start_session(self, session: PracticeSession, decision: str | None = None) -> None:
         self.locks.hold(session.id)
-        super().start_session(session)
+        super().start_session(session, decision)
 
     def release(self, session_id: str) -> None:
         """The session is sealed (or abandoned): it is no longer live."""

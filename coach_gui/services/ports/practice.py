@@ -29,7 +29,10 @@ class PracticeJournal(Protocol):
     """Where a practice session is recorded as it happens; every call commits at once,
     so a crash loses nothing the learner submitted."""
 
-    def start_session(self, session: PracticeSession) -> None: ...
+    def start_session(self, session: PracticeSession, decision: str | None = None) -> None:
+        """Record a new session and, when a scheduler decision chose it, that decision's
+        fields (canonical JSON; the session's `scheduler_decision_id` is their id)."""
+        ...
 
     def add_challenge(
         self,

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from coach_gui.domain.memory import MemoryState, SelfRating
+from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
+from coach_gui.domain.schedule_control import AppliedParameters, ReviewChange, ScheduleHold
 
-# Given note ids, their assertions' memory replayed from history.
-Replay = Callable[[Sequence[str]], list[MemoryState]]
+# Given note ids, their assertions' memory replayed from history, and every review.
+Replay = Callable[[Sequence[str]], tuple[list[MemoryState], list[ReviewRow]]]
 
 
 class MemoryJournal(Protocol):
@@ -57,3 +58,63 @@ class MemoryJournal(Protocol):
         ...
 
     def memory_for(self, note_id: str) -> list[MemoryState]: ...
+
+    # --- the learner's decisions (history, ADR 0026) -----------------------------------------
+    def record_review_change(self, change: ReviewChange) -> None:
+        """Store an undo or redo of a session's review (its note goes stale)."""
+        ...
+
+    def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
+        """Every undo and redo (of these notes' sessions), oldest first."""
+        ...
+
+    def record_hold(self, hold: ScheduleHold) -> None: ...
+
+    def holds(self) -> list[ScheduleHold]:
+        """Every hold record ever made, oldest first (`Holds` says which are in force)."""
+        ...
+
+    def record_parameters(self, applied: AppliedParameters) -> None: ...
+
+    def parameters(self) -> AppliedParameters | None:
+        """The FSRS parameters applied last (None: never; the package's defaults)."""
+        ...
+
+    def first_seen(self, note_ids: Sequence[str], now: str) -> dict[str, str]:
+        """When Coach first listed each of these notes; the unseen are recorded at `now`."""
+        ...
+
+    # --- the derived review rows --------------------------------------------------------------
+    def notes_begun_since(self, start: str) -> int:
+        """How many notes were first reviewed at `start` or later (new notes begun)."""
+        ...
+
+    def reviewed_notes(self) -> set[str]:
+        """The notes with at least one assertion in the cache: never new."""
+        ...
+
+    def reviews(
+        self, *, note_id: str | None = None, digest: str | None = None, since: str = ""
+    ) -> list[ReviewRow]:
+        """Review rows (undone ones too) in time order, all or of one note or assertion."""
+        ...
+
+    def reviews_per_day(self, since: str, offset_minutes: int) -> list[tuple[str, int]]:
+        """(the learner's date, counted reviews) from `since` on, for days with any."""
+        ...
+
+    def retention_per_month(self, since: str, offset_minutes: int) -> list[tuple[str, int, int]]:
+        """(YYYY-MM, counted reviews made when due, recalled of them) from `since` on."""
+        ...
+
+    def review_count(self) -> int:
+        """Counted reviews in all (not undone)."""
+        ...
+
+    def assertion_count(self) -> int:
+        """Assertions with a memory."""
+        ...
+
+    def leeches(self, lapses: int) -> list[MemoryState]:
+        """Cached states forgotten at least `lapses` times."""
+        ...

@@ -1,0 +1,49 @@
+"""The learner steers their schedule (issue 19, ADR 0026): undo and redo the last review,
+suspend, bury and resume a note or one assertion, read the statistics and an assertion's
+timeline — once, for the window and `coach stats`/`coach schedule` alike."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coach_gui.domain.notes import Note, NoteEntry
+from coach_gui.domain.schedule_control import HoldAction, ScheduleHold
+from coach_gui.operations.app import App
+from coach_gui.operations.today import learners_day_offset
+from coach_gui.services.ports.notes import NoteLookup
+from coach_gui.services.scheduler import UndoneReview
+from coach_gui.services.stats import Statistics, TimelineEntry
+from coach_gui.services.stats import statistics as compute_statistics
+from coach_gui.services.stats import timeline as compute_timeline
+
+
+def statistics(
+    app: App, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
+) -> Statistics:
+    """Every figure of the statistics view, in the learner's own days."""
+    return compute_statistics(app.scheduler(), notes, catalogue, utc_offset=learners_day_offset())
+
+
+def timeline(app: App, note_id: str, digest: str) -> list[TimelineEntry]:
+    """Every review of one assertion, oldest first (undone ones marked)."""
+    return compute_timeline(app.scheduler(), note_id, digest, utc_offset=learners_day_offset())
+
+
+def undo_last_review(app: App) -> UndoneReview | None:
+    """Take back the latest review (None: nothing to undo). Its records stay."""
+    return app.scheduler().undo_last_review()
+
+
+def redo_review(app: App) -> UndoneReview | None:
+    """Count again the review undone last (None: nothing undone)."""
+    return app.scheduler().redo_last_undo()
+
+
+def last_review(app: App) -> UndoneReview | None:
+    """What Undo would take back now."""
+    return app.scheduler().last_review()
+
+
+def hold(app: App, note: Note, action: HoldAction, *, assertion: str | None = None) -> ScheduleHold:
+    """Suspend, bury (until the learner's next day) or resume a note or one assertion."""
+    return app.scheduler().hold(note, action, assertion=assertion, utc_offset=learners_day_offset())

@@ -1,0 +1,249 @@
+"""Statistics a learner can read (issue 19): reviews per day over a year, true retention
+per month against the desired retention, each assertion's timeline, what is due, new,
+suspended and buried, and the forecast — all computed from the review rows the memory
+cache replays from history, so they always agree with it.
+
+"True retention" is Anki's: of the reviews made when an assertion was due (on or after
+the day FSRS had it due), the share recalled (rated Hard, Good or Easy — explained, by the
+judge). Reviews ahead of schedule (an open gap is practised at once) and first reviews
+are left out: they say nothing about remembering over the interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from coach_gui.domain.memory import RATING_NAMES, SOURCE_WORDS, ReviewRow
+from coach_gui.domain.notes import NoteEntry
+from coach_gui.services.ports.notes import NoteLookup
+from coach_gui.services.scheduler import AssertionScheduler, Today, hold_json, utc
+
+YEAR_DAYS = 365
+MONTHS = 12
+OPTIMIZE_MIN_REVIEWS = 400  # as Anki asks: fewer, and a fit follows noise
+
+
+@dataclass(frozen=True)
+class MonthRetention:
+    month: str  # YYYY-MM, the learner's calendar
+    due: int  # reviews made when due
+    recalled: int  # of those, recalled
+
+    @property
+    def rate(self) -> float | None:
+        return self.recalled / self.due if self.due else None
+
+    def to_json(self) -> dict[str, object]:
+        rate = self.rate
+        return {
+            "month": self.month, "due_reviews": self.due, "recalled": self.recalled,
+            "retention": None if rate is None else round(rate, 4),
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Assertions due today (overdue among them), new notes waiting (and offered today),
+    and what the learner holds back."""
+
+    due: int
+    overdue: int
+    open_gaps: int
+    new_waiting: int
+    new_today: int
+    suspended: int
+    buried: int
+    assertions: int  # with a memory
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "due": self.due, "overdue": self.overdue, "open_gaps": self.open_gaps,
+            "new_waiting": self.new_waiting, "new_today": self.new_today,
+            "suspended": self.suspended, "buried": self.buried, "assertions": self.assertions,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Leech:
+    """An assertion forgotten again and again: worth rewording or splitting."""
+
+    note_id: str
+    title: str
+    digest: str
+    text: str
+    index: int | None  # in the note now; None when the text changed since
+    lapses: int
+    reviews: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "note_id": self.note_id, "title": self.title, "digest": self.digest,
+            "assertion": self.text, "index": self.index, "lapses": self.lapses,
+            "reviews": self.reviews,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One review of one assertion, for its timeline."""
+
+    at: str  # ISO-8601 UTC
+    day: str  # the learner's date
+    rating: int
+    source: str  # "judge" | "self" | "later"
+    session_id: str
+    was_due: bool
+    undone: bool
+
+    @property
+    def rating_name(self) -> str:
+        return RATING_NAMES[self.rating]
+
+    @property
+    def source_words(self) -> str:
+        return SOURCE_WORDS[self.source]  # type: ignore[index]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "at": self.at, "date": self.day, "rating": self.rating_name,
+            "source": self.source, "session_id": self.session_id, "was_due": self.was_due,
+            "undone": self.undone,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Statistics:
+    now: str
+    days: list[tuple[str, int]]  # the learner's dates over the last year, oldest first
+    retention: list[MonthRetention]  # the last 12 months, oldest first
+    desired_retention: float
+    counts: Counts
+    forecast: list[tuple[str, int]]
+    leeches: list[Leech]
+    leech_lapses: int
+    reviews: int  # counted reviews in all (the optimizer needs OPTIMIZE_MIN_REVIEWS)
+    parameters_fitted: bool  # the learner applied fitted FSRS parameters
+    today: Today
+
+    @property
+    def reviews_this_year(self) -> int:
+        return sum(count for _, count in self.days)
+
+    @property
+    def can_optimize(self) -> bool:
+        return self.reviews >= OPTIMIZE_MIN_REVIEWS
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "now": self.now,
+            "counts": self.counts.to_json(),
+            "reviews": self.reviews,
+            "reviews_per_day": [{"date": d, "reviews": n} for d, n in self.days if n],
+            "reviews_this_year": self.reviews_this_year,
+            "retention": [m.to_json() for m in self.retention],
+            "desired_retention": self.desired_retention,
+            "forecast": [{"date": d, "due": n} for d, n in self.forecast],
+            "leech_lapses": self.leech_lapses,
+            "leeches": [leech.to_json() for leech in self.leeches],
+            "held": [hold_json(h) for h in self.today.held],
+            "optimizer": {
+                "reviews_needed": OPTIMIZE_MIN_REVIEWS,
+                "available": self.can_optimize,
+                "parameters_fitted": self.parameters_fitted,
+            },
+        }
+
+
+def _months_back(today: date, count: int) -> list[str]:
+    year, month = today.year, today.month
+    found = []
+    for _ in range(count):
+        found.append(f"{year:04d}-{month:02d}")
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    return found[::-1]
+
+
+def statistics(
+    scheduler: AssertionScheduler,
+    notes: NoteLookup,
+    catalogue: Sequence[NoteEntry] | None,
+    *,
+    utc_offset: timedelta = timedelta(0),
+) -> Statistics:
+    """Every figure of the statistics view, from the memory cache brought up to date."""
+    today = scheduler.today(notes, utc_offset=utc_offset, catalogue=catalogue)
+    memory = scheduler.memory
+    local_today = (utc(today.now) + utc_offset).date()
+    first_day = local_today - timedelta(days=YEAR_DAYS - 1)
+    minutes = round(utc_offset.total_seconds() / 60)
+    since = (utc(today.now) - timedelta(days=YEAR_DAYS + 1)).isoformat()
+    per_day = dict(memory.reviews_per_day(since, minutes))
+    days = [
+        ((first_day + timedelta(days=n)).isoformat(),
+         per_day.get((first_day + timedelta(days=n)).isoformat(), 0))
+        for n in range(YEAR_DAYS)
+    ]  # fmt: skip
+    months = _months_back(local_today, MONTHS)
+    month_since = (utc(today.now) - timedelta(days=31 * MONTHS + 1)).isoformat()
+    by_month = {m: (due, recalled) for m, due, recalled in memory.retention_per_month(
+        month_since, minutes)}  # fmt: skip
+    retention = [MonthRetention(m, *by_month.get(m, (0, 0))) for m in months]
+    leeches = []
+    for state in memory.leeches(scheduler.settings.leech_lapses):
+        note = notes(state.note_id)
+        if note is None:
+            continue  # its note is gone: nothing to reword
+        index = (
+            note.core_assertions.index(state.text) if state.text in note.core_assertions else None
+        )
+        leeches.append(Leech(state.note_id, note.title, state.digest, state.text, index,
+                             state.lapses, state.reviews))  # fmt: skip
+    leeches.sort(key=lambda leech: (-leech.lapses, leech.title.casefold(), leech.text))
+    held = today.held
+    counts = Counts(
+        due=today.due,
+        overdue=sum(n.overdue for n in today.notes),
+        open_gaps=sum(1 for n in today.notes for a in n.assertions if a.memory.gap),
+        new_waiting=today.new.waiting if today.new is not None else 0,
+        new_today=len(today.new.notes) if today.new is not None else 0,
+        suspended=sum(h.suspended for h in held),
+        buried=sum(not h.suspended for h in held),
+        assertions=memory.assertion_count(),
+    )
+    return Statistics(
+        now=today.now,
+        days=days,
+        retention=retention,
+        desired_retention=scheduler.settings.desired_retention,
+        counts=counts,
+        forecast=today.forecast,
+        leeches=leeches,
+        leech_lapses=scheduler.settings.leech_lapses,
+        reviews=memory.review_count(),
+        parameters_fitted=scheduler.applied is not None
+        and scheduler.applied.parameters is not None,
+        today=today,
+    )
+
+
+def timeline(
+    scheduler: AssertionScheduler,
+    note_id: str,
+    digest: str,
+    *,
+    utc_offset: timedelta = timedelta(0),
+) -> list[TimelineEntry]:
+    """Every review of one assertion, oldest first, undone ones too (marked)."""
+    scheduler.refresh()
+    return [
+        _entry(row, utc_offset) for row in scheduler.memory.reviews(note_id=note_id, digest=digest)
+    ]
+
+
+def _entry(row: ReviewRow, utc_offset: timedelta) -> TimelineEntry:
+    day = (utc(row.at) + utc_offset).date().isoformat()
+    return TimelineEntry(
+        row.at, day, row.rating, row.source, row.session_id, row.was_due, row.undone
+    )
