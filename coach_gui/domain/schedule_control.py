@@ -10,6 +10,7 @@ a thing decides, so replaying the history always gives the same schedule.
 from __future__ import annotations
 
 import random
+from datetime import datetime
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -109,10 +110,13 @@ class Holds:
         for record in sorted(records, key=lambda r: (r.created_at, r.id)):
             latest[(record.note_id, record.digest)] = record
         self._held: dict[tuple[str, str | None], Hold] = {}
+        moment = datetime.fromisoformat(now)  # times compared as times, not as texts
         for key, record in latest.items():
             if record.action == "resume":
                 continue
-            if record.action == "bury" and record.until is not None and record.until <= now:
+            if record.action == "bury" and (
+                record.until is None or datetime.fromisoformat(record.until) <= moment
+            ):
                 continue
             self._held[key] = Hold(
                 note_id=record.note_id,

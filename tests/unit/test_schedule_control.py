@@ -1,0 +1,287 @@
+"""The learner steers the schedule (issue 19): new notes under a daily limit, undo and redo
+of a review, suspend/bury/resume, leeches — each checked against the `fsrs` package's own
+computation on the reviews that should count."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import fsrs
+import pytest
+from fakes.in_ram_schedule import InRamMemoryJournal, InRamSessions
+
+from coach_gui.domain.digests import content_id
+from coach_gui.domain.memory import assertion_digest
+from coach_gui.domain.notes import Note, NoteEntry
+from coach_gui.services.scheduler import AssertionScheduler, ScheduleSettings
+
+A, B = "Selection acts only on inherited variation.", "Large change takes a long time."
+NOTE = Note(id="note1", title="Natural selection", core_assertions=(A, B))
+START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+
+
+def day(n: float) -> datetime:
+    return START + timedelta(days=n)
+
+
+class Clock:
+    def __init__(self, moment: datetime) -> None:
+        self.moment = moment
+
+    def now(self) -> str:
+        return self.moment.isoformat()
+
+
+def _vault(count: int) -> list[NoteEntry]:
+    # Named so the file order differs from the order the notes are listed in.
+    return [
+        NoteEntry(
+            note=Note(id=f"n{k}", title=f"Chapter {k}", core_assertions=(f"Point of {k}.",)),
+            file_name=f"Book/{count - k:02d} chapter.md",
+        )
+        for k in range(count)
+    ]
+
+
+def _scheduler(
+    sessions: InRamSessions, clock: Clock, memory: InRamMemoryJournal | None = None, **settings
+) -> AssertionScheduler:
+    return AssertionScheduler(
+        sessions,
+        memory or InRamMemoryJournal(sessions),
+        clock,
+        settings=ScheduleSettings(**settings),
+    )
+
+
+def _practise(
+    sessions: InRamSessions, note: Note, when: datetime, gaps: list[tuple[int, str]]
+) -> str:
+    session = sessions.start(note.id, when.isoformat())
+    sessions.answer(session, (when + timedelta(minutes=1)).isoformat(), note.core_assertions, gaps)
+    return session
+
+
+def _fsrs(ratings: list[tuple[datetime, int]]) -> fsrs.Card:
+    """The package itself, called directly."""
+    scheduler = fsrs.Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+    card = fsrs.Card(card_id=1, due=ratings[0][0])
+    for when, rating in ratings:
+        card, _ = scheduler.review_card(card, fsrs.Rating(rating), when)
+    return card
+
+
+def _state(scheduler: AssertionScheduler, note_id: str, text: str):  # type: ignore[no-untyped-def]
+    scheduler.refresh()
+    (state,) = [m for m in scheduler.memory.memory_for(note_id) if m.text == text]
+    return state
+
+
+def _same(state, card: fsrs.Card) -> None:  # type: ignore[no-untyped-def]
+    assert (state.stability, state.difficulty) == (card.stability, card.difficulty)
+    assert datetime.fromisoformat(state.due) == card.due
+
+
+# --- new notes -------------------------------------------------------------------------------
+
+
+def test_a_new_vault_offers_new_notes_up_to_the_daily_limit_in_file_order() -> None:
+    sessions, clock = InRamSessions(), Clock(day(0))
+    vault = _vault(8)
+    scheduler = _scheduler(sessions, clock, new_per_day=5, new_order="file")
+    today = scheduler.today({e.note.id: e.note for e in vault}.get, catalogue=vault)
+    assert today.notes == [] and today.new is not None
+    by_file = sorted(vault, key=lambda e: e.file_name)
+    assert [n.note.id for n in today.new.notes] == [e.note.id for e in by_file[:5]]
+    assert [n.rank for n in today.new.notes] == [1, 2, 3, 4, 5]
+    assert (today.new.limit, today.new.begun_today, today.new.waiting) == (5, 0, 8)
+
+
+def test_a_begun_new_note_counts_against_today_and_its_memory_is_the_fsrs_packages() -> None:
+    sessions, clock = InRamSessions(), Clock(day(0))
+    vault = _vault(8)
+    lookup = {e.note.id: e.note for e in vault}.get
+    memory = InRamMemoryJournal(sessions)
+    scheduler = _scheduler(sessions, clock, memory, new_per_day=5, new_order="file")
+    first = scheduler.today(lookup, catalogue=vault).new
+    assert first is not None
+    begun = first.notes[0].note
+    _practise(sessions, begun, day(0.01), [])
+    clock.moment = day(0.02)
+    later = scheduler.today(lookup, catalogue=vault).new
+    assert later is not None and later.begun_today == 1
+    assert [n.note.id for n in later.notes] == [n.note.id for n in first.notes[1:5]]
+    assert later.waiting == 7
+    card = _fsrs([(day(0.01) + timedelta(minutes=1), fsrs.Rating.Good)])
+    _same(_state(scheduler, begun.id, begun.core_assertions[0]), card)
+    clock.moment = day(1)  # the next day: five more
+    tomorrow = scheduler.today(lookup, catalogue=vault).new
+    assert tomorrow is not None and tomorrow.begun_today == 0 and len(tomorrow.notes) == 5
+
+
+@pytest.mark.parametrize("order", ["oldest", "newest", "random"])
+def test_new_notes_come_in_the_order_the_learner_picked(order: str) -> None:
+    sessions, clock = InRamSessions(), Clock(day(0))
+    memory = InRamMemoryJournal(sessions)
+    early, late = _vault(4), _vault(8)[4:]  # four found on day 0, four more on day 3
+    lookup = {e.note.id: e.note for e in early + late}.get
+    scheduler = _scheduler(sessions, clock, memory, new_per_day=8, new_order=order)
+    scheduler.today(lookup, catalogue=early)
+    clock.moment = day(3)
+    today = scheduler.today(lookup, catalogue=early + late).new
+    assert today is not None
+    ids = [n.note.id for n in today.notes]
+    by_file = lambda entries: [e.note.id for e in sorted(entries, key=lambda e: e.file_name)]  # noqa: E731
+    if order == "oldest":
+        assert ids == by_file(early) + by_file(late)
+    elif order == "newest":
+        assert ids == by_file(late) + by_file(early)
+    else:
+        assert sorted(ids) == sorted(by_file(early + late))
+        again = scheduler.today(lookup, catalogue=early + late).new
+        assert again is not None and [n.note.id for n in again.notes] == ids  # all day
+        clock.moment = day(4)
+        other = scheduler.today(lookup, catalogue=early + late).new
+        assert other is not None and [n.note.id for n in other.notes] != ids
+
+
+def test_a_new_notes_decision_records_the_limit_order_and_parameters() -> None:
+    sessions, clock = InRamSessions(), Clock(day(0))
+    vault = _vault(3)
+    scheduler = _scheduler(sessions, clock, new_per_day=2, new_order="newest")
+    today = scheduler.today({e.note.id: e.note for e in vault}.get, catalogue=vault)
+    (_, plan), _second = scheduler.plans(today)
+    assert plan.decision is not None
+    fields = json.loads(plan.decision)
+    assert content_id("scheduler_decision", fields) == plan.decision_id
+    assert fields["reason"] == "new_note"
+    schedule = fields["schedule"]
+    assert (schedule["new_limit"], schedule["new_order"], schedule["rank"]) == (2, "newest", 1)
+    assert schedule["parameters"] == [round(p, 6) for p in fsrs.scheduler.DEFAULT_PARAMETERS]
+    assert schedule["parameters_id"] is None and schedule["desired_retention"] == 0.9
+
+
+def test_a_note_without_assertions_or_with_history_is_never_new() -> None:
+    sessions, clock = InRamSessions(), Clock(day(2))
+    bare = NoteEntry(note=Note(id="bare", title="Bare"), file_name="bare.md")
+    practised = NoteEntry(note=NOTE, file_name="selection.md")
+    _practise(sessions, NOTE, day(0), [])
+    scheduler = _scheduler(sessions, clock)
+    today = scheduler.today({"bare": bare.note, NOTE.id: NOTE}.get, catalogue=[bare, practised])
+    assert today.new is not None and today.new.notes == [] and today.new.waiting == 0
+
+
+# --- undo ------------------------------------------------------------------------------------
+
+
+def test_undo_takes_back_the_last_review_and_redo_brings_it_back() -> None:
+    sessions, clock = InRamSessions(), Clock(day(9))
+    _practise(sessions, NOTE, day(0), [])
+    missed = _practise(sessions, NOTE, day(4), [(1, "wrong")])
+    scheduler = _scheduler(sessions, clock)
+    both = [(day(0) + timedelta(minutes=1), 3), (day(4) + timedelta(minutes=1), 1)]
+    _same(_state(scheduler, NOTE.id, B), _fsrs(both))
+    assert _state(scheduler, NOTE.id, B).gap == "wrong"
+
+    undone = scheduler.undo_last_review()
+    assert undone is not None and (undone.note_id, undone.session_id) == (NOTE.id, missed)
+    state = _state(scheduler, NOTE.id, B)
+    _same(state, _fsrs(both[:1]))
+    assert state.gap is None and state.reviews == 1  # the gap of the undone review is gone
+    rows = scheduler.memory.reviews(note_id=NOTE.id, digest=assertion_digest(B))
+    assert [(r.session_id, r.undone) for r in rows][-1] == (missed, True)  # kept, marked
+    assert missed in sessions.sessions  # the session itself is untouched
+
+    clock.moment = day(9.1)
+    again = scheduler.undo_last_review()  # now the first session's review
+    assert again is not None and again.session_id != missed
+    assert scheduler.memory.memory_for(NOTE.id) == [] or scheduler.last_review() is None
+
+    clock.moment = day(9.2)
+    redone = scheduler.redo_last_undo()
+    assert redone is not None and redone.session_id == again.session_id
+    clock.moment = day(9.3)
+    assert scheduler.redo_last_undo() is not None
+    _same(_state(scheduler, NOTE.id, B), _fsrs(both))
+    assert scheduler.redo_last_undo() is None  # nothing undone now
+
+
+def test_nothing_to_undo_on_an_empty_history() -> None:
+    scheduler = _scheduler(InRamSessions(), Clock(day(0)))
+    assert scheduler.last_review() is None and scheduler.undo_last_review() is None
+
+
+# --- holds -----------------------------------------------------------------------------------
+
+
+def test_a_suspended_note_leaves_today_and_the_forecast_until_resumed() -> None:
+    sessions, clock = InRamSessions(), Clock(day(30))
+    _practise(sessions, NOTE, day(0), [])
+    scheduler = _scheduler(sessions, clock)
+    lookup = {NOTE.id: NOTE}.get
+    before = scheduler.today(lookup)
+    assert before.due == 2
+    scheduler.hold(NOTE, "suspend")
+    held = scheduler.today(lookup)
+    assert held.notes == [] and sum(c for _, c in held.forecast) == 0
+    assert [(h.note_id, h.digest, h.suspended) for h in held.held] == [(NOTE.id, None, True)]
+    card = _fsrs([(day(0) + timedelta(minutes=1), 3)])
+    _same(_state(scheduler, NOTE.id, A), card)  # a hold changes no memory
+    clock.moment += timedelta(seconds=1)
+    scheduler.hold(NOTE, "resume")
+    assert scheduler.today(lookup).due == 2 and scheduler.today(lookup).held == ()
+
+
+def test_a_suspended_assertion_leaves_only_itself_out() -> None:
+    sessions, clock = InRamSessions(), Clock(day(30))
+    _practise(sessions, NOTE, day(0), [])
+    scheduler = _scheduler(sessions, clock)
+    scheduler.hold(NOTE, "suspend", assertion=B)
+    (due,) = scheduler.today({NOTE.id: NOTE}.get).notes
+    assert [a.memory.text for a in due.assertions] == [A]
+
+
+def test_a_buried_note_comes_back_at_the_learners_next_day() -> None:
+    sessions, clock = InRamSessions(), Clock(day(30))  # 09:00 UTC
+    _practise(sessions, NOTE, day(0), [])
+    scheduler = _scheduler(sessions, clock)
+    lookup = {NOTE.id: NOTE}.get
+    offset = timedelta(hours=-5)  # the learner's midnight is 05:00 UTC
+    hold = scheduler.hold(NOTE, "bury", utc_offset=offset)
+    assert hold.until == (day(31).replace(hour=5)).isoformat(timespec="microseconds")
+    assert scheduler.today(lookup, utc_offset=offset).notes == []
+    clock.moment = day(31).replace(hour=4, minute=59)
+    assert scheduler.today(lookup, utc_offset=offset).notes == []
+    clock.moment = day(31).replace(hour=5)
+    assert scheduler.today(lookup, utc_offset=offset).due == 2
+
+
+def test_a_suspended_new_note_is_not_offered() -> None:
+    sessions, clock = InRamSessions(), Clock(day(0))
+    vault = _vault(3)
+    scheduler = _scheduler(sessions, clock, new_order="file")
+    first = sorted(vault, key=lambda e: e.file_name)[0].note
+    scheduler.hold(first, "suspend")
+    today = scheduler.today({e.note.id: e.note for e in vault}.get, catalogue=vault)
+    assert today.new is not None and first.id not in [n.note.id for n in today.new.notes]
+
+
+# --- leeches ---------------------------------------------------------------------------------
+
+
+def test_an_assertion_forgotten_n_times_is_a_leech() -> None:
+    sessions, clock = InRamSessions(), Clock(day(100))
+    _practise(sessions, NOTE, day(0), [(1, "unexplained")])  # the first review: no lapse
+    for n in (2, 5, 9):
+        _practise(sessions, NOTE, day(n), [(1, "wrong")])
+    scheduler = _scheduler(sessions, clock, leech_lapses=4)
+    assert _state(scheduler, NOTE.id, B).lapses == 3
+    (due,) = scheduler.today({NOTE.id: NOTE}.get).notes
+    assert not any(a.leech for a in due.assertions)
+    _practise(sessions, NOTE, day(20), [(1, "wrong")])
+    assert _state(scheduler, NOTE.id, B).lapses == 4
+    today = scheduler.today({NOTE.id: NOTE}.get)
+    assert [(a.memory.text, a.memory.lapses) for _n, a in today.leeches] == [(B, 4)]
+    assert today.to_json()["notes"][0]["assertions"][0]["leech"] is True  # type: ignore[index]
+    assert [m.text for m in scheduler.memory.leeches(4)] == [B]
