@@ -25,6 +25,8 @@ COMMANDS: tuple[str, ...] = (
     "sessions",
     "gaps",
     "today",
+    "stats",
+    "schedule",
     "judge_pending",
     "verify",
     "eval",

@@ -20,15 +20,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.memory import RATING_NAMES
-    from coach_gui.operations.app import notes_by_id
+    from coach_gui.operations.app import note_catalogue
     from coach_gui.operations.today import today as due_today
 
     with opened_journal() as context:
-        today = due_today(context, notes_by_id(context), rebuild=args.rebuild)
+        lookup, entries = note_catalogue(context)
+        today = due_today(context, lookup, rebuild=args.rebuild, catalogue=entries)
     if args.json:
         emit_json(today.to_json())
         return EXIT_OK
-    if not today.notes:
+    new = today.new
+    if not today.notes and not (new and new.notes):
         upcoming = [(day, count) for day, count in today.forecast if count]
         if upcoming:
             day, count = upcoming[0]
@@ -51,9 +53,24 @@ def run(args: argparse.Namespace) -> int:
                 f"     {when} · last {item.interval_days:g} days"
                 f" · stability {m.stability:.1f} · last rating {RATING_NAMES[m.last_rating]}"
             )
+            if item.leech:
+                print(f"     missed {m.lapses} times: consider rewording it")
+    if new is not None and (new.notes or new.waiting):
+        print(
+            f"\nNew notes: {len(new.notes)} today ({new.begun_today} of {new.limit} begun"
+            f" already; {new.waiting} never practised)"
+        )
+        for fresh in new.notes:
+            points = len(fresh.note.core_assertions)
+            print(f"  {fresh.rank}. {fresh.note.title} ({points} key points)")
+    if today.held:
+        print("\nHeld back:")
+        for hold in today.held:
+            what = f"“{hold.text}”" if hold.text else "the whole note"
+            until = f" until {hold.until[:16].replace('T', ' ')} UTC" if hold.until else ""
+            kind = "suspended" if hold.suspended else "buried"
+            print(f"  {hold.note_id}: {what}, {kind}{until}")
     print(
-        ("\n" if today.notes else "")
-        + "Next 14 days: "
-        + "  ".join(f"{day[5:]} {count}" for day, count in today.forecast)
+        "\n" + "Next 14 days: " + "  ".join(f"{day[5:]} {count}" for day, count in today.forecast)
     )
     return EXIT_OK

@@ -10,9 +10,9 @@ a thing decides, so replaying the history always gives the same schedule.
 from __future__ import annotations
 
 import random
-from datetime import datetime
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field

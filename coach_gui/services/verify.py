@@ -11,10 +11,12 @@ SQLite's full integrity check of the file's structure).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from coach_gui.domain.digests import content_id
 from coach_gui.domain.errors import CoachError, JournalError
 from coach_gui.domain.sealing import SealedPracticeTrace, VerifyFailure, parse_trace
 from coach_gui.domain.session_records import (
@@ -134,6 +136,7 @@ class _Session:
 
     def run(self) -> None:
         self._record_ids()
+        self._decision()
         self._traces_against_their_bodies()
         if self.whole:
             self._session_pointer()
@@ -155,6 +158,23 @@ class _Session:
                 self.checked += 1
                 if stored != recomputed:
                     raise _fail(stored, VerifyFailure.DIGEST_MISMATCH)
+
+    def _decision(self) -> None:
+        """The scheduler decision the session was started with is the one its id names:
+        its stored fields hash to it (a changed limit or parameter would not)."""
+        decision_id = self.session.scheduler_decision_id
+        if decision_id is None or not self._in_scope(self.session.id):
+            return
+        fields = self.reader.scheduler_decision(decision_id)
+        if fields is None:
+            return  # started before decisions were kept (schema v8): only the id is sealed
+        self.checked += 1
+        try:
+            recomputed = content_id("scheduler_decision", json.loads(fields))
+        except (ValueError, TypeError):
+            recomputed = ""
+        if recomputed != decision_id:
+            raise _fail(decision_id, VerifyFailure.DIGEST_MISMATCH)
 
     def _traces_against_their_bodies(self) -> None:
         for row in self.stored:

@@ -106,6 +106,9 @@ class InRamSessions:
     def trace_row(self, trace_id: str) -> StoredTrace | None:
         return None
 
+    def scheduler_decision(self, decision_id: str) -> str | None:
+        return None  # decisions are not kept here
+
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         return (record_id, None) if record_id in self.sessions else None
 

@@ -162,6 +162,13 @@ class SqliteTraceJournal:
         with self._journal.read() as conn, lenient(conn):
             return trace_row(conn, trace_id)
 
+    def scheduler_decision(self, decision_id: str) -> str | None:
+        with self._journal.read() as conn:
+            row = conn.execute(
+                "SELECT fields FROM scheduler_decisions WHERE id = ?", (decision_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         with self._journal.read() as conn:
             if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record_id,)).fetchone():

@@ -29,6 +29,11 @@ class SessionReader(Protocol):
 
     def trace_row(self, trace_id: str) -> StoredTrace | None: ...
 
+    def scheduler_decision(self, decision_id: str) -> str | None:
+        """The stored fields (canonical JSON) of a scheduler decision; None when the
+        journal does not keep them (sessions started before schema v8)."""
+        ...
+
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         """(session id, trace id) for a session id or a trace id; None when it is neither."""
         ...
