@@ -221,7 +221,8 @@ def session_reviews(ratings: Iterable[AssertionRating]) -> dict[str, list[Assert
     for (digest, _), group in by_session.items():
         worst = min(group, key=_severity)
         last = max(r.at for r in group)
-        reviews.setdefault(digest, []).append(worst.model_copy(update={"at": last}))
+        review = worst if worst.at == last else worst.model_copy(update={"at": last})
+        reviews.setdefault(digest, []).append(review)
     for found in reviews.values():
         found.sort(key=lambda r: (r.at, r.session_id))
     return reviews
