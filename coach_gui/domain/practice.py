@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator
 
 from coach_gui.domain.challenges import Challenge
-from coach_gui.domain.digests import canonical_json, content_id, digest
+from coach_gui.domain.digests import canonical_text, content_id, digest
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
 from coach_gui.domain.verdicts import Assessment, Gap
@@ -159,7 +159,7 @@ def decided(
         targets=targets,
         gap_ids=gap_ids,
         decision_id=content_id("scheduler_decision", fields),
-        decision=canonical_json(fields),
+        decision=canonical_text(fields),
     )
 
 

@@ -317,6 +317,29 @@ class _CurrentIndex:
 
 
 @dataclass(frozen=True)
+class _Day:
+    """The learner's day: when it began, the next 14 midnights, and their dates."""
+
+    start: str
+    bounds: list[str]
+    dates: list[str]
+
+
+@dataclass(frozen=True)
+class DueSummary:
+    """Today's counts: due (overdue and open gaps among them), the forecast, new notes,
+    and what is held back."""
+
+    now: str
+    due: int
+    overdue: int
+    open_gaps: int
+    forecast: list[tuple[str, int]]
+    new: NewNotes | None
+    held: tuple[Hold, ...]
+
+
+@dataclass(frozen=True)
 class ScheduleSettings:
     """How the learner asked Today to schedule (Settings › Practice)."""
 
@@ -366,15 +389,19 @@ class AssertionScheduler:
         """What the cache was computed with; a change rebuilds it."""
         return digest({"rules": _RULES, "fsrs": _fsrs_version(), "scheduler": self.fsrs.to_dict()})
 
-    def schedule_fields(self) -> dict[str, object]:
-        """What every decision is made with, sealed in it (issue 19): the FSRS parameters
-        in force (and which applied record they come from), the desired retention."""
+    @functools.cached_property
+    def _schedule_fields(self) -> dict[str, object]:
         return {
             "fsrs": _fsrs_version(),
             "desired_retention": self.settings.desired_retention,
             "parameters": [round(p, 6) for p in self.fsrs.parameters],
             "parameters_id": self.applied.id if self.applied is not None else None,
         }
+
+    def schedule_fields(self) -> dict[str, object]:
+        """What every decision is made with, sealed in it (issue 19): the FSRS parameters
+        in force (and which applied record they come from), the desired retention."""
+        return dict(self._schedule_fields)
 
     def refresh(self) -> int:
         """Replay the notes whose history changed; returns how many."""
@@ -480,6 +507,7 @@ class AssertionScheduler:
         self.applied = applied
         self.fsrs = fsrs_scheduler(self.settings.desired_retention, parameters)
         self.__dict__.pop("fingerprint", None)
+        self.__dict__.pop("_schedule_fields", None)
         return applied
 
     def review_histories(self) -> list[list[ReviewRow]]:
@@ -492,6 +520,30 @@ class AssertionScheduler:
         return list(by_assertion.values())
 
     # --- today --------------------------------------------------------------------------------
+    def _learners_day(self, now: str, utc_offset: timedelta) -> _Day:
+        local = utc(now) + utc_offset
+        day0 = local.replace(hour=0, minute=0, second=0, microsecond=0) - utc_offset
+        return _Day(
+            start=stamp(day0),
+            bounds=[stamp(day0 + timedelta(days=n)) for n in range(1, FORECAST_DAYS + 1)],
+            dates=[
+                ((day0 + utc_offset) + timedelta(days=n)).date().isoformat()
+                for n in range(FORECAST_DAYS)
+            ],
+        )
+
+    def _forecast(
+        self, day: _Day, current: _CurrentIndex, holds: Holds, today: int
+    ) -> list[tuple[str, int]]:
+        counts = [0] * FORECAST_DAYS
+        counts[0] = today
+        for note_id, digest_, text, when in self._memory.due_between(day.bounds[0], day.bounds[-1]):
+            if holds and holds.holds(note_id, digest_):
+                continue
+            if current(note_id, text, digest_) is not None:
+                counts[bisect.bisect_right(day.bounds, when)] += 1
+        return list(zip(day.dates, counts, strict=True))
+
     def today(
         self,
         notes: NoteLookup,
@@ -507,33 +559,25 @@ class AssertionScheduler:
         if refresh:
             self.refresh()
         now_text = self._clock.now()
-        local = utc(now_text) + utc_offset
-        day0 = local.replace(hour=0, minute=0, second=0, microsecond=0) - utc_offset
-        bounds = [stamp(day0 + timedelta(days=n)) for n in range(1, FORECAST_DAYS + 1)]
-        start = stamp(day0)
+        day = self._learners_day(now_text, utc_offset)
+        tomorrow = day.bounds[0]
         current = _CurrentIndex(notes)
         holds = Holds(self._memory.holds(), now_text)
         leech_at = self.settings.leech_lapses
-        counts = [0] * FORECAST_DAYS
         due: dict[str, list[DueAssertion]] = {}
         # Due by FSRS before tomorrow, and every open gap whenever FSRS would have it
         # (ADR 0023): the two queries never return the same row.
-        gaps_later = self._memory.open_gaps_due_from(bounds[0])
-        for state in [*self._memory.due_before(bounds[0]), *gaps_later]:
+        gaps_later = self._memory.open_gaps_due_from(tomorrow)
+        for state in [*self._memory.due_before(tomorrow), *gaps_later]:
             if holds and holds.holds(state.note_id, state.digest):
                 continue
             index = current(state.note_id, state.text, state.digest)
             if index is not None:
                 due.setdefault(state.note_id, []).append(
-                    DueAssertion(index, state, state.due < start, state.due >= bounds[0],
+                    DueAssertion(index, state, state.due < day.start, state.due >= tomorrow,
                                  leech=state.lapses >= leech_at)
                 )  # fmt: skip
-        counts[0] = sum(len(found) for found in due.values())
-        for note_id, digest_, text, when in self._memory.due_between(bounds[0], bounds[-1]):
-            if holds and holds.holds(note_id, digest_):
-                continue
-            if current(note_id, text, digest_) is not None:
-                counts[bisect.bisect_right(bounds, when)] += 1
+        forecast = self._forecast(day, current, holds, sum(len(f) for f in due.values()))
         due_notes = []
         for note_id, found in due.items():
             note = current.note(note_id)
@@ -541,15 +585,40 @@ class AssertionScheduler:
             found.sort(key=_priority)
             due_notes.append(DueNote(note, tuple(found)))
         due_notes.sort(key=DueNote.sort_key)
-        days = [
-            ((day0 + utc_offset) + timedelta(days=n)).date().isoformat()
-            for n in range(FORECAST_DAYS)
-        ]
         new = None
         if catalogue is not None:
-            new = self._new_notes(catalogue, holds, now_text, start, days[0])
+            new = self._new_notes(catalogue, holds, now_text, day.start, day.dates[0])
         held = tuple(h for h in holds if current.note(h.note_id) is not None)
-        return Today(now_text, due_notes, list(zip(days, counts, strict=True)), new, held)
+        return Today(now_text, due_notes, forecast, new, held)
+
+    def due_summary(
+        self,
+        notes: NoteLookup,
+        *,
+        utc_offset: timedelta = timedelta(0),
+        catalogue: Sequence[NoteEntry] | None = None,
+    ) -> DueSummary:
+        """Today's figures without Today's lists (the statistics view's counts): the same
+        rules over plain rows, so a backlog of thousands is counted, not built."""
+        self.refresh()
+        now_text = self._clock.now()
+        day = self._learners_day(now_text, utc_offset)
+        current = _CurrentIndex(notes)
+        holds = Holds(self._memory.holds(), now_text)
+        due = overdue = gaps = 0
+        for note_id, digest_, text, when, gap in self._memory.due_rows(day.bounds[0]):
+            if holds and holds.holds(note_id, digest_):
+                continue
+            if current(note_id, text, digest_) is not None:
+                due += 1
+                overdue += when < day.start
+                gaps += gap is not None
+        new = None
+        if catalogue is not None:
+            new = self._new_notes(catalogue, holds, now_text, day.start, day.dates[0])
+        held = tuple(h for h in holds if current.note(h.note_id) is not None)
+        forecast = self._forecast(day, current, holds, due)
+        return DueSummary(now_text, due, overdue, gaps, forecast, new, held)
 
     def _new_notes(
         self, catalogue: Sequence[NoteEntry], holds: Holds, now: str, start: str, day: str

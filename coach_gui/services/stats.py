@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from coach_gui.domain.memory import RATING_NAMES, SOURCE_WORDS, ReviewRow
 from coach_gui.domain.notes import NoteEntry
+from coach_gui.domain.schedule_control import Hold
 from coach_gui.services.ports.notes import NoteLookup
-from coach_gui.services.scheduler import AssertionScheduler, Today, hold_json, utc
+from coach_gui.services.scheduler import AssertionScheduler, hold_json, stamp, utc
 
 YEAR_DAYS = 365
 MONTHS = 12
@@ -125,7 +126,7 @@ class Statistics:
     leech_lapses: int
     reviews: int  # counted reviews in all (the optimizer needs OPTIMIZE_MIN_REVIEWS)
     parameters_fitted: bool  # the learner applied fitted FSRS parameters
-    today: Today
+    held: tuple[Hold, ...]  # what the learner holds back now
 
     @property
     def reviews_this_year(self) -> int:
@@ -147,7 +148,7 @@ class Statistics:
             "forecast": [{"date": d, "due": n} for d, n in self.forecast],
             "leech_lapses": self.leech_lapses,
             "leeches": [leech.to_json() for leech in self.leeches],
-            "held": [hold_json(h) for h in self.today.held],
+            "held": [hold_json(h) for h in self.held],
             "optimizer": {
                 "reviews_needed": OPTIMIZE_MIN_REVIEWS,
                 "available": self.can_optimize,
@@ -165,6 +166,22 @@ def _months_back(today: date, count: int) -> list[str]:
     return found[::-1]
 
 
+def _bins(
+    minutes: list[tuple[str, int, int, int]], utc_offset: timedelta
+) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
+    """Per-minute counts in the learner's dates (reviews) and months (due, recalled)."""
+    days: dict[str, int] = {}
+    months: dict[str, list[int]] = {}
+    for minute, reviews, due, recalled in minutes:
+        local = datetime.fromisoformat(minute).replace(tzinfo=UTC) + utc_offset
+        day = local.date().isoformat()
+        days[day] = days.get(day, 0) + reviews
+        month = months.setdefault(day[:7], [0, 0])
+        month[0] += due
+        month[1] += recalled
+    return days, {m: (due, recalled) for m, (due, recalled) in months.items()}
+
+
 def statistics(
     scheduler: AssertionScheduler,
     notes: NoteLookup,
@@ -173,58 +190,51 @@ def statistics(
     utc_offset: timedelta = timedelta(0),
 ) -> Statistics:
     """Every figure of the statistics view, from the memory cache brought up to date."""
-    today = scheduler.today(notes, utc_offset=utc_offset, catalogue=catalogue)
+    summary = scheduler.due_summary(notes, utc_offset=utc_offset, catalogue=catalogue)
     memory = scheduler.memory
-    local_today = (utc(today.now) + utc_offset).date()
+    now = utc(summary.now)
+    local_today = (now + utc_offset).date()
     first_day = local_today - timedelta(days=YEAR_DAYS - 1)
-    minutes = round(utc_offset.total_seconds() / 60)
-    since = (utc(today.now) - timedelta(days=YEAR_DAYS + 1)).isoformat()
-    per_day = dict(memory.reviews_per_day(since, minutes))
-    days = [
-        ((first_day + timedelta(days=n)).isoformat(),
-         per_day.get((first_day + timedelta(days=n)).isoformat(), 0))
-        for n in range(YEAR_DAYS)
-    ]  # fmt: skip
     months = _months_back(local_today, MONTHS)
-    month_since = (utc(today.now) - timedelta(days=31 * MONTHS + 1)).isoformat()
-    by_month = {m: (due, recalled) for m, due, recalled in memory.retention_per_month(
-        month_since, minutes)}  # fmt: skip
+    since = min(now - timedelta(days=YEAR_DAYS + 1), now - timedelta(days=31 * MONTHS + 1))
+    per_day, by_month = _bins(memory.review_minutes(stamp(since)), utc_offset)
+    dates = [(first_day + timedelta(days=n)).isoformat() for n in range(YEAR_DAYS)]
+    days = [(d, per_day.get(d, 0)) for d in dates]
     retention = [MonthRetention(m, *by_month.get(m, (0, 0))) for m in months]
     leeches = []
     for state in memory.leeches(scheduler.settings.leech_lapses):
         note = notes(state.note_id)
         if note is None:
             continue  # its note is gone: nothing to reword
-        index = (
-            note.core_assertions.index(state.text) if state.text in note.core_assertions else None
-        )
+        texts = note.core_assertions
+        index = texts.index(state.text) if state.text in texts else None
         leeches.append(Leech(state.note_id, note.title, state.digest, state.text, index,
                              state.lapses, state.reviews))  # fmt: skip
     leeches.sort(key=lambda leech: (-leech.lapses, leech.title.casefold(), leech.text))
-    held = today.held
+    held = summary.held
     counts = Counts(
-        due=today.due,
-        overdue=sum(n.overdue for n in today.notes),
-        open_gaps=sum(1 for n in today.notes for a in n.assertions if a.memory.gap),
-        new_waiting=today.new.waiting if today.new is not None else 0,
-        new_today=len(today.new.notes) if today.new is not None else 0,
+        due=summary.due,
+        overdue=summary.overdue,
+        open_gaps=summary.open_gaps,
+        new_waiting=summary.new.waiting if summary.new is not None else 0,
+        new_today=len(summary.new.notes) if summary.new is not None else 0,
         suspended=sum(h.suspended for h in held),
         buried=sum(not h.suspended for h in held),
         assertions=memory.assertion_count(),
     )
+    applied = scheduler.applied
     return Statistics(
-        now=today.now,
+        now=summary.now,
         days=days,
         retention=retention,
         desired_retention=scheduler.settings.desired_retention,
         counts=counts,
-        forecast=today.forecast,
+        forecast=summary.forecast,
         leeches=leeches,
         leech_lapses=scheduler.settings.leech_lapses,
         reviews=memory.review_count(),
-        parameters_fitted=scheduler.applied is not None
-        and scheduler.applied.parameters is not None,
-        today=today,
+        parameters_fitted=applied is not None and applied.parameters is not None,
+        held=held,
     )
 
 

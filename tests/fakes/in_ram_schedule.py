@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.practice import (
@@ -215,23 +214,22 @@ class InRamMemoryJournal:
             if r.at >= since and note_id in (None, r.note_id) and digest in (None, r.digest)
         ]  # fmt: skip
 
-    def reviews_per_day(self, since: str, offset_minutes: int) -> list[tuple[str, int]]:
-        days: dict[str, int] = {}
+    def review_minutes(self, since: str) -> list[tuple[str, int, int, int]]:
+        minutes: dict[str, list[int]] = {}
         for r in self.rows:
             if r.at >= since and not r.undone:
-                day = (datetime.fromisoformat(r.at) + timedelta(minutes=offset_minutes)).date()
-                days[day.isoformat()] = days.get(day.isoformat(), 0) + 1
-        return sorted(days.items())
-
-    def retention_per_month(self, since: str, offset_minutes: int) -> list[tuple[str, int, int]]:
-        months: dict[str, list[int]] = {}
-        for r in self.rows:
-            if r.at >= since and not r.undone and r.was_due:
-                moment = datetime.fromisoformat(r.at) + timedelta(minutes=offset_minutes)
-                found = months.setdefault(moment.strftime("%Y-%m"), [0, 0])
+                found = minutes.setdefault(r.at[:16], [0, 0, 0])
                 found[0] += 1
-                found[1] += r.rating > 1
-        return [(m, due, recalled) for m, (due, recalled) in sorted(months.items())]
+                found[1] += r.was_due
+                found[2] += r.was_due and r.rating > 1
+        return [(m, n, due, recalled) for m, (n, due, recalled) in sorted(minutes.items())]
+
+    def due_rows(self, until: str) -> list[tuple[str, str, str, str, str | None]]:
+        return [
+            (m.note_id, m.digest, m.text, m.due, m.gap)
+            for m in self.cache.values()
+            if m.due < until or m.gap is not None
+        ]
 
     def review_count(self) -> int:
         return sum(not r.undone for r in self.rows)

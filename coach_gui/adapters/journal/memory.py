@@ -310,19 +310,20 @@ class SqliteMemoryJournal:
         )
         return [_review(row) for row in self._tuples(sql, params)]
 
-    def reviews_per_day(self, since: str, offset_minutes: int) -> list[tuple[str, int]]:
+    def review_minutes(self, since: str) -> list[tuple[str, int, int, int]]:
+        # Kept per minute by triggers (schema v8); `since` is a full time, a minute's key
+        # its first 16 characters, so the minute `since` falls in is counted whole.
         return self._tuples(
-            "SELECT date(at, ?) AS day, count(*) FROM assertion_reviews"
-            " WHERE at >= ? AND undone = 0 GROUP BY day",
-            (f"{offset_minutes:+d} minutes", since),
+            "SELECT minute, reviews, due, recalled FROM assertion_review_minutes WHERE minute >= ?",
+            (since[:16],),
         )
 
-    def retention_per_month(self, since: str, offset_minutes: int) -> list[tuple[str, int, int]]:
+    def due_rows(self, until: str) -> list[tuple[str, str, str, str, str | None]]:
         return self._tuples(
-            "SELECT strftime('%Y-%m', at, ?) AS month, count(*), sum(rating > 1)"
-            " FROM assertion_reviews WHERE at >= ? AND undone = 0 AND was_due = 1"
-            " GROUP BY month",
-            (f"{offset_minutes:+d} minutes", since),
+            "SELECT note_id, assertion_digest, assertion, due, gap FROM assertion_memory"
+            " WHERE due < ? UNION ALL SELECT note_id, assertion_digest, assertion, due, gap"
+            " FROM assertion_memory WHERE gap IS NOT NULL AND due >= ?",
+            (until, until),
         )
 
     def review_count(self) -> int:

@@ -472,6 +472,28 @@ CREATE TABLE assertion_reviews (
     PRIMARY KEY (note_id, assertion_digest, session_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX assertion_reviews_by_time ON assertion_reviews (at);
+-- The counted reviews per UTC minute, kept by triggers as the rows come and go: the
+-- statistics view bins a year of them into the learner's days without reading each row.
+CREATE TABLE assertion_review_minutes (
+    minute TEXT PRIMARY KEY,
+    reviews INTEGER NOT NULL,
+    due INTEGER NOT NULL,
+    recalled INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE TRIGGER assertion_reviews_counted AFTER INSERT ON assertion_reviews
+WHEN NEW.undone = 0 BEGIN
+INSERT INTO assertion_review_minutes (minute, reviews, due, recalled)
+VALUES (substr(NEW.at, 1, 16), 1, NEW.was_due, NEW.was_due AND NEW.rating > 1)
+ON CONFLICT (minute) DO UPDATE SET reviews = reviews + 1, due = due + excluded.due,
+    recalled = recalled + excluded.recalled;
+END;
+CREATE TRIGGER assertion_reviews_uncounted AFTER DELETE ON assertion_reviews
+WHEN OLD.undone = 0 BEGIN
+UPDATE assertion_review_minutes SET reviews = reviews - 1, due = due - OLD.was_due,
+    recalled = recalled - (OLD.was_due AND OLD.rating > 1)
+WHERE minute = substr(OLD.at, 1, 16);
+DELETE FROM assertion_review_minutes WHERE minute = substr(OLD.at, 1, 16) AND reviews = 0;
+END;
 DELETE FROM assertion_memory_meta WHERE key = 'fingerprint';
 """
 

@@ -99,12 +99,15 @@ class MemoryJournal(Protocol):
         """Review rows (undone ones too) in time order, all or of one note or assertion."""
         ...
 
-    def reviews_per_day(self, since: str, offset_minutes: int) -> list[tuple[str, int]]:
-        """(the learner's date, counted reviews) from `since` on, for days with any."""
+    def review_minutes(self, since: str) -> list[tuple[str, int, int, int]]:
+        """Counted reviews from `since` on, by UTC minute ('YYYY-MM-DDTHH:MM'): how many,
+        how many were made when due, and how many of those were recalled (rated above
+        Again). Minutes, so any UTC offset bins them into the learner's own days."""
         ...
 
-    def retention_per_month(self, since: str, offset_minutes: int) -> list[tuple[str, int, int]]:
-        """(YYYY-MM, counted reviews made when due, recalled of them) from `since` on."""
+    def due_rows(self, until: str) -> list[tuple[str, str, str, str, str | None]]:
+        """(note id, digest, text, due, gap) of every cached state due before `until`
+        and of every open gap (always due): what Today lists, without building it."""
         ...
 
     def review_count(self) -> int:
