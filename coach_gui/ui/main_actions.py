@@ -192,7 +192,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
     edit_menu.addAction(actions.find)
     # What Today schedules: the last review taken back or counted again; Today's own
     # Suspend, Bury, Resume and Edit note join it once Today is built (MainViews.today).
-    schedule_menu = menus.addMenu("&Schedule")
+    schedule_menu = menus.addMenu("Sched&ule")
     schedule_menu.addActions([actions.undo_review, actions.redo_review])
     actions.undo_review.setEnabled(False)  # ReviewUndo says when there is one
     actions.redo_review.setEnabled(False)

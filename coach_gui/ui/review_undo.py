@@ -32,10 +32,10 @@ OFFER_MS = 30_000  # how long the status bar offers Undo review after a session
 KEPT = "Your answers and the judge's verdicts stay in the history."
 
 
-def when_words(stamp: str, now: datetime | None = None) -> str:
-    """ "today 21:14", "yesterday 08:02", "3 Nov 21:14" — in the learner's own time."""
+def when_words(stamp: str, now: str) -> str:
+    """When, in the learner's own time: "today 21:14", "yesterday 08:02", "3 Nov 21:14"."""
     moment = datetime.fromisoformat(stamp).astimezone()
-    today = (now or datetime.now().astimezone()).date()
+    today = datetime.fromisoformat(now).astimezone().date()
     if moment.date() == today:
         day = "today"
     elif moment.date() == today - timedelta(days=1):
@@ -72,6 +72,9 @@ class ReviewUndo(QObject):
         self._offer.setInterval(OFFER_MS)
         self._offer.timeout.connect(self.button.hide)
 
+    def _when(self, stamp: str) -> str:
+        return when_words(stamp, self._window.context.clock.now())
+
     def title(self, review: UndoneReview) -> str:
         entry = self._window.entry_for(review.note_id)
         return f"‘{entry.note.title}’" if entry is not None else "a note no longer in your notes"
@@ -98,13 +101,13 @@ class ReviewUndo(QObject):
         last, undone = found
         self._undo.setEnabled(last is not None and not self._busy)
         self._undo.setText(
-            f"&Undo review of {self.title(last)} ({when_words(last.at)})"
+            f"&Undo review of {self.title(last)} ({self._when(last.at)})"
             if last
             else "&Undo review"
         )
         self._redo.setEnabled(undone is not None and not self._busy)
         self._redo.setText(
-            f"Re&do review of {self.title(undone)} ({when_words(undone.at)})"
+            f"Re&do review of {self.title(undone)} ({self._when(undone.at)})"
             if undone
             else "Re&do review"
         )
@@ -169,7 +172,7 @@ class ReviewUndo(QObject):
         else:
             # The time the menu named: the review's own (a redo returns the undo's time).
             at = shown.at if shown is not None and shown.session_id == done.session_id else done.at
-            what = f"the review of {self.title(done)} ({when_words(at)})"
+            what = f"the review of {self.title(done)} ({self._when(at)})"
             if done.action == "undo":
                 status.showMessage(
                     f"Undid {what}: its key points are scheduled as if it had not happened. "

@@ -147,17 +147,21 @@ def _nothing_to_begin(today: Today) -> bool:
     return fresh and not any(count for _day, count in today.forecast) and not today.held
 
 
+def times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
 def leech_words(assertion: DueAssertion) -> str:
-    return f"missed {assertion.memory.lapses} times — consider rewording it"
+    return f"missed {times(assertion.memory.lapses)} — consider rewording it"
 
 
-def held_words(hold: Hold, today: date | None = None) -> str:
-    """ "suspended", or "buried until tomorrow" (the learner's next day)."""
+def held_words(hold: Hold, now: str) -> str:
+    """Suspended, or buried until tomorrow (the learner's next day, from `now`)."""
     if hold.suspended or hold.until is None:
         return "suspended"
     ends = datetime.fromisoformat(hold.until).astimezone()
     day = (ends - timedelta(microseconds=1)).date()  # a burial ends at a midnight
-    if day == (today or datetime.now().astimezone().date()):
+    if day == datetime.fromisoformat(now).astimezone().date():
         return "buried until tomorrow"
     return f"buried until {ends:%A} {ends.day} {ends:%B}"
 
@@ -359,7 +363,7 @@ class TodayView(QWidget):
         if new is not None and (new.notes or new.waiting):
             self.tree.addTopLevelItem(self._new_section(new))
         if today is not None and today.held:
-            self.tree.addTopLevelItem(self._held_section(today.held))
+            self.tree.addTopLevelItem(self._held_section(today.held, today.now))
         current = self._find_row(kept) or self._first_row()
         if current is not None:
             self.tree.setCurrentItem(current)
@@ -430,7 +434,7 @@ class TodayView(QWidget):
             )
             if assertion.leech:
                 tip += (
-                    f"\nMissed {memory.lapses} times: consider rewording it. "
+                    f"\nMissed {times(memory.lapses)}: consider rewording it. "
                     f"{EDIT_KEYS} opens the note."
                 )
                 child.setForeground(0, warning)
@@ -470,13 +474,12 @@ class TodayView(QWidget):
         item.setExpanded(True)
         return item
 
-    def _held_section(self, held: Sequence[Hold]) -> QTreeWidgetItem:
+    def _held_section(self, held: Sequence[Hold], now: str) -> QTreeWidgetItem:
         item = self._section(
             f"Held back — {len(held)} (Resume: {RESUME_KEYS})",
             HELD_HEADER,
             "Suspended until you resume them, or buried until tomorrow",
         )
-        today = datetime.now().astimezone().date()
         for hold in held:
             note = self._notes(hold.note_id)
             title = note.title if note is not None else hold.note_id
@@ -485,9 +488,9 @@ class TodayView(QWidget):
                 index = self._index_in(note, hold.text)
                 number = f"{index + 1}. " if index >= 0 else ""
                 what = f"{title}: {number}{hold.text or 'a key point'}"
-            child = QTreeWidgetItem([what, held_words(hold, today), "", ""])
+            child = QTreeWidgetItem([what, held_words(hold, now), "", ""])
             self._mark(child, hold.note_id, HELD, hold)
-            child.setToolTip(0, f"{what}\n{held_words(hold, today)} · since {_when(hold.since)}")
+            child.setToolTip(0, f"{what}\n{held_words(hold, now)} · since {_when(hold.since)}")
             item.addChild(child)
         item.setExpanded(True)
         return item
