@@ -360,10 +360,14 @@ class TodayView(QWidget):
         if first is not None:
             first.setExpanded(True)
         new = today.new if today is not None else None
+        sections = []
         if new is not None and (new.notes or new.waiting):
-            self.tree.addTopLevelItem(self._new_section(new))
+            sections.append(self._new_section(new))
         if today is not None and today.held:
-            self.tree.addTopLevelItem(self._held_section(today.held, today.now))
+            sections.append(self._held_section(today.held, today.now))
+        for section in sections:
+            self.tree.addTopLevelItem(section)
+            section.setExpanded(True)  # (only once in the tree)
         current = self._find_row(kept) or self._first_row()
         if current is not None:
             self.tree.setCurrentItem(current)
@@ -398,7 +402,7 @@ class TodayView(QWidget):
                 text += f" {new_words(new)}."
         leeches = len(today.leeches)
         if leeches:
-            text += f" {leeches} key point{_s(leeches)} missed again and again: consider rewording."
+            text += f" {leeches} key point{_s(leeches)} flagged: consider rewording."
         if today.held:
             text += f" {len(today.held)} held back."
         return text
@@ -453,7 +457,8 @@ class TodayView(QWidget):
 
     def _new_section(self, new: NewNotes) -> QTreeWidgetItem:
         limit = limit_text(new)
-        label = f"New notes — {new_words(new)}" + (f", {order_words(new)}" if new.notes else "")
+        label = new_words(new).replace("New today", "New notes today", 1)
+        label += f" · {order_words(new)}" if new.notes else ""
         if limit is not None:
             label = f"New notes — {limit}"
         item = self._section(
@@ -471,7 +476,6 @@ class TodayView(QWidget):
             self._mark(child, offered.note.id, NEW_NOTE, offered)
             child.setToolTip(0, f"Not practised yet: {count} key point{_s(count)} to begin")
             item.addChild(child)
-        item.setExpanded(True)
         return item
 
     def _held_section(self, held: Sequence[Hold], now: str) -> QTreeWidgetItem:
@@ -492,7 +496,6 @@ class TodayView(QWidget):
             self._mark(child, hold.note_id, HELD, hold)
             child.setToolTip(0, f"{what}\n{held_words(hold, now)} · since {_when(hold.since)}")
             item.addChild(child)
-        item.setExpanded(True)
         return item
 
     @staticmethod

@@ -176,7 +176,7 @@ def test_a_new_vault_brings_in_new_notes_and_undo_takes_the_first_review_back(
     today = _show_today(qtbot, window)
     assert today.pages.currentWidget() is today.tree
     header = _texts(today, NEW_HEADER)
-    assert header == ["New notes — New today: 3 of 3 — 5 more waiting, by folder and file name"]
+    assert header == ["New notes today: 3 of 3 — 5 more waiting · by folder and file name"]
     offered = _texts(today, NEW_NOTE)
     assert [t.split(". ", 1)[1].split(" — ")[0] for t in offered] == BY_FILE[:3]
     assert all(t.endswith(" key points") for t in offered)
@@ -312,7 +312,7 @@ def test_a_leech_is_flagged_in_words_and_ctrl_e_opens_it_for_rewording(
     leech = next(note.child(n) for n in range(note.childCount())
                  if note.child(n).text(0).startswith("2. "))  # fmt: skip
     assert "(wrong) [missed once — consider rewording it]" in leech.text(0)
-    assert "missed again and again" in today.summary_label.text()
+    assert "1 key point flagged: consider rewording." in today.summary_label.text()
     today.tree.setFocus()
     today.tree.setCurrentItem(leech)
     assert today.edit_action.text() == "&Edit note to reword this key point"
