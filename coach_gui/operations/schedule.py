@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from coach_gui.domain.notes import Note, NoteEntry
-from coach_gui.domain.schedule_control import HoldAction, ScheduleHold
+from coach_gui.domain.schedule_control import HoldAction, ScheduleHold, undone_sessions
 from coach_gui.operations.app import App
 from coach_gui.operations.today import learners_day_offset
 from coach_gui.services.ports.notes import NoteLookup
@@ -42,6 +42,23 @@ def redo_review(app: App) -> UndoneReview | None:
 def last_review(app: App) -> UndoneReview | None:
     """What Undo would take back now."""
     return app.scheduler().last_review()
+
+
+def last_undone(app: App) -> UndoneReview | None:
+    """What Redo would count again now: the review undone most recently and not redone
+    since (`at`: when that review was made)."""
+    memory = app.scheduler().memory
+    changes = memory.review_changes()
+    undone = undone_sessions(changes)
+    latest = [c for c in changes if c.action == "undo" and c.session_id in undone]
+    if not latest:
+        return None
+    change = latest[-1]
+    made = [
+        r.at for r in memory.reviews(note_id=change.note_id) if r.session_id == change.session_id
+    ]
+    return UndoneReview(change.note_id, change.session_id, max(made, default=change.created_at),
+                        "redo")  # fmt: skip
 
 
 def hold(app: App, note: Note, action: HoldAction, *, assertion: str | None = None) -> ScheduleHold:

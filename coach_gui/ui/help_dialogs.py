@@ -60,7 +60,15 @@ EDITOR_KEYS: tuple[tuple[str, str], ...] = (
     ("Alt+O / Alt+G", "Go to the source / tags field"),
 )
 VIEW_KEYS: tuple[tuple[str, str], ...] = (
-    ("Ctrl+Enter (on Today)", "Start practising what is due"),
+    ("Ctrl+Enter (on Today)", "Start practising what is due, then the new notes"),
+    ("Ctrl+J (on Today)", "Suspend the selected note or key point until you resume it"),
+    ("Ctrl+B (on Today)", "Bury the selected note or key point until tomorrow"),
+    ("Ctrl+R (on Today)", "Resume what is held back (the selected row under Held back)"),
+    (
+        "Ctrl+E (on Today)",
+        "Open the selected note to edit it (reword a key point you keep missing)",
+    ),
+    ("Menu / Shift+F10 (on Today)", "Suspend, bury, resume or edit the selected row"),
     ("F5 (on Today, Sent to judge and Sessions)", "Read that view again"),
 )
 

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QSizePolicy, QStyle, QWidget
 
 from coach_gui.ui.judge_pending_action import pending_action
 
+UNDO_REVIEW_KEYS, REDO_REVIEW_KEYS = "Ctrl+Alt+Z", "Ctrl+Alt+Shift+Z"
+
 if TYPE_CHECKING:
     from coach_gui.ui.main_window import MainWindow
 
@@ -26,6 +28,8 @@ class MainActions:
     deleted_notes: QAction
     undo: QAction
     redo: QAction
+    undo_review: QAction
+    redo_review: QAction
     practise: QAction
     show_today: QAction
     show_notes: QAction
@@ -105,6 +109,13 @@ def build_main_actions(window: MainWindow) -> MainActions:
                               lambda: attached(window.show_deleted_notes)),
         undo=_action(window, "&Undo", lambda: attached(window.undo), "Ctrl+Z"),
         redo=_action(window, "&Redo", lambda: attached(window.redo), "Ctrl+Shift+Z"),
+        # Not Ctrl+Z: that undoes edits of the open note's assertions (Edit › Undo).
+        undo_review=_action(window, "&Undo review",
+                            lambda: attached(lambda: window.views.review_undo.undo()),
+                            UNDO_REVIEW_KEYS),
+        redo_review=_action(window, "Re&do review",
+                            lambda: attached(lambda: window.views.review_undo.redo()),
+                            REDO_REVIEW_KEYS),
         practise=_action(
             window, "&Practise note", lambda: listed(lambda: window.views.practise_open_note()),
             "Ctrl+P", pix.SP_MediaPlay,
@@ -179,6 +190,18 @@ def build_main_actions(window: MainWindow) -> MainActions:
     edit_menu.addActions([actions.undo, actions.redo])
     edit_menu.addSeparator()
     edit_menu.addAction(actions.find)
+    # What Today schedules: the last review taken back or counted again; Today's own
+    # Suspend, Bury, Resume and Edit note join it once Today is built (MainViews.today).
+    schedule_menu = menus.addMenu("Sched&ule")
+    schedule_menu.addActions([actions.undo_review, actions.redo_review])
+    actions.undo_review.setEnabled(False)  # ReviewUndo says when there is one
+    actions.redo_review.setEnabled(False)
+    actions.undo_review.setStatusTip(
+        "Take back the last review: its key points are scheduled as before it; your answers "
+        "and the judge's verdicts stay in the history"
+    )
+    actions.redo_review.setStatusTip("Count the review you undid last again")
+    window.schedule_menu = schedule_menu
     help_menu = menus.addMenu("&Help")
     help_menu.addActions(
         [actions.shortcuts, actions.locations, actions.privacy_summary, actions.welcome]

@@ -16,6 +16,7 @@ from coach_gui.ui import tasks, window_state
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
 from coach_gui.ui.practice_pane import QUIT_WAIT_MS, PracticePane
+from coach_gui.ui.review_undo import ReviewUndo
 from coach_gui.ui.sent_to_judge import SentToJudgeView
 from coach_gui.ui.sessions_view import SessionsView
 from coach_gui.ui.tier1_status import Tier1StatusIndicator
@@ -82,16 +83,26 @@ class MainViews:
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
         self.practice.set_settings_opener(window.open_settings)
         self.practice.add_assertions_requested.connect(self._add_assertions)
+        actions = window.menu_actions
+        self.review_undo = ReviewUndo(window, actions.undo_review, actions.redo_review)
+        self.review_undo.changed.connect(self._after_review_change)
+        window.schedule_menu.aboutToShow.connect(lambda: self.today)  # its actions join
 
     @property
     def today(self) -> TodayView:
         if self._today is None:
             from coach_gui.ui.today_view import TodayView
 
-            self._today = TodayView(self.window.context, self._current_note, self.window)
+            window = self.window
+            self._today = TodayView(
+                window.context, self._current_note, window, catalogue=window.entries
+            )
             self._today.start_requested.connect(self.practise_due)
             self._today.loaded.connect(self._on_today_loaded)
+            self._today.edit_requested.connect(self._edit_note)
             self.stack.addWidget(self._today)
+            window.schedule_menu.addSeparator()
+            window.schedule_menu.addActions(self._today.actions_on_current())
         return self._today
 
     @property
@@ -140,6 +151,7 @@ class MainViews:
             self._evals.mark_stale()
         if self._today is not None:
             self._today.mark_stale()
+        self.review_undo.check()
 
     @property
     def on_practice(self) -> bool:
@@ -168,17 +180,49 @@ class MainViews:
         self.show_practice()
         pane.start(first.note, plan=first.plan)
 
-    def _after_session(self, _summary: SessionEnded) -> None:
-        """A session ended: name the next due note on its summary, and let Today know."""
+    def _after_session(self, summary: SessionEnded) -> None:
+        """A session ended: name the next due note on its summary, let Today know, and
+        offer to take its review back."""
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
         if self._evals is not None:
             self._evals.mark_stale()
         if self._today is not None:
             self._today.mark_stale()
+        self.review_undo.check(offer_session=summary.session_id)
+
+    def _after_review_change(self) -> None:
+        """A review was undone or counted again: Today, the gap board and the sessions
+        read again (the sessions stay listed; only what their reviews count changed)."""
+        if self._today is not None:
+            self._today.mark_stale()
+        if self.gap_board.isVisible():
+            self.gap_board.reload()
+        if self.stack.currentWidget() is self.sessions:
+            self.sessions.refresh()
+
+    def _edit_note(self, note_id: str, index: int) -> None:
+        """Today's *Edit note*: that note in the editor, its key point selected (F2 edits
+        it), once unsaved edits of another note are saved or discarded."""
+        window = self.window
+
+        def edit() -> None:
+            if window.editor.current_note_id() != note_id:
+                window.open_note(note_id)
+            if window.editor.current_note_id() != note_id:
+                window.statusBar().showMessage("That note is no longer in your notes.", 6000)
+                return
+            self.show_notes()
+            assertions = window.editor.assertions.list
+            if 0 <= index < assertions.count():
+                assertions.setCurrentRow(index)
+                assertions.setFocus()
+
+        window.guard_unsaved(edit)
 
     def schedule_changed(self) -> None:
-        """The desired retention changed: every assertion's next review is worked out again
-        (the scheduler's fingerprint holds its parameters), so Today reads it again."""
+        """The desired retention, the new notes a day or their order, or when a key point
+        is flagged changed: every assertion's next review is worked out again (the
+        scheduler's fingerprint holds its parameters), so Today reads it again."""
         if self._today is not None:
             self._today.mark_stale()
 
@@ -192,7 +236,10 @@ class MainViews:
         if not self._choose_start_view:
             return
         self._choose_start_view = False
-        has_history = bool(today.notes) or any(count for _day, count in today.forecast)
+        # New notes alone are no history: a new learner starts on the notes (and Welcome).
+        has_history = (
+            bool(today.notes) or bool(today.held) or any(count for _day, count in today.forecast)
+        )
         untouched = self.stack.currentWidget() is self.notes and not self.window.editor.is_dirty()
         if has_history and untouched:
             self.show_today()
@@ -300,7 +347,9 @@ class MainViews:
         if settings.value(LAST_VIEW, "notes") != "practice":
             self._choose_start_view = True
             self.today.refresh()  # on a worker; Today is shown when it says there is history
+            self.review_undo.check()
             return
+        self.review_undo.check()
         entry = self.window.entry_for(str(settings.value(LAST_PRACTISED, "")))
         if entry is not None:
             self.practice.offer(entry.note)

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
+    QMenu,
     QSplitter,
     QStackedWidget,
     QToolBar,
@@ -78,6 +79,7 @@ class MainWindow(QMainWindow):
     window_undo: WindowUndo  # Ctrl+Z, Edit › Undo / Redo, and undoing a delete
     toolbar: QToolBar  # set by build_main_actions
     toolbar_anchor: QAction  # the privacy switches go before it
+    schedule_menu: QMenu  # set by build_main_actions; Today adds its actions
 
     def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -453,6 +455,10 @@ class MainWindow(QMainWindow):
         """The notes as last loaded (the gap board's note picker)."""
         return [entry.note for entry in self._entries.values()]
 
+    def entries(self) -> list[NoteEntry]:
+        """Every note as last loaded, as a list of its own (safe to hand to a worker)."""
+        return list(self._entries.values())
+
     def entry_for(self, note_id: str | None) -> NoteEntry | None:
         return self._entries.get(note_id or "")
 
@@ -646,10 +652,10 @@ class MainWindow(QMainWindow):
         if dialog.key_section is not None:  # a key saved or removed there: the status line
             dialog.key_section.status_loaded.connect(self.privacy.set_key_status)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
-            retention = self.context.config.schedule.desired_retention
+            schedule = self.context.config.schedule
             self.context.config = dialog.config
-            if dialog.config.schedule.desired_retention != retention:
-                self.views.schedule_changed()  # Today is worked out again with it
+            if dialog.config.schedule != schedule:  # retention, new notes, leeches
+                self.views.schedule_changed()  # Today is worked out again with them
             self.privacy.set_config(dialog.config)
             self.views.judge_pending.set_judge_enabled(dialog.config.judge.enabled)
             judge = dialog.config.judge

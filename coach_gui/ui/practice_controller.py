@@ -11,6 +11,7 @@ generation never holds up note saves. Widgets are touched only on the GUI thread
 from __future__ import annotations
 
 import html
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -60,6 +61,11 @@ if TYPE_CHECKING:
     from coach_gui.ui.tasks import TaskProgress
 
 log = logging.getLogger(__name__)
+
+
+def _begins_new_note(plan: GapPlan) -> bool:
+    """A decision Today made to bring in a note never practised (issue 19)."""
+    return plan.decision is not None and json.loads(plan.decision).get("reason") == "new_note"
 
 
 class PracticeController(QObject):
@@ -206,6 +212,8 @@ class PracticeController(QObject):
             if plan is None
             else "Practising gaps"
             if plan.gap_ids
+            else "Beginning a new note"
+            if _begins_new_note(plan)
             else "Practising what is due"
         )
         view.title_label.setText(f"{doing}: {note.title}")

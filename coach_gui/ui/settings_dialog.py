@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.config import Config, save_config
+from coach_gui.config import SETTING_NAMES, Config, save_config
 from coach_gui.domain.errors import ConfigError
+from coach_gui.domain.schedule_control import NEW_ORDER_WORDS
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen, screen_room
@@ -111,8 +112,10 @@ class SettingsDialog(QDialog):
             "&Model",
             "The Ollama model that writes challenges, e.g. llama3.2:3b",
         )
-        # Two fields have no Alt+letter (this one, Most overlap allowed): the dialog has
-        # more controls than letters, and each letter is one control's (Tab reaches these).
+        # Five fields have no Alt+letter (this one; Order of new notes and Flag a key point
+        # after, under Practice; Longest shared run and Most overlap allowed): the dialog
+        # has more controls than letters, and each letter is one control's (Tab reaches
+        # these). The daily limit of new notes took Longest shared run's L.
         self.connect_timeout = self._seconds(
             tier1, "tier1.connectTimeoutSeconds", "Connect timeout", 0.5, 60
         )
@@ -160,6 +163,55 @@ class SettingsDialog(QDialog):
             "Between 0.70 and 0.99: the chance you still recall a key point when it comes "
             "due. Higher means more reviews.",
             "Type a number between 0.70 and 0.99 (0.90 is the default). Higher means more reviews.",
+        )
+        self.new_per_day = QSpinBox(self)
+        self.new_per_day.setRange(0, 500)
+        self.new_per_day.setSuffix(" a day")
+        self._add(
+            practice,
+            "schedule.newPerDay",
+            "Daily &limit of new notes",
+            self.new_per_day,
+            "How many notes you have not practised yet Today brings in each day",
+        )
+        self._reason(
+            practice,
+            "schedule.newPerDay",
+            "From 0 to 500 notes you have not practised yet, brought into Today each day; "
+            "0 brings in none. Today follows it as soon as you save.",
+            "Type a whole number from 0 to 500 (5 is the default).",
+        )
+        self.new_order = self._choice(
+            practice,
+            "schedule.newOrder",
+            "Order of new notes",
+            tuple(NEW_ORDER_WORDS.items()),
+            "Which of the notes you have not practised yet Today brings in first",
+        )
+        self._reason(
+            practice,
+            "schedule.newOrder",
+            "Which notes you have not practised yet come first; the daily limit above says "
+            "how many.",
+            "Choose one of the orders in the list.",
+        )
+        self.leech_lapses = QSpinBox(self)
+        self.leech_lapses.setRange(1, 100)
+        self.leech_lapses.setSuffix(" misses")
+        self._add(
+            practice,
+            "schedule.leechLapses",
+            "Flag a key point after",
+            self.leech_lapses,
+            "A key point you have missed this many times is flagged in Today",
+        )
+        self.leech_lapses.setAccessibleName(SETTING_NAMES["schedule.leechLapses"])
+        self._reason(
+            practice,
+            "schedule.leechLapses",
+            "From 1 to 100: a key point missed this many times is flagged in Today, so you "
+            "can reword it (missing it again and again often means it is unclear).",
+            "Type a whole number from 1 to 100 (4 is the default).",
         )
 
         judge = self._group("Judge (Tier 2)")
@@ -225,7 +277,7 @@ class SettingsDialog(QDialog):
         self._add(
             no_quote,
             "noQuote.maxSharedWords",
-            "&Longest shared run",
+            "Longest shared run",
             self.max_shared_words,
             "A challenge sharing this many words in a row with the note is rejected",
         )

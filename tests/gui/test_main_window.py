@@ -339,8 +339,10 @@ def test_every_control_has_a_name_for_screen_readers(
 
 def test_menus_have_mnemonics_and_the_documented_shortcuts(window: MainWindow) -> None:
     menus = [a.text() for a in window.menuBar().actions()]
-    assert menus == ["&File", "&Edit", "&Help"]
+    assert menus == ["&File", "&Edit", "Sched&ule", "&Help"]
     keys = {a.text(): a.shortcut().toString() for a in window.menu_actions.with_shortcuts()}
+    assert keys["&Undo review"] == "Ctrl+Alt+Z"  # not Ctrl+Z: Edit › Undo keeps it
+    assert keys["Re&do review"] == "Ctrl+Alt+Shift+Z"
     assert keys["&New note"] == "Ctrl+N"
     assert keys["&Save"] == "Ctrl+S"
     assert keys["Se&ttings…"] == "Ctrl+,"
