@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "sessions",
     "gaps",
     "today",
+    "optimize",
     "judge_pending",
     "verify",
     "eval",
