@@ -339,13 +339,14 @@ def test_every_control_has_a_name_for_screen_readers(
 
 def test_menus_have_mnemonics_and_the_documented_shortcuts(window: MainWindow) -> None:
     menus = [a.text() for a in window.menuBar().actions()]
-    assert menus == ["&File", "&Edit", "&Help"]
+    assert menus == ["&File", "&Edit", "&Tools", "&Help"]
     keys = {a.text(): a.shortcut().toString() for a in window.menu_actions.with_shortcuts()}
     assert keys["&New note"] == "Ctrl+N"
     assert keys["&Save"] == "Ctrl+S"
     assert keys["Se&ttings…"] == "Ctrl+,"
     assert keys["&Quit"] == "Ctrl+Q"
     assert keys["&Find note"] == "Ctrl+F"
+    assert keys["&Fit schedule to my history…"] == "Ctrl+Shift+O"
     assert all(
         "&" in a.text()
         for m in window.menuBar().actions()
