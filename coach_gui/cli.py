@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "today",
     "stats",
     "schedule",
+    "optimize",
     "judge_pending",
     "verify",
     "eval",

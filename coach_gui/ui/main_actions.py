@@ -38,6 +38,7 @@ class MainActions:
     show_sessions: QAction
     show_evals: QAction
     judge_pending: QAction
+    fit_schedule: QAction  # the Statistics view's button triggers it too
     reload: QAction
     open_folder: QAction
     settings: QAction
@@ -62,6 +63,12 @@ def _help() -> ModuleType:
     from coach_gui.ui import help_dialogs  # only when Help is used: start-up stays short
 
     return help_dialogs
+
+
+def _optimizer() -> ModuleType:
+    from coach_gui.ui import optimizer_dialog
+
+    return optimizer_dialog
 
 
 def _welcome() -> ModuleType:
@@ -127,6 +134,11 @@ def build_main_actions(window: MainWindow) -> MainActions:
         show_sessions=_action(window, "Show sess&ions", shows("show_sessions"), "Ctrl+4"),
         show_evals=_action(window, "Show judge &consistency", shows("show_evals"), "Ctrl+5"),
         judge_pending=pending_action(window),  # JudgePendingAction runs it, once attached
+        fit_schedule=_action(
+            window, "&Fit schedule to my history…",
+            lambda: attached(lambda: _optimizer().show_optimizer(window, window.context)),
+            "Ctrl+Shift+O",
+        ),
         reload=_action(window, "&Reload notes", lambda: attached(window.reload_notes), "F5",
                        pix.SP_BrowserReload),
         open_folder=_action(
@@ -156,6 +168,9 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
     actions.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
     actions.deleted_notes.setStatusTip("Notes Coach moved to a trash: put one back where it was")
+    actions.fit_schedule.setStatusTip(
+        "Fit the schedule's settings to your own reviews; nothing changes until you apply them"
+    )
     views = QActionGroup(window)  # exactly one view is shown
     views_shown = actions.views()
     for view in views_shown:
@@ -201,6 +216,8 @@ def build_main_actions(window: MainWindow) -> MainActions:
         "and the judge's verdicts stay in the history"
     )
     actions.redo_review.setStatusTip("Count the review you undid last again")
+    schedule_menu.addSeparator()
+    schedule_menu.addAction(actions.fit_schedule)  # the optimizer (ADR 0028)
     window.schedule_menu = schedule_menu
     help_menu = menus.addMenu("&Help")
     help_menu.addActions(

@@ -348,6 +348,7 @@ def test_menus_have_mnemonics_and_the_documented_shortcuts(window: MainWindow) -
     assert keys["Se&ttings…"] == "Ctrl+,"
     assert keys["&Quit"] == "Ctrl+Q"
     assert keys["&Find note"] == "Ctrl+F"
+    assert keys["&Fit schedule to my history…"] == "Ctrl+Shift+O"
     assert all(
         "&" in a.text()
         for m in window.menuBar().actions()
