@@ -453,6 +453,10 @@ class MainWindow(QMainWindow):
         """The notes as last loaded (the gap board's note picker)."""
         return [entry.note for entry in self._entries.values()]
 
+    def note_entries(self) -> list[NoteEntry]:
+        """Every note as last loaded, as a list of its own (a worker may read it)."""
+        return list(self._entries.values())
+
     def entry_for(self, note_id: str | None) -> NoteEntry | None:
         return self._entries.get(note_id or "")
 
