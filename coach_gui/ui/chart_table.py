@@ -30,6 +30,7 @@ class ChartTable(QTableWidget):
         """`numbers`: the columns of counts, aligned right."""
         super().__init__(0, len(headers), parent)
         self._numbers = set(numbers)
+        self.select_first = False  # a list to act on: its first row is current at once
         self.setAccessibleName(name)
         self.setHorizontalHeaderLabels(list(headers))
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -52,7 +53,7 @@ class ChartTable(QTableWidget):
                 if c in self._numbers:
                     item.setTextAlignment(RIGHT)
                 self.setItem(r, c, item)
-        if rows:
+        if rows and self.select_first:
             self.setCurrentCell(0, 0)
 
     def rows(self) -> list[list[str]]:

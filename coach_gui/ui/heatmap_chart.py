@@ -21,7 +21,7 @@ TITLE = "Reviews per day over the last year"
 WEEKS = 53  # 365 days from any weekday fill 53 columns of 7
 ROW_NAMES = ("Mon", "", "Wed", "", "Fri", "", "")  # every other day named, as GitHub does
 LEGEND = "Reviews a day:"
-SHADES = (255, 190, 125, 70)  # the highlight's alpha for the top level down to the lowest
+SHADES = (1.0, 0.75, 0.52, 0.32)  # how far towards the highlight, the top level down
 
 
 def counted(count: int, word: str) -> str:
@@ -76,6 +76,14 @@ def describe(days: Sequence[tuple[str, int]]) -> str:
     )
 
 
+def _mix(base: QColor, towards: QColor, share: float) -> QColor:
+    return QColor.fromRgbF(
+        base.redF() + (towards.redF() - base.redF()) * share,
+        base.greenF() + (towards.greenF() - base.greenF()) * share,
+        base.blueF() + (towards.blueF() - base.blueF()) * share,
+    )
+
+
 class ReviewHeatmap(QWidget):
     """One cell per day, oldest top left, today in the last column."""
 
@@ -105,7 +113,7 @@ class ReviewHeatmap(QWidget):
         return widest(metrics, ROW_NAMES) + metrics.averageCharWidth()
 
     def _max_cell(self) -> float:
-        return self._metrics().height() * 0.85
+        return self._metrics().height() * 1.2
 
     def _min_cell(self) -> float:
         return max(6.0, self._metrics().height() * 0.45)
@@ -169,29 +177,30 @@ class ReviewHeatmap(QWidget):
         return None
 
     def _legend_width(self) -> float:
-        metrics = self._metrics()
-        labels = [LEGEND, *legend_labels(self.bounds or [1, 2, 3, 4])]
-        return sum(metrics.horizontalAdvance(t) + metrics.height() * 1.5 for t in labels)
+        placed = self._legend_at(0.0, ["0", *legend_labels(self.bounds or [1, 2, 3, 4])])
+        return placed[-1][1].box.right() + 2 if placed else 0.0
 
     def _legend(self) -> list[tuple[QRectF | None, ChartText]]:
         """Swatches, each followed by what it counts, at the bottom right."""
+        x = max(0.0, self.width() - self._legend_width())
+        return self._legend_at(x, legend_labels(self.bounds))
+
+    def _legend_at(self, x: float, labels: Sequence[str]) -> list[tuple[QRectF | None, ChartText]]:
         metrics = self._metrics()
         line = metrics.height()
         swatch = self._max_cell() * 0.9
         y = self._top() + 7 * self._max_cell() + line * 0.4
-        labels = legend_labels(self.bounds)
-        x = max(0.0, self.width() - self._legend_width())
         caption = metrics.horizontalAdvance(LEGEND) + 2
         placed: list[tuple[QRectF | None, ChartText]] = [
             (None, ChartText(LEGEND, QRectF(x, y, caption, line), LEFT))
         ]
         x += caption + line * 0.5
-        for n, label in enumerate(labels):
+        for label in labels:
             box = QRectF(x, y + (line - swatch) / 2, swatch, swatch)
             x += swatch + 4
             width = metrics.horizontalAdvance(label) + 2
             placed.append((box, ChartText(label, QRectF(x, y, width, line), LEFT)))
-            x += width + line * 0.6 if n < len(labels) - 1 else width
+            x += width + line * 0.6
         return placed
 
     def text_boxes(self) -> list[ChartText]:
@@ -219,17 +228,19 @@ class ReviewHeatmap(QWidget):
 
     # --- painting ------------------------------------------------------------------
     def shade(self, count: int) -> QColor:
-        """The colour of a day with `count` reviews, from the palette."""
+        """The colour of a day with `count` reviews: from the window's colour towards the
+        palette's highlight (lighter on a dark palette), so more reviews always stand out
+        more, in light and dark alike."""
         palette = self.palette()
+        window = palette.color(QPalette.ColorRole.Window)
         found = level(count, self.bounds)
         if found == 0:
-            empty = QColor(palette.color(QPalette.ColorRole.WindowText))
-            empty.setAlpha(28)
-            return empty
-        colour = QColor(palette.color(QPalette.ColorRole.Highlight))
+            return _mix(window, palette.color(QPalette.ColorRole.WindowText), 0.12)
+        top = QColor(palette.color(QPalette.ColorRole.Highlight))
+        if window.lightness() < 128:
+            top = top.lighter(140)
         steps = len(self.bounds)
-        colour.setAlpha(SHADES[steps - found] if steps else 255)
-        return colour
+        return _mix(window, top, SHADES[steps - found] if steps else 1.0)
 
     def paintEvent(self, _event: QPaintEvent) -> None:
         painter = QPainter(self)

@@ -92,7 +92,7 @@ class RetentionChart(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(
-            max(480, self.minimumSizeHint().width()), math.ceil(11 * self._metrics().height())
+            max(480, self.minimumSizeHint().width()), math.ceil(10 * self._metrics().height())
         )
 
     def minimumSizeHint(self) -> QSize:
@@ -171,10 +171,20 @@ class RetentionChart(QWidget):
                     ChartText(NO_REVIEWS, QRectF(column.left(), plot.bottom() - 2.2 * line,
                                                  step, 2 * line))
                 )  # fmt: skip
-            elif month.rate is not None:
+        return texts + self._value_labels()
+
+    def _value_labels(self) -> list[ChartText]:
+        """Each bar's retention, over it."""
+        plot = self._plot()
+        line = self._metrics().height()
+        step = plot.width() / max(len(self.months), 1)
+        found = []
+        for n, (month, bar) in enumerate(zip(self.months, self.bars(), strict=True)):
+            if bar is not None and month.rate is not None:
                 top = max(plot.top() - line, bar.top() - line)
-                texts.append(ChartText(percent(month.rate), column.translated(0, top)))
-        return texts
+                box = QRectF(plot.left() + n * step, top, step, line)
+                found.append(ChartText(percent(month.rate), box))
+        return found
 
     # --- painting ------------------------------------------------------------------
     def paintEvent(self, _event: QPaintEvent) -> None:
@@ -200,5 +210,12 @@ class RetentionChart(QWidget):
         y = self._desired_y()
         painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
         painter.drawLine(*self._legend_line())
+        # The figures over the bars stay legible where the line crosses them.
+        metrics = self._metrics()
+        for label in self._value_labels():
+            width = metrics.horizontalAdvance(label.text) + 4
+            centre = label.box.center()
+            backing = QRectF(centre.x() - width / 2, label.box.top(), width, label.box.height())
+            painter.fillRect(backing, palette.color(QPalette.ColorRole.Window))
         painter.setPen(text_colour)
         draw_texts(painter, self.text_boxes())

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -63,7 +63,7 @@ class StatsLoad:
 def counts_text(counts: Counts, reviews: int) -> str:
     """The counts, in words."""
     if counts.due:
-        late = [counted(counts.overdue, "overdue")] if counts.overdue else []
+        late = [f"{counts.overdue:,} overdue"] if counts.overdue else []
         gaps = [counted(counts.open_gaps, "open gap")] if counts.open_gaps else []
         extra = f" ({', '.join(late + gaps)})" if late or gaps else ""
         due = f"{counted(counts.due, 'key point')} due today{extra}."
@@ -85,6 +85,8 @@ def counts_text(counts: Counts, reviews: int) -> str:
     memory = (
         f"{counted(counts.assertions, 'key point')} with a memory, from "
         f"{counted(reviews, 'review')}."
+        if counts.assertions
+        else "No key point has a memory yet."
     )
     return " ".join((due, new, held, memory))
 
@@ -103,17 +105,31 @@ def _section(title: str, parent: QWidget) -> QLabel:
 
 
 class ChartBlock(QStackedWidget):
-    """A chart, or its table in its place."""
+    """A chart, or its table in its place; as tall as the one shown."""
+
+    TABLE_ROWS = 10
 
     def __init__(self, chart: QWidget, table: ChartTable, parent: QWidget) -> None:
         super().__init__(parent)
         self.chart, self.table = chart, table
         self.addWidget(chart)
         self.addWidget(table)
-        table.setMinimumHeight(chart.sizeHint().height())
 
     def show_table(self, on: bool) -> None:
+        if on:
+            rows = self.table.verticalHeader().defaultSectionSize() * self.TABLE_ROWS
+            height = rows + self.table.horizontalHeader().sizeHint().height() + 4
+            self.table.setFixedHeight(max(height, self.chart.sizeHint().height()))
         self.setCurrentWidget(self.table if on else self.chart)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        shown = self.currentWidget()
+        return shown.sizeHint() if shown is not None else super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        shown = self.currentWidget()
+        return shown.minimumSizeHint() if shown is not None else super().minimumSizeHint()
 
 
 class StatsView(QWidget):
@@ -255,6 +271,7 @@ class StatsView(QWidget):
         self.leech_table.horizontalHeader().setSectionResizeMode(
             1, self.leech_table.horizontalHeader().ResizeMode.Stretch
         )
+        self.leech_table.select_first = True  # Enter opens the first at once
         self.leech_table.activated.connect(lambda _index: self._open_leech())
         self.open_leech_button = button(
             page, "&Open note", "Open note", "Open the note of this key point, to reword it"
@@ -287,6 +304,8 @@ class StatsView(QWidget):
         self.key_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.key_list.setWordWrap(False)
         self.key_list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.key_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.key_list.setUniformItemSizes(True)
         self.filter_box.textChanged.connect(self._filter)
         self.filter_box.returnPressed.connect(self.key_list.setFocus)
         self.key_list.currentItemChanged.connect(self._on_key_point)
@@ -408,6 +427,7 @@ class StatsView(QWidget):
         self.counts_label.setText(counts_text(stats.counts, stats.reviews))
         empty = not stats.reviews and not stats.counts.assertions
         self.pages.setCurrentWidget(self.empty_label if empty else self.tabs)
+        self.tables_box.setVisible(not empty)
 
     def _show_tables(self, on: bool) -> None:
         for block in self.blocks:

@@ -91,7 +91,7 @@ def simulate_year(
         rows["a"].append((aid, sid, cid, f"Answer {s}", when,
                           "judged" if source == "judge" else "unjudged"))  # fmt: skip
         if source == "self":
-            rating = rng.choice((AGAIN, HARD, GOOD, GOOD, EASY))
+            rating = rng.choice((AGAIN, HARD, HARD, GOOD, GOOD, GOOD, EASY, EASY))
             for text in dict.fromkeys(texts):
                 rows["r"].append((aid, note.id, assertion_digest(text), text, rating, when))
                 reviews.append(
@@ -101,7 +101,7 @@ def simulate_year(
         gaps = []
         for index, text in enumerate(texts):
             is_leech = note.id == leech[0] and index == 0
-            missed = (seen_leech > 0) if is_leech else rng.random() < 0.08
+            missed = (seen_leech > 0) if is_leech else rng.random() < 0.05
             seen_leech += is_leech
             if missed:
                 problem = "wrong" if rng.random() < 0.3 else "unexplained"

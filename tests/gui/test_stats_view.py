@@ -20,7 +20,7 @@ import pytest
 from fsrs import Card, Rating, Scheduler
 from layout_faults import layout_faults
 from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QColor, QHelpEvent, QPalette
+from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 from pytestqt.qtbot import QtBot
 from stats_year import Review, Year, simulate_year
@@ -272,8 +272,8 @@ def test_a_key_points_timeline_shows_each_review_and_the_undone_one(
     assert len(visible) == 1
     with qtbot.waitSignal(view.timeline_loaded, timeout=WAIT_MS):
         view.key_list.setCurrentItem(visible[0])
-    written = [r for r in history.year.reviews if (r.note_id, r.digest) == (last.note_id,
-                                                                             last.digest)]  # fmt: skip
+    key = (last.note_id, last.digest)
+    written = [r for r in history.year.reviews if (r.note_id, r.digest) == key]
     rows = view.timeline_table.rows()
     assert [row[0] for row in rows] == [day_words(_local(r.at).isoformat()) for r in written]
     assert rows[-1][3] == "undone (not counted)"
@@ -310,6 +310,23 @@ def _dark() -> QPalette:
     return palette
 
 
+def _text_pens(chart: QWidget) -> list[QColor]:
+    """The pen colour of every word `chart` paints."""
+    pens: list[QColor] = []
+    draw = QPainter.drawText
+
+    def record(painter: QPainter, *args: object) -> object:
+        pens.append(painter.pen().color())
+        return draw(painter, *args)  # type: ignore[call-overload]
+
+    QPainter.drawText = record  # type: ignore[method-assign,assignment]
+    try:
+        chart.grab()
+    finally:
+        QPainter.drawText = draw  # type: ignore[method-assign]
+    return pens
+
+
 def test_in_a_dark_palette_every_painted_word_takes_the_palettes_text_colour(
     qtbot: QtBot, history: History
 ) -> None:
@@ -317,38 +334,20 @@ def test_in_a_dark_palette_every_painted_word_takes_the_palettes_text_colour(
     view.setPalette(_dark())
     text = QColor("#dcdcdc")
     for chart in (view.heatmap, view.retention_chart, view.forecast):
-        pens: list[QColor] = []
-        original = chart.paintEvent
-
-        def paint(event: object, chart: QWidget = chart, original: object = original) -> None:
-            from PySide6.QtGui import QPainter
-
-            draw = QPainter.drawText
-
-            def record(painter: QPainter, *args: object) -> object:
-                pens.append(painter.pen().color())
-                return draw(painter, *args)  # type: ignore[call-overload]
-
-            QPainter.drawText = record  # type: ignore[method-assign,assignment]
-            try:
-                original(event)  # type: ignore[operator]
-            finally:
-                QPainter.drawText = draw  # type: ignore[method-assign]
-
-        chart.paintEvent = paint  # type: ignore[method-assign,assignment]
-        chart.grab()
+        pens = _text_pens(chart)
         assert pens and all(pen == text for pen in pens), chart.accessibleName()
-    # The busiest day's shade stands out of the dark window as much as in light.
-    window = QColor("#202020")
-    busiest = view.heatmap.shade(max(n for _, n in view.heatmap.days))
-    assert busiest.alpha() == 255 and busiest.rgb() == QColor("#2f65ca").rgb()
-    none = view.heatmap.shade(0)
-    assert none.rgb() == text.rgb() and 0 < none.alpha() < 60  # faint, but visible
-    assert abs(busiest.lightness() - window.lightness()) > 40
+    # Each shade stands further out of the dark window than the one below it.
+    window = QColor("#202020").lightness()
+    shades = [view.heatmap.shade(0)] + [view.heatmap.shade(b) for b in view.heatmap.bounds]
+    lift = [shade.lightness() - window for shade in shades]
+    assert len(lift) == 5 and lift == sorted(lift) and len(set(lift)) == 5
+    assert lift[0] > 10 and lift[-1] > 80, lift
 
 
 @pytest.mark.parametrize("size", [(1024, 640), (1120, 720)])
-def test_no_layout_faults_on_any_page(qtbot: QtBot, history: History, size: tuple[int, int]) -> None:
+def test_no_layout_faults_on_any_page(
+    qtbot: QtBot, history: History, size: tuple[int, int]
+) -> None:
     view = _view(qtbot, history.context)
     view.resize(*size)
     for page in range(3):
