@@ -293,7 +293,7 @@ class StatsView(QWidget):
 
     def _build_timeline(self) -> QWidget:
         page = QWidget(self)
-        self.filter_label = QLabel("&Find:", page)
+        self.filter_label = QLabel("Fi&nd:", page)
         self.filter_box = QLineEdit(page)
         self.filter_box.setAccessibleName("Find a key point")
         self.filter_box.setPlaceholderText("A note's title or a key point's words")
