@@ -66,17 +66,16 @@ class KeyPoint:
 
 def key_points(app: App, notes: NoteLookup) -> list[KeyPoint]:
     """Every key point with a memory, by note title then place in the note (read after
-    `statistics`, which brings the memory up to date)."""
-    memory = app.scheduler().memory
+    `statistics`, which brings the memory up to date). One read of every memory row (all
+    are due before the end of time), not one per note: 10,000 notes are one query."""
     found = []
-    for note_id in memory.reviewed_notes():
-        note = notes(note_id)
+    for state in app.scheduler().memory.due_before("9999-12-31"):
+        note = notes(state.note_id)
         if note is None:
             continue  # its note is gone
-        for state in memory.memory_for(note_id):
-            texts = note.core_assertions
-            index = texts.index(state.text) if state.text in texts else None
-            found.append(KeyPoint(note_id, note.title, state.digest, state.text, index,
-                                  state.reviews, state.lapses))  # fmt: skip
+        texts = note.core_assertions
+        index = texts.index(state.text) if state.text in texts else None
+        found.append(KeyPoint(state.note_id, note.title, state.digest, state.text, index,
+                              state.reviews, state.lapses))  # fmt: skip
     found.sort(key=lambda k: (k.title.casefold(), k.note_id, k.index is None, k.index or 0, k.text))
     return found

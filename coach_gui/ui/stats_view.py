@@ -12,10 +12,16 @@ cache, so it runs on a background task; it reads again when shown after practice
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,8 +30,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -52,12 +57,7 @@ if TYPE_CHECKING:
 
 EMPTY_TEXT = "No reviews yet — practise a note and its reviews show here."
 PICK_TEXT = "Pick a key point to see each of its reviews."
-
-
-@dataclass(frozen=True)
-class StatsLoad:
-    stats: Statistics
-    key_points: list[KeyPoint]
+_NO_PARENT = QModelIndex()
 
 
 def counts_text(counts: Counts, reviews: int) -> str:
@@ -104,6 +104,51 @@ def _section(title: str, parent: QWidget) -> QLabel:
     return label
 
 
+class KeyPointModel(QAbstractListModel):
+    """Every key point with a memory, those matching the filter shown (a model, not a list
+    of items: 50,000 key points fill it at once)."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self._all: list[tuple[str, KeyPoint]] = []  # (its words, the key point)
+        self._folded: list[str] = []  # its words, casefolded, for the filter
+        self._shown: list[int] = []  # of _all, those matching the filter
+        self.shown: list[KeyPoint] = []
+
+    def set_points(self, points: list[KeyPoint], words: str) -> None:
+        self._all = [(key_point_words(p.title, p.index, p.text), p) for p in points]
+        self._folded = [text.casefold() for text, _ in self._all]
+        self.set_filter(words)
+
+    def set_filter(self, words: str) -> None:
+        wanted = words.casefold().split()
+        self.beginResetModel()
+        self._shown = [
+            n for n, folded in enumerate(self._folded) if all(w in folded for w in wanted)
+        ]
+        self.shown = [self._all[n][1] for n in self._shown]
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _NO_PARENT) -> int:
+        return 0 if parent.isValid() else len(self._shown)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> object:
+        if not index.isValid() or not 0 <= index.row() < len(self._shown):
+            return None
+        text, point = self._all[self._shown[index.row()]]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{point.text}\n{counted(point.reviews, 'review')}"
+        return None
+
+    def row_of(self, note_id: str, digest: str) -> int:
+        return next(
+            (n for n, p in enumerate(self.shown) if (p.note_id, p.digest) == (note_id, digest)),
+            -1,
+        )
+
+
 class ChartBlock(QStackedWidget):
     """A chart, or its table in its place; as tall as the one shown."""
 
@@ -133,11 +178,13 @@ class ChartBlock(QStackedWidget):
 
 
 class StatsView(QWidget):
-    """`loaded(StatsLoad)`: fresh figures are on screen. `timeline_loaded(list)`: a key
+    """`loaded(Statistics)`: fresh figures are on screen. `key_points_loaded(list)`: the
+    Timeline page's key points are. `timeline_loaded(list)`: a key
     point's reviews are. `open_note_requested(note_id, index)`: open that note to edit
     its key point `index` (-1: none known)."""
 
     loaded = Signal(object)
+    key_points_loaded = Signal(object)
     timeline_loaded = Signal(object)
     open_note_requested = Signal(str, int)
 
@@ -154,10 +201,13 @@ class StatsView(QWidget):
         self.context = context
         self._notes = notes
         self._catalogue = catalogue
-        self._task: Task[StatsLoad] | None = None
+        self._task: Task[Statistics] | None = None
+        self._points_task: Task[list[KeyPoint]] | None = None
+        self._points_stale = True  # read when the Timeline page is first wanted
         self._timeline_task: Task[list[TimelineEntry]] | None = None
         self._stale = False
-        self.load: StatsLoad | None = None
+        self.stats: Statistics | None = None
+        self.key_points: list[KeyPoint] | None = None
         self.entries: list[TimelineEntry] = []
         self.chosen: KeyPoint | None = None
         self.setObjectName("statsView")
@@ -194,6 +244,7 @@ class StatsView(QWidget):
         self.tabs.addTab(self._build_overview(), "Over&view")
         self.tabs.addTab(self._build_leeches(), "&Leeches")
         self.tabs.addTab(self._build_timeline(), "&Timeline")
+        self.tabs.currentChanged.connect(self._on_page)
         self.empty_label = QLabel(EMPTY_TEXT, self)
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -299,7 +350,9 @@ class StatsView(QWidget):
         self.filter_box.setPlaceholderText("A note's title or a key point's words")
         self.filter_box.setClearButtonEnabled(True)
         self.filter_label.setBuddy(self.filter_box)
-        self.key_list = QListWidget(page)
+        self.key_model = KeyPointModel(page)
+        self.key_list = QListView(page)
+        self.key_list.setModel(self.key_model)
         self.key_list.setAccessibleName("Key points with a memory")
         self.key_list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.key_list.setWordWrap(False)
@@ -308,7 +361,7 @@ class StatsView(QWidget):
         self.key_list.setUniformItemSizes(True)
         self.filter_box.textChanged.connect(self._filter)
         self.filter_box.returnPressed.connect(self.key_list.setFocus)
-        self.key_list.currentItemChanged.connect(self._on_key_point)
+        self.key_list.selectionModel().currentChanged.connect(self._on_key_point)
         left = QWidget(page)
         finder = QHBoxLayout()
         finder.addWidget(self.filter_label)
@@ -363,26 +416,52 @@ class StatsView(QWidget):
         context, notes = self.context, self._notes
         catalogue = list(self._catalogue()) if self._catalogue is not None else None
 
-        def read(_progress: object) -> StatsLoad:
-            found = statistics(context, notes, catalogue)
-            return StatsLoad(found, key_points(context, notes))
-
         self.summary_label.setText("Loading…")
         self.refresh_button.setEnabled(False)
         self._task = Task(
             self,
-            op=read,
+            op=lambda _progress: statistics(context, notes, catalogue),
             success=self._on_loaded,
             failure=self._on_failed,
             lane=Lane.GENERAL,  # as Today's: a first cache build must not hold up saves
             name="load statistics",
         ).run()
 
-    def _on_loaded(self, load: StatsLoad) -> None:
+    def _on_loaded(self, stats: Statistics) -> None:
         self._task = None
         self.refresh_button.setEnabled(True)
-        self._show(load)
-        self.loaded.emit(load)
+        self._show(stats)
+        self._points_stale = True
+        if self.tabs.currentIndex() == 2 and self.isVisible():
+            self._read_key_points()
+        self.loaded.emit(stats)
+
+    def _read_key_points(self, then: Callable[[], None] | None = None) -> None:
+        """The Timeline page's key points, in the background (on 10,000 notes, a second)."""
+        self._points_stale = False
+        if self._points_task is not None:
+            self._points_task.cancel()
+        context, notes = self.context, self._notes
+
+        def done(points: list[KeyPoint]) -> None:
+            self._points_task = None
+            self._show_key_points(points)
+            self.key_points_loaded.emit(points)
+            if then is not None:
+                then()
+
+        self._points_task = Task(
+            self,
+            op=lambda _progress: key_points(context, notes),
+            success=done,
+            failure=self._on_timeline_failed,
+            lane=Lane.GENERAL,
+            name="load key points",
+        ).run()
+
+    def _on_page(self, page: int) -> None:
+        if page == 2 and self._points_stale and self.stats is not None:
+            self._read_key_points()
 
     def _on_failed(self, error: Exception) -> None:
         self._task = None
@@ -390,9 +469,8 @@ class StatsView(QWidget):
         self.summary_label.setText(f"Could not read the statistics: {learner_message(error)}")
 
     # --- showing ------------------------------------------------------------------------------
-    def _show(self, load: StatsLoad | None) -> None:
-        self.load = load
-        stats = load.stats if load is not None else None
+    def _show(self, stats: Statistics | None) -> None:
+        self.stats = stats
         days = stats.days if stats is not None else []
         self.heatmap.set_days(days)
         self.heatmap_table.set_rows(
@@ -416,7 +494,6 @@ class StatsView(QWidget):
         self.forecast.set_days(forecast)
         self.forecast_table.set_rows([[day_words(day), f"{count:,}"] for day, count in forecast])
         self._show_leeches(stats)
-        self._show_key_points(load.key_points if load is not None else [])
         if stats is None:
             return
         self.summary_label.setText(
@@ -454,16 +531,9 @@ class StatsView(QWidget):
         self.leech_timeline_button.setEnabled(bool(leeches))
 
     def _show_key_points(self, points: list[KeyPoint]) -> None:
+        self.key_points = points
         chosen = self.chosen
-        self.key_list.blockSignals(True)
-        self.key_list.clear()
-        for point in points:
-            item = QListWidgetItem(key_point_words(point.title, point.index, point.text))
-            item.setToolTip(f"{point.text}\n{counted(point.reviews, 'review')}")
-            item.setData(Qt.ItemDataRole.UserRole, point)
-            self.key_list.addItem(item)
-        self.key_list.blockSignals(False)
-        self._filter(self.filter_box.text())
+        self.key_model.set_points(points, self.filter_box.text())
         if chosen is not None and not self._select(chosen.note_id, chosen.digest):
             self._choose(None)
         elif chosen is not None:
@@ -471,24 +541,24 @@ class StatsView(QWidget):
         self.open_key_button.setEnabled(self.chosen is not None)
 
     def _filter(self, text: str) -> None:
-        words = text.casefold().split()
-        for n in range(self.key_list.count()):
-            item = self.key_list.item(n)
-            self.key_list.setRowHidden(n, not all(w in item.text().casefold() for w in words))
+        chosen = self.chosen
+        self.key_model.set_filter(text)
+        if chosen is not None:
+            self._select(chosen.note_id, chosen.digest)
 
     def _select(self, note_id: str, digest: str) -> bool:
-        for n in range(self.key_list.count()):
-            point: KeyPoint = self.key_list.item(n).data(Qt.ItemDataRole.UserRole)
-            if point.note_id == note_id and point.digest == digest:
-                self.key_list.blockSignals(True)
-                self.key_list.setCurrentRow(n)
-                self.key_list.blockSignals(False)
-                return True
-        return False
+        row = self.key_model.row_of(note_id, digest)
+        if row < 0:
+            return False
+        selection = self.key_list.selectionModel()
+        selection.blockSignals(True)
+        self.key_list.setCurrentIndex(self.key_model.index(row))
+        selection.blockSignals(False)
+        return True
 
-    def _on_key_point(self, item: QListWidgetItem | None, _previous: object = None) -> None:
-        point = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
-        self._choose(point)
+    def _on_key_point(self, index: QModelIndex, _previous: object = None) -> None:
+        shown = self.key_model.shown
+        self._choose(shown[index.row()] if index.isValid() and index.row() < len(shown) else None)
 
     def _choose(self, point: KeyPoint | None) -> None:
         self.chosen = point
@@ -500,16 +570,21 @@ class StatsView(QWidget):
             return
         self._load_timeline(point)
 
-    def show_timeline(self, note_id: str, digest: str) -> bool:
-        """The timeline of this key point, on the Timeline page (False: it has no memory)."""
+    def show_timeline(self, note_id: str, digest: str) -> None:
+        """The timeline of this key point, on the Timeline page (the key points are read
+        first, if they are not yet)."""
         self.filter_box.clear()
-        if not self._select(note_id, digest):
-            return False
         self.tabs.setCurrentIndex(2)
-        item = self.key_list.currentItem()
-        self._choose(item.data(Qt.ItemDataRole.UserRole) if item is not None else None)
-        self.timeline_table.setFocus()
-        return True
+
+        def pick() -> None:
+            if self._select(note_id, digest):
+                self._choose(self.key_model.shown[self.key_list.currentIndex().row()])
+                self.timeline_table.setFocus()
+
+        if self._points_task is not None or self._points_stale:
+            self._read_key_points(then=pick)
+        else:
+            pick()
 
     def _load_timeline(self, point: KeyPoint) -> None:
         if self._timeline_task is not None:
@@ -553,7 +628,7 @@ class StatsView(QWidget):
     # --- acting -------------------------------------------------------------------------------
     def _current_leech(self) -> Leech | None:
         row = self.leech_table.currentRow()
-        stats = self.load.stats if self.load is not None else None
+        stats = self.stats
         if stats is None or not 0 <= row < len(stats.leeches):
             return None
         return stats.leeches[row]
@@ -581,5 +656,5 @@ class StatsView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if (self.load is None and self._task is None) or self._stale:
+        if (self.stats is None and self._task is None) or self._stale:
             self.refresh()  # first shown, or out of date

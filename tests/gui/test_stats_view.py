@@ -264,14 +264,16 @@ def test_a_key_points_timeline_shows_each_review_and_the_undone_one(
     # From the list of every key point, filtered: the one whose review was undone.
     last = history.year.reviews[-1]
     note = next(n for n in history.notes if n.id == last.note_id)
-    assert view.key_list.count() == len(replay(history)[0])
+    model = view.key_model
+    assert model.rowCount() == len(replay(history)[0])  # every key point with a memory
     view.filter_box.setFocus()
     qtbot.keyClicks(view.filter_box, f"{note.title} {last.text[:20]}")
-    shown = [view.key_list.item(n) for n in range(view.key_list.count())]
-    visible = [item for item in shown if not item.isHidden()]
-    assert len(visible) == 1
+    assert model.rowCount() == 1
+    place = note.core_assertions.index(last.text) + 1
+    assert model.data(model.index(0)) == f"{note.title} — {place}. {last.text}"
     with qtbot.waitSignal(view.timeline_loaded, timeout=WAIT_MS):
-        view.key_list.setCurrentItem(visible[0])
+        qtbot.keyClick(view.filter_box, Qt.Key.Key_Return)  # into the list
+        qtbot.keyClick(view.key_list, Qt.Key.Key_Down)  # the first (only) one
     key = (last.note_id, last.digest)
     written = [r for r in history.year.reviews if (r.note_id, r.digest) == key]
     rows = view.timeline_table.rows()
@@ -376,12 +378,12 @@ def test_open_note_from_a_leech_opens_it_in_the_editor_with_the_key_point(
     stats = window.views.stats
     assert window.stack.currentWidget() is stats and window.menu_actions.show_stats.isChecked()
     assert window.view_switcher.tabText(window.view_switcher.currentIndex()) == "Statistics"
-    qtbot.waitUntil(lambda: stats.load is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: stats.stats is not None, timeout=WAIT_MS)
     qtbot.keyClick(stats.tabs.tabBar(), Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)
     assert stats.tabs.currentIndex() == 1
     stats.leech_table.setFocus()
     qtbot.keyClick(stats.leech_table, Qt.Key.Key_Return)
-    leech = stats.load.stats.leeches[0]  # type: ignore[union-attr]
+    leech = stats.stats.leeches[0]  # type: ignore[union-attr]
     assert window.stack.currentWidget() is window.splitter
     assert window.editor.current_note_id() == leech.note_id
     assert window.editor.assertions.list.currentRow() == leech.index
@@ -394,10 +396,10 @@ def test_practice_marks_it_stale_and_it_reads_again_when_shown(
     qtbot: QtBot, history: History
 ) -> None:
     view = _view(qtbot, history.context)
-    before = view.load
+    before = view.stats
     view.hide()
     view.mark_stale()
-    assert view.load is before  # hidden: nothing read yet
+    assert view.stats is before  # hidden: nothing read yet
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
         view.show()
-    assert view.load is not before
+    assert view.stats is not before

@@ -194,7 +194,7 @@ def test_tab_reaches_every_control_of_every_view(qtbot: QtBot, window: MainWindo
 
     qtbot.keyClick(window, Qt.Key.Key_6, CTRL)
     stats = window.views.stats
-    qtbot.waitUntil(lambda: stats.load is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: stats.stats is not None, timeout=WAIT_MS)
     check_view(qtbot, window, "Statistics")
     qtbot.keyClick(stats.tables_box, Qt.Key.Key_B, ALT)  # every chart as a table
     qtbot.waitUntil(lambda: stats.heatmap_table.isVisible())  # (a mnemonic clicks it soon)
