@@ -5,6 +5,7 @@ timeline — once, for the window and `coach stats`/`coach schedule` alike."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.schedule_control import HoldAction, ScheduleHold, undone_sessions
@@ -64,3 +65,34 @@ def last_undone(app: App) -> UndoneReview | None:
 def hold(app: App, note: Note, action: HoldAction, *, assertion: str | None = None) -> ScheduleHold:
     """Suspend, bury (until the learner's next day) or resume a note or one assertion."""
     return app.scheduler().hold(note, action, assertion=assertion, utc_offset=learners_day_offset())
+
+
+@dataclass(frozen=True)
+class KeyPoint:
+    """A key point with a memory, in a note still in the folder: one the statistics view
+    can show the timeline of."""
+
+    note_id: str
+    title: str
+    digest: str
+    text: str
+    index: int | None  # in the note now; None when its text changed since
+    reviews: int
+    lapses: int
+
+
+def key_points(app: App, notes: NoteLookup) -> list[KeyPoint]:
+    """Every key point with a memory, by note title then place in the note (read after
+    `statistics`, which brings the memory up to date). One read of every memory row (all
+    are due before the end of time), not one per note: 10,000 notes are one query."""
+    found = []
+    for state in app.scheduler().memory.due_before("9999-12-31"):
+        note = notes(state.note_id)
+        if note is None:
+            continue  # its note is gone
+        texts = note.core_assertions
+        index = texts.index(state.text) if state.text in texts else None
+        found.append(KeyPoint(state.note_id, note.title, state.digest, state.text, index,
+                              state.reviews, state.lapses))  # fmt: skip
+    found.sort(key=lambda k: (k.title.casefold(), k.note_id, k.index is None, k.index or 0, k.text))
+    return found

@@ -37,6 +37,7 @@ class MainActions:
     show_sent: QAction
     show_sessions: QAction
     show_evals: QAction
+    show_stats: QAction
     judge_pending: QAction
     fit_schedule: QAction  # the Statistics view's button triggers it too
     reload: QAction
@@ -56,7 +57,7 @@ class MainActions:
     def views(self) -> list[QAction]:
         """The view switch's actions, in the order of their tabs and shortcuts."""
         return [self.show_today, self.show_notes, self.show_practice, self.show_sent,
-                self.show_sessions, self.show_evals]  # fmt: skip
+                self.show_sessions, self.show_evals, self.show_stats]  # fmt: skip
 
 
 def _help() -> ModuleType:
@@ -133,6 +134,7 @@ def build_main_actions(window: MainWindow) -> MainActions:
         show_sent=_action(window, "Show sent to j&udge", shows("show_sent"), "Ctrl+3"),
         show_sessions=_action(window, "Show sess&ions", shows("show_sessions"), "Ctrl+4"),
         show_evals=_action(window, "Show judge &consistency", shows("show_evals"), "Ctrl+5"),
+        show_stats=_action(window, "S&how statistics", shows("show_stats"), "Ctrl+6"),
         judge_pending=pending_action(window),  # JudgePendingAction runs it, once attached
         fit_schedule=_action(
             window, "&Fit schedule to my history…",
@@ -188,6 +190,10 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.show_evals.setIconText("Consistency")
     actions.show_evals.setStatusTip(
         "Judge your answers again with and without core assertions: is the judge consistent?"
+    )
+    actions.show_stats.setIconText("Statistics")
+    actions.show_stats.setStatusTip(
+        "Reviews per day over the year, true retention, leeches and each key point's reviews"
     )
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from coach_gui.services.sealing import JudgePendingReport
     from coach_gui.ui.eval_view import EvalView
     from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.stats_view import StatsView
     from coach_gui.ui.today_view import TodayView
 
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
@@ -74,6 +75,7 @@ class MainViews:
         # load of the notes), so their imports do not slow the window's first paint.
         self._today: TodayView | None = None
         self._evals: EvalView | None = None
+        self._stats: StatsView | None = None
         self._due: list[DuePractice] = []  # due notes still to practise, from Today's Start
         self._choose_start_view = False
         self.practice.session_finished.connect(self._after_session)
@@ -95,11 +97,11 @@ class MainViews:
 
             window = self.window
             self._today = TodayView(
-                window.context, self._current_note, window, catalogue=window.entries
+                window.context, self._current_note, window, catalogue=window.note_entries
             )
             self._today.start_requested.connect(self.practise_due)
             self._today.loaded.connect(self._on_today_loaded)
-            self._today.edit_requested.connect(self._edit_note)
+            self._today.edit_requested.connect(self.edit_note)
             self.stack.addWidget(self._today)
             window.schedule_menu.addSeparator()
             window.schedule_menu.addActions(self._today.actions_on_current())
@@ -113,6 +115,45 @@ class MainViews:
             self._evals = EvalView(self.window.context, self.window)
             self.stack.addWidget(self._evals)
         return self._evals
+
+    @property
+    def stats(self) -> StatsView:
+        if self._stats is None:
+            from coach_gui.ui.stats_view import StatsView
+
+            window = self.window
+            self._stats = StatsView(window.context, self._current_note, window.note_entries, window)
+            self._stats.open_note_requested.connect(self.edit_note)
+            self.stack.addWidget(self._stats)
+        return self._stats
+
+    def _mark_stale(self) -> None:
+        """Practice, a verdict or a new schedule since: Today and Statistics read again."""
+        if self._today is not None:
+            self._today.mark_stale()
+        if self._stats is not None:
+            self._stats.mark_stale()
+
+    def edit_note(self, note_id: str, index: int = -1) -> None:
+        """That note, open in the editor on the notes view (unsaved edits of another note
+        are guarded), with its key point `index` selected: from Today or Statistics, to
+        reword it."""
+        window = self.window
+
+        def edit() -> None:
+            if window.editor.current_note_id() != note_id:
+                window.open_note(note_id)
+            if window.editor.current_note_id() != note_id:
+                window.statusBar().showMessage("That note is no longer in your notes.", 6000)
+                return
+            self.show_notes()
+            if window.editor.current_note_id() == note_id:
+                assertions = window.editor.assertions.list
+                if 0 <= index < assertions.count():
+                    assertions.setCurrentRow(index)  # the key point to reword
+                assertions.setFocus()
+
+        window.guard_unsaved(edit)
 
     def _current_note(self, note_id: str) -> Note | None:
         """The note as it is now; Today calls it on a worker (the entries dict is swapped
@@ -149,8 +190,7 @@ class MainViews:
             self.gap_board.reload()
         if self._evals is not None:
             self._evals.mark_stale()
-        if self._today is not None:
-            self._today.mark_stale()
+        self._mark_stale()
         self.review_undo.check()
 
     @property
@@ -161,6 +201,11 @@ class MainViews:
         self.stack.setCurrentWidget(self.today)
         self.window.menu_actions.show_today.setChecked(True)
         self.today.tree.setFocus()
+
+    def show_stats(self) -> None:
+        self.stack.setCurrentWidget(self.stats)
+        self.window.menu_actions.show_stats.setChecked(True)
+        self.stats.take_focus()
 
     def show_evals(self) -> None:
         self.stack.setCurrentWidget(self.evals)
@@ -186,45 +231,25 @@ class MainViews:
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
         if self._evals is not None:
             self._evals.mark_stale()
-        if self._today is not None:
-            self._today.mark_stale()
+        self._mark_stale()
         self.review_undo.check(offer_session=summary.session_id)
 
     def _after_review_change(self) -> None:
-        """A review was undone or counted again: Today, the gap board and the sessions
-        read again (the sessions stay listed; only what their reviews count changed)."""
-        if self._today is not None:
-            self._today.mark_stale()
+        """A review was undone or counted again: Today, Statistics, the gap board and the
+        sessions read again (the sessions stay listed; only what their reviews count
+        changed)."""
+        self._mark_stale()
         if self.gap_board.isVisible():
             self.gap_board.reload()
         if self.stack.currentWidget() is self.sessions:
             self.sessions.refresh()
 
-    def _edit_note(self, note_id: str, index: int) -> None:
-        """Today's *Edit note*: that note in the editor, its key point selected (F2 edits
-        it), once unsaved edits of another note are saved or discarded."""
-        window = self.window
-
-        def edit() -> None:
-            if window.editor.current_note_id() != note_id:
-                window.open_note(note_id)
-            if window.editor.current_note_id() != note_id:
-                window.statusBar().showMessage("That note is no longer in your notes.", 6000)
-                return
-            self.show_notes()
-            assertions = window.editor.assertions.list
-            if 0 <= index < assertions.count():
-                assertions.setCurrentRow(index)
-                assertions.setFocus()
-
-        window.guard_unsaved(edit)
-
     def schedule_changed(self) -> None:
-        """The desired retention, the new notes a day or their order, or when a key point
-        is flagged changed: every assertion's next review is worked out again (the
-        scheduler's fingerprint holds its parameters), so Today reads it again."""
-        if self._today is not None:
-            self._today.mark_stale()
+        """The desired retention, the new notes a day or their order, when a key point is
+        flagged, or the FSRS parameters changed: every assertion's next review is worked
+        out again (the scheduler's fingerprint holds its parameters), so Today and
+        Statistics read it again."""
+        self._mark_stale()
 
     def _practise_next_due(self) -> None:
         if self._due:

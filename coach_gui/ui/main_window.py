@@ -455,8 +455,8 @@ class MainWindow(QMainWindow):
         """The notes as last loaded (the gap board's note picker)."""
         return [entry.note for entry in self._entries.values()]
 
-    def entries(self) -> list[NoteEntry]:
-        """Every note as last loaded, as a list of its own (safe to hand to a worker)."""
+    def note_entries(self) -> list[NoteEntry]:
+        """Every note as last loaded, as a list of its own (a worker may read it)."""
         return list(self._entries.values())
 
     def entry_for(self, note_id: str | None) -> NoteEntry | None:

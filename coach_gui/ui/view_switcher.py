@@ -1,11 +1,11 @@
 """The row of tabs over the main window's content that switches views (Today, Notes,
-Practice, Sent to judge, Sessions, Consistency), one tab per checkable view action.
+Practice, Sent to judge, Sessions, Consistency, Statistics), one tab per checkable view action.
 
 It has a row of its own: in the toolbar, beside the note and privacy buttons, the views
 went behind the toolbar's » chevron as soon as the window was narrower than about 1,000
 pixels (a 1.5x screen). Tabs that still do not fit shrink and elide their words, never
 hide: each tab's tooltip and accessible name say the whole view's name, and the File menu
-lists them with their shortcuts (Ctrl+0 to Ctrl+5)."""
+lists them with their shortcuts (Ctrl+0 to Ctrl+6)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class ViewSwitcher(QTabBar):
         self.setDrawBase(True)
         self.setUsesScrollButtons(False)  # narrower than its tabs: they elide, none hides
         self.setElideMode(Qt.TextElideMode.ElideRight)
-        # Like the toolbar's buttons: the keyboard switches views with Ctrl+0-5 from anywhere.
+        # Like the toolbar's buttons: the keyboard switches views with Ctrl+0-6 from anywhere.
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for index, action in enumerate(self._actions):
             self.addTab(action.iconText())

@@ -134,7 +134,7 @@ def _answer_box(window: QWidget) -> QWidget | None:
 def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) -> None:
     """The main window (at `size`, or its first-run size) on each view: Today, Notes,
     Practice (before a session, answering, judged), Sent to judge, Sessions, Gaps by note
-    and Judge consistency (a past report shown)."""
+    Judge consistency (a past report shown) and Statistics."""
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -154,7 +154,7 @@ def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) ->
     window.open_note(next(n.id for n in window.notes() if n.title == "Natural selection"))
     settle(app)
     for view, action in zip(
-        ("today", "notes", "practice", "sent", "sessions", "evals"),
+        ("today", "notes", "practice", "sent", "sessions", "evals", "stats"),
         window.menu_actions.views(),
         strict=True,
     ):

@@ -193,9 +193,11 @@ def test_f1_lists_every_shortcut_the_window_has(qtbot: QtBot, window: MainWindow
 
     window.views.show_today()  # the lazily built views, with their own keys
     window.views.show_evals()
+    window.views.show_stats()
     window.views.show_notes()
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=10_000)
     rows = read_f1(qtbot, window)
+    assert ("Ctrl+6", "Show statistics") in rows
     listed: set[str] = set().union(*(_keys_in(keys) for keys, _what in rows))
     assert all(what.strip() for _keys, what in rows)
 

@@ -34,7 +34,7 @@ from coach_gui.ui.settings_dialog import SettingsDialog
 from coach_gui.ui.tasks import pending_tasks
 
 PROBE = Path(__file__).with_name("layout_probe.py")
-VIEWS = ("today", "notes", "practice", "sent", "sessions", "gaps", "evals")
+VIEWS = ("today", "notes", "practice", "sent", "sessions", "gaps", "evals", "stats")
 DIALOGS = ("settings", "welcome", "payload-review", "shortcuts", "data-locations",
            "privacy-summary", "model-download")  # fmt: skip
 EXPECTED = {f"{v} at {s}" for v in VIEWS for s in SIZES} | {f"dialog-{d}" for d in DIALOGS}
@@ -96,7 +96,7 @@ def test_every_view_has_a_tab_in_a_narrow_window_and_none_hides(
     switcher = window.view_switcher
     views = window.menu_actions.views()
     assert [switcher.tabText(n) for n in range(switcher.count())] == [
-        "Today", "Notes", "Practice", "Sent to judge", "Sessions", "Consistency"
+        "Today", "Notes", "Practice", "Sent to judge", "Sessions", "Consistency", "Statistics"
     ]  # fmt: skip
     for n in range(switcher.count()):  # each whole, inside the window
         tab = switcher.tabRect(n)

@@ -129,7 +129,7 @@ def test_too_few_reviews_says_how_many_more_and_offers_no_apply(
     assert _stored(coach_home) == []
 
 
-def test_the_tools_menu_opens_it_and_f1_lists_its_shortcut(
+def test_the_schedule_menu_opens_it_and_f1_lists_its_shortcut(
     qtbot: QtBot, context: AppContext, coach_home: Path
 ) -> None:
     from coach_gui.ui.help_dialogs import shortcut_rows

@@ -192,6 +192,21 @@ def test_tab_reaches_every_control_of_every_view(qtbot: QtBot, window: MainWindo
     qtbot.waitUntil(lambda: evals.sessions.count() == 2, timeout=WAIT_MS)
     check_view(qtbot, window, "Judge consistency")
 
+    qtbot.keyClick(window, Qt.Key.Key_6, CTRL)
+    stats = window.views.stats
+    qtbot.waitUntil(lambda: stats.stats is not None, timeout=WAIT_MS)
+    check_view(qtbot, window, "Statistics")
+    qtbot.keyClick(stats.tables_box, Qt.Key.Key_B, ALT)  # every chart as a table
+    qtbot.waitUntil(lambda: stats.heatmap_table.isVisible())  # (a mnemonic clicks it soon)
+    assert stats.tables_box.isChecked()
+    stats.take_focus()
+    check_view(qtbot, window, "Statistics as tables")
+    for page, letter in ((1, Qt.Key.Key_L), (2, Qt.Key.Key_T)):  # Leeches, Timeline
+        qtbot.keyClick(stats.tabs.tabBar(), letter, ALT)
+        assert stats.tabs.currentIndex() == page
+        stats.take_focus()
+        check_view(qtbot, window, stats.tabs.tabText(page).replace("&", ""))
+
     qtbot.keyClick(window, Qt.Key.Key_1, CTRL)
     qtbot.keyClick(window, Qt.Key.Key_P, CTRL)  # practise the open note: built-in challenges
     pane = window.practice
