@@ -124,6 +124,7 @@ class MainViews:
             window = self.window
             self._stats = StatsView(window.context, self._current_note, window.note_entries, window)
             self._stats.open_note_requested.connect(self.edit_note)
+            self._stats.fit_requested.connect(window.menu_actions.fit_schedule.trigger)
             self.stack.addWidget(self._stats)
         return self._stats
 

@@ -39,7 +39,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.operations.schedule import KeyPoint, key_points, statistics, timeline
+from coach_gui.operations.schedule import (
+    OPTIMIZE_MIN_REVIEWS,
+    KeyPoint,
+    key_points,
+    statistics,
+    timeline,
+)
 from coach_gui.ui.chart_table import ChartTable
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
@@ -177,6 +183,19 @@ class ChartBlock(QStackedWidget):
         return shown.minimumSizeHint() if shown is not None else super().minimumSizeHint()
 
 
+def schedule_text(stats: Statistics) -> str:
+    """Which parameters schedule the learner's reviews, and whether a fit is possible."""
+    using = (
+        "Your schedule uses parameters fitted to your own reviews."
+        if stats.parameters_fitted
+        else "Your schedule uses FSRS's default parameters."
+    )
+    if stats.can_optimize:
+        return f"{using} With {counted(stats.reviews, 'review')} it can be fitted (again)."
+    more = OPTIMIZE_MIN_REVIEWS - stats.reviews
+    return f"{using} After {counted(more, 'more review')} it can be fitted to your history."
+
+
 class StatsView(QWidget):
     """`loaded(Statistics)`: fresh figures are on screen. `key_points_loaded(list)`: the
     Timeline page's key points are. `timeline_loaded(list)`: a key
@@ -187,6 +206,7 @@ class StatsView(QWidget):
     key_points_loaded = Signal(object)
     timeline_loaded = Signal(object)
     open_note_requested = Signal(str, int)
+    fit_requested = Signal()  # Schedule › Fit schedule to my history…
 
     def __init__(
         self,
@@ -292,11 +312,25 @@ class StatsView(QWidget):
             page,
         )
         self.retention_note.setWordWrap(True)
+        self.schedule_label = QLabel("", page)
+        self.schedule_label.setWordWrap(True)
+        self.schedule_label.setAccessibleName("Your schedule's parameters")
+        self.fit_button = button(
+            page,
+            "Fit the schedule to m&y history…",
+            "Fit the schedule to my history",
+            "Fit FSRS's parameters to your own reviews; nothing changes until you apply them",
+        )
+        self.fit_button.clicked.connect(self.fit_requested)
+        fit_row = QHBoxLayout()
+        fit_row.addWidget(self.schedule_label, 1)
+        fit_row.addWidget(self.fit_button)
         column = QVBoxLayout(page)
         column.addWidget(self.blocks[0])
         column.addWidget(self.blocks[1])
         column.addWidget(self.retention_note)
         column.addWidget(self.blocks[2])
+        column.addLayout(fit_row)
         column.addStretch(1)
         scroll = QScrollArea(self)
         scroll.setObjectName("statsOverview")
@@ -502,6 +536,8 @@ class StatsView(QWidget):
             else "No reviews yet."
         )
         self.counts_label.setText(counts_text(stats.counts, stats.reviews))
+        self.schedule_label.setText(schedule_text(stats))
+        self.fit_button.setEnabled(stats.can_optimize)
         empty = not stats.reviews and not stats.counts.assertions
         self.pages.setCurrentWidget(self.empty_label if empty else self.tabs)
         self.tables_box.setVisible(not empty)
