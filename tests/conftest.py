@@ -68,6 +68,26 @@ socket.create_connection = _guarded_create_connection  # type: ignore[assignment
 
 
 @pytest.fixture(autouse=True)
+def contexts_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Close the journal of every app context a test built (the window leaves its context to
+    the app, which tests do not run): each left open kept its connections, and a long run
+    reached a thousand open files, past what `select` can watch."""
+    from coach_gui import bootstrap
+
+    made: list[bootstrap.AppContext] = []
+    original = bootstrap.AppContext.__post_init__
+
+    def tracked(self: bootstrap.AppContext) -> None:
+        original(self)
+        made.append(self)
+
+    monkeypatch.setattr(bootstrap.AppContext, "__post_init__", tracked)
+    yield
+    for context in made:
+        context.close()
+
+
+@pytest.fixture(autouse=True)
 def coach_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh COACH_HOME and COACH_CONFIG per test: nothing shared, nothing of the user's."""
     home = tmp_path / "coach-home"

@@ -267,7 +267,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.shutdown(socket.SHUT_RDWR)
 
     def _client_left(self) -> bool:
-        readable, _, _ = select.select([self.connection], [], [], 0)
+        # poll, not select: select cannot watch a descriptor past 1024 (a long test run)
+        poller = select.poll()
+        poller.register(self.connection, select.POLLIN)
+        readable = poller.poll(0)
         return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
 
     def _hang(self) -> bool:
