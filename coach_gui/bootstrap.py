@@ -11,7 +11,7 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -268,6 +268,7 @@ class AppContext:
                 new_per_day=schedule.new_per_day,
                 new_order=schedule.new_order,
                 leech_lapses=schedule.leech_lapses,
+                day_offset=datetime.now().astimezone().utcoffset() or timedelta(0),
             ),
         )
 

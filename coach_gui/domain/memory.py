@@ -314,7 +314,7 @@ class MemoryState:
     reviews: int
     gap: GapProblem | None = None  # its open gap (`open_gaps`), always due
     gap_id: str | None = None
-    lapses: int = 0  # reviews after the first rated Again: times it was forgotten
+    lapses: int = 0  # misses on a later day than the review before: times it was forgotten
     first_review: str = ""  # when it was first reviewed: a new note is begun that day
 
 

@@ -49,7 +49,8 @@ def note_of_session(app: App, session_id: str) -> str | None:
 
 def gap_board(app: App, note: Note) -> NoteGaps:
     """The gap board of `note`: its open gaps and its progress, from its own sessions."""
-    return note_gaps(note, app.scheduler().history([note.id]))
+    scheduler = app.scheduler()
+    return note_gaps(note, scheduler.history([note.id]), scheduler.undone([note.id]))
 
 
 def open_gaps(app: App, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
@@ -64,7 +65,8 @@ def open_gaps(app: App, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
     found: list[OpenGap] = []
     for start in range(0, len(notes), _NOTES_READ):
         chunk = notes[start : start + _NOTES_READ]
-        found += open_gaps_of_notes(chunk, scheduler.history([n.id for n in chunk]))
+        ids = [n.id for n in chunk]
+        found += open_gaps_of_notes(chunk, scheduler.history(ids), scheduler.undone(ids))
     found.sort(key=lambda g: (g.note_title.casefold(), g.note_id, -g.missed, g.assertion_index))
     return found
 

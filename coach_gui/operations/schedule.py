@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.notes import Note, NoteEntry
-from coach_gui.domain.schedule_control import HoldAction, ScheduleHold, undone_sessions
+from coach_gui.domain.schedule_control import HoldAction, ScheduleHold
 from coach_gui.operations.app import App
 from coach_gui.operations.today import learners_day_offset
 from coach_gui.services.ports.notes import NoteLookup
@@ -31,14 +31,15 @@ def timeline(app: App, note_id: str, digest: str) -> list[TimelineEntry]:
     return compute_timeline(app.scheduler(), note_id, digest, utc_offset=learners_day_offset())
 
 
-def undo_last_review(app: App) -> UndoneReview | None:
-    """Take back the latest review (None: nothing to undo). Its records stay."""
-    return app.scheduler().undo_last_review()
+def undo_last_review(app: App, expected_session: str | None = None) -> UndoneReview | None:
+    """Take back the latest review (None: nothing to undo, or the latest is no longer
+    `expected_session`'s, the one the learner was shown). Its records stay."""
+    return app.scheduler().undo_last_review(expected_session)
 
 
-def redo_review(app: App) -> UndoneReview | None:
-    """Count again the review undone last (None: nothing undone)."""
-    return app.scheduler().redo_last_undo()
+def redo_review(app: App, expected_session: str | None = None) -> UndoneReview | None:
+    """Count again the review undone last (None: nothing undone, or not the one shown)."""
+    return app.scheduler().redo_last_undo(expected_session)
 
 
 def last_review(app: App) -> UndoneReview | None:
@@ -47,20 +48,8 @@ def last_review(app: App) -> UndoneReview | None:
 
 
 def last_undone(app: App) -> UndoneReview | None:
-    """What Redo would count again now: the review undone most recently and not redone
-    since (`at`: when that review was made)."""
-    memory = app.scheduler().memory
-    changes = memory.review_changes()
-    undone = undone_sessions(changes)
-    latest = [c for c in changes if c.action == "undo" and c.session_id in undone]
-    if not latest:
-        return None
-    change = latest[-1]
-    made = [
-        r.at for r in memory.reviews(note_id=change.note_id) if r.session_id == change.session_id
-    ]
-    return UndoneReview(change.note_id, change.session_id, max(made, default=change.created_at),
-                        "redo")  # fmt: skip
+    """What Redo would count again now (`at`: when that review was made)."""
+    return app.scheduler().last_undone()
 
 
 def hold(app: App, note: Note, action: HoldAction, *, assertion: str | None = None) -> ScheduleHold:

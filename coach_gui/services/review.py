@@ -258,8 +258,11 @@ class NoteGaps:
     judged: int  # of those, how many an answer was ever judged against (assertions sent)
 
 
-def note_gaps(note: Note, records: Iterable[SessionRecords]) -> NoteGaps:
-    """The gap board of `note` from its sessions (others in `records` are left out)."""
+def note_gaps(
+    note: Note, records: Iterable[SessionRecords], undone: frozenset[str] = frozenset()
+) -> NoteGaps:
+    """The gap board of `note` from its sessions (others in `records` are left out); an
+    `undone` session's review counts for nothing (ADR 0026), though the session is kept."""
     sessions = sorted(
         (r for r in records if r.session.note_id == note.id),
         key=lambda r: (r.session.started_at, r.session.id),
@@ -268,7 +271,7 @@ def note_gaps(note: Note, records: Iterable[SessionRecords]) -> NoteGaps:
     points: list[ProgressPoint] = []
     for session in sessions:
         verdicts = [s.verdict for s in attempt_states(session) if s.verdict is not None]
-        ledger.add(note_ratings(note.id, [session]))
+        ledger.add(note_ratings(note.id, [session], undone=undone))
         points.append(
             ProgressPoint(
                 started_at=session.session.started_at,
@@ -287,13 +290,16 @@ def note_gaps(note: Note, records: Iterable[SessionRecords]) -> NoteGaps:
     )
 
 
-def open_gaps_of_notes(notes: Sequence[Note], records: Iterable[SessionRecords]) -> list[OpenGap]:
-    """The open gaps of each of `notes`, by title, most missed first within a note."""
+def open_gaps_of_notes(
+    notes: Sequence[Note], records: Iterable[SessionRecords], undone: frozenset[str] = frozenset()
+) -> list[OpenGap]:
+    """The open gaps of each of `notes`, by title, most missed first within a note (the
+    `undone` sessions' reviews left out)."""
     by_note: dict[str, list[SessionRecords]] = {}
     for session in records:
         by_note.setdefault(session.session.note_id, []).append(session)
     found: list[OpenGap] = []
     for note in sorted(notes, key=lambda n: (n.title.casefold(), n.id)):
         if note.id in by_note:
-            found += note_open_gaps(note, note_ratings(note.id, by_note[note.id]))
+            found += note_open_gaps(note, note_ratings(note.id, by_note[note.id], undone=undone))
     return found

@@ -63,8 +63,9 @@ FORECAST_DAYS = 14
 # Bump when the rating rules change: the cache is rebuilt. /2: open gaps by ADR 0023;
 # /3: a fail naming no key point is coarse; /4: a follow-up rates only what it explained
 # or got wrong; /5: a follow-up is not self-rated.
-# /6: undone reviews count for nothing; the review rows, lapses and first review are kept.
-_RULES = "assertion-memory/6"
+# /6: undone reviews count for nothing; the review rows, lapses and first review are kept;
+# /7: "was due" on the learner's day; a lapse is a miss on a later day than the last review.
+_RULES = "assertion-memory/7"
 
 
 def fsrs_scheduler(
@@ -101,19 +102,26 @@ def replay(
     reviews: Sequence[AssertionRating],
     scheduler: Scheduler,
     gap: AssertionGap | None = None,
+    day_offset: timedelta = timedelta(0),
 ) -> tuple[MemoryState, list[ReviewRow]]:
     """An assertion's memory after its reviews, in time order (at least one), with its
     open gap (`domain.memory.open_gaps`), if any; and each review as a row, saying
-    whether the assertion was due when it was reviewed (on or after the day FSRS had it
-    due; the first review never is)."""
+    whether the assertion was due when it was reviewed: on or after the learner's day
+    (UTC shifted by `day_offset`) FSRS had it due, as Today lists it; the first review
+    never is. A lapse is a miss (Again) on a later day than the review before it: missed
+    again and again over days, not four times in one evening of practising a gap."""
     first = utc(reviews[0].at)
     card = Card(card_id=1, due=first)  # an explicit id: the default one sleeps a millisecond
     rows: list[ReviewRow] = []
     lapses = 0
     for n, review in enumerate(reviews):
         at = utc(review.at)
-        was_due = n > 0 and card.due.date() <= at.date()
-        lapses += n > 0 and review.rating == AGAIN
+        was_due = n > 0 and (card.due + day_offset).date() <= (at + day_offset).date()
+        lapses += (
+            n > 0
+            and review.rating == AGAIN
+            and (at + day_offset).date() > (utc(reviews[n - 1].at) + day_offset).date()
+        )
         rows.append(
             ReviewRow(note_id, review.digest, review.session_id, stamp(at), review.rating,
                       review_source(review), was_due)
@@ -146,6 +154,7 @@ def note_memory(
     self_ratings: Sequence[SelfRating],
     scheduler: Scheduler,
     undone: frozenset[str] = frozenset(),
+    day_offset: timedelta = timedelta(0),
 ) -> tuple[list[MemoryState], list[ReviewRow]]:
     """Every assertion of one note that was ever rated, replayed from its sessions, and
     every review as a row. An answer's verdict rates it; until there is one, the
@@ -156,7 +165,7 @@ def note_memory(
     states: list[MemoryState] = []
     rows: list[ReviewRow] = []
     for digest_, found in session_reviews(ratings).items():
-        state, replayed = replay(note_id, found, scheduler, gaps.get(digest_))
+        state, replayed = replay(note_id, found, scheduler, gaps.get(digest_), day_offset)
         states.append(state)
         rows += replayed
     if undone:
@@ -347,6 +356,9 @@ class ScheduleSettings:
     new_per_day: int = 5
     new_order: NewOrder = "oldest"
     leech_lapses: int = 4  # forgotten this many times: a leech
+    # The learner's UTC offset when the cache was replayed: a review "was due" on the
+    # learner's day, not UTC's (a change, as at daylight saving time, replays the cache).
+    day_offset: timedelta = timedelta(0)
 
 
 @dataclass(frozen=True)
@@ -387,7 +399,10 @@ class AssertionScheduler:
     @functools.cached_property
     def fingerprint(self) -> str:
         """What the cache was computed with; a change rebuilds it."""
-        return digest({"rules": _RULES, "fsrs": _fsrs_version(), "scheduler": self.fsrs.to_dict()})
+        return digest({
+            "rules": _RULES, "fsrs": _fsrs_version(), "scheduler": self.fsrs.to_dict(),
+            "day_offset_minutes": round(self.settings.day_offset.total_seconds() / 60),
+        })  # fmt: skip
 
     @functools.cached_property
     def _schedule_fields(self) -> dict[str, object]:
@@ -415,14 +430,20 @@ class AssertionScheduler:
         """The sessions practised on these notes, and only those."""
         return self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
 
+    def undone(self, note_ids: Sequence[str]) -> frozenset[str]:
+        """The sessions of these notes whose review the learner undid (ADR 0026)."""
+        return undone_sessions(self._memory.review_changes(note_ids))
+
     def _replay(self, note_ids: Sequence[str]) -> tuple[list[MemoryState], list[ReviewRow]]:
         records = self.history(note_ids)
         self_ratings = self._memory.self_ratings(note_ids)
-        undone = undone_sessions(self._memory.review_changes(note_ids))
+        undone = self.undone(note_ids)
         states: list[MemoryState] = []
         rows: list[ReviewRow] = []
         for note_id in note_ids:
-            found, reviewed = note_memory(note_id, records, self_ratings, self.fsrs, undone)
+            found, reviewed = note_memory(
+                note_id, records, self_ratings, self.fsrs, undone, self.settings.day_offset
+            )
             states += found
             rows += reviewed
         return states, rows
@@ -449,27 +470,45 @@ class AssertionScheduler:
         last = max(counted, key=lambda r: (r.at, r.session_id))
         return UndoneReview(last.note_id, last.session_id, last.at, "undo")
 
-    def undo_last_review(self) -> UndoneReview | None:
+    def undo_last_review(self, expected_session: str | None = None) -> UndoneReview | None:
         """Take back the latest review: its session's ratings stop counting (the records
-        stay); the note is replayed. None when there is nothing to undo."""
+        stay); the note is replayed. None when there is nothing to undo, or when the latest
+        review is no longer `expected_session`'s (what the learner was shown)."""
         last = self.last_review()
-        if last is None:
+        if last is None or expected_session not in (None, last.session_id):
             return None
         change = review_change(last.note_id, last.session_id, "undo", self._clock.now())
         self._memory.record_review_change(change)
         return last
 
-    def redo_last_undo(self) -> UndoneReview | None:
-        """Count again the review undone most recently (and not redone since)."""
+    def last_undone(self) -> UndoneReview | None:
+        """What Redo would count again: the review undone most recently and not redone
+        since (`at`: when that review was made)."""
         changes = self._memory.review_changes()
         undone = undone_sessions(changes)
         latest = [c for c in changes if c.action == "undo" and c.session_id in undone]
         if not latest:
             return None
         change = latest[-1]
-        redo = review_change(change.note_id, change.session_id, "redo", self._clock.now())
+        made = [
+            r.at
+            for r in self._memory.reviews(note_id=change.note_id)
+            if r.session_id == change.session_id
+        ]
+        return UndoneReview(
+            change.note_id, change.session_id, max(made, default=change.created_at), "redo"
+        )
+
+    def redo_last_undo(self, expected_session: str | None = None) -> UndoneReview | None:
+        """Count again the review undone most recently (and not redone since); None when
+        there is none, or it is no longer `expected_session`'s."""
+        self.refresh()
+        found = self.last_undone()
+        if found is None or expected_session not in (None, found.session_id):
+            return None
+        redo = review_change(found.note_id, found.session_id, "redo", self._clock.now())
         self._memory.record_review_change(redo)
-        return UndoneReview(change.note_id, change.session_id, change.created_at, "redo")
+        return found
 
     def hold(
         self,

@@ -11,11 +11,11 @@ are left out: they say nothing about remembering over the interval.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from coach_gui.domain.memory import RATING_NAMES, SOURCE_WORDS, ReviewRow
+from coach_gui.domain.memory import RATING_NAMES, SOURCE_WORDS, ReviewRow, assertion_digest
 from coach_gui.domain.notes import NoteEntry
 from coach_gui.domain.schedule_control import Hold
 from coach_gui.services.ports.notes import NoteLookup
@@ -74,7 +74,7 @@ class Leech:
     title: str
     digest: str
     text: str
-    index: int | None  # in the note now; None when the text changed since
+    index: int  # in the note now (a reworded key point is a new one: no longer a leech)
     lapses: int
     reviews: int
 
@@ -166,14 +166,17 @@ def _months_back(today: date, count: int) -> list[str]:
     return found[::-1]
 
 
+LocalTime = Callable[[datetime], datetime]  # a UTC time on the learner's clock then
+
+
 def _bins(
-    minutes: list[tuple[str, int, int, int]], utc_offset: timedelta
+    minutes: list[tuple[str, int, int, int]], local_time: LocalTime
 ) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     """Per-minute counts in the learner's dates (reviews) and months (due, recalled)."""
     days: dict[str, int] = {}
     months: dict[str, list[int]] = {}
     for minute, reviews, due, recalled in minutes:
-        local = datetime.fromisoformat(minute).replace(tzinfo=UTC) + utc_offset
+        local = local_time(datetime.fromisoformat(minute).replace(tzinfo=UTC))
         day = local.date().isoformat()
         days[day] = days.get(day, 0) + reviews
         month = months.setdefault(day[:7], [0, 0])
@@ -188,8 +191,11 @@ def statistics(
     catalogue: Sequence[NoteEntry] | None,
     *,
     utc_offset: timedelta = timedelta(0),
+    local_time: LocalTime | None = None,
 ) -> Statistics:
-    """Every figure of the statistics view, from the memory cache brought up to date."""
+    """Every figure of the statistics view, from the memory cache brought up to date.
+    `local_time` puts a past review on the learner's clock as it was then (daylight
+    saving time included); without it, today's `utc_offset` is used for the whole year."""
     summary = scheduler.due_summary(notes, utc_offset=utc_offset, catalogue=catalogue)
     memory = scheduler.memory
     now = utc(summary.now)
@@ -197,7 +203,8 @@ def statistics(
     first_day = local_today - timedelta(days=YEAR_DAYS - 1)
     months = _months_back(local_today, MONTHS)
     since = min(now - timedelta(days=YEAR_DAYS + 1), now - timedelta(days=31 * MONTHS + 1))
-    per_day, by_month = _bins(memory.review_minutes(stamp(since)), utc_offset)
+    shift = local_time or (lambda moment: moment + utc_offset)
+    per_day, by_month = _bins(memory.review_minutes(stamp(since)), shift)
     dates = [(first_day + timedelta(days=n)).isoformat() for n in range(YEAR_DAYS)]
     days = [(d, per_day.get(d, 0)) for d in dates]
     retention = [MonthRetention(m, *by_month.get(m, (0, 0))) for m in months]
@@ -206,8 +213,10 @@ def statistics(
         note = notes(state.note_id)
         if note is None:
             continue  # its note is gone: nothing to reword
-        texts = note.core_assertions
-        index = texts.index(state.text) if state.text in texts else None
+        digests = [assertion_digest(t) for t in note.core_assertions]
+        if state.digest not in digests:
+            continue  # reworded (or removed) since: a new key point, with a memory of its own
+        index = digests.index(state.digest)
         leeches.append(Leech(state.note_id, note.title, state.digest, state.text, index,
                              state.lapses, state.reviews))  # fmt: skip
     leeches.sort(key=lambda leech: (-leech.lapses, leech.title.casefold(), leech.text))

@@ -372,6 +372,12 @@ def verify(
             checked += 1
             if orphans:  # their session or eval run was deleted (issue 21)
                 raise _fail(orphans[0], VerifyFailure.MISSING_RECORD)
+            # The learner's schedule decisions (ADR 0026): each id is its fields' content
+            # id, so an edited undo, hold or parameter set shows.
+            for kind, stored, fields in reader.schedule_records():
+                checked += 1
+                if content_id(kind, fields) != stored:
+                    raise _fail(stored, VerifyFailure.DIGEST_MISMATCH)
     except _Found as found_failure:
         return VerifyReport(False, checked, found_failure.failure)
     except JournalError:

@@ -102,6 +102,7 @@ class MainViews:
             self._today.start_requested.connect(self.practise_due)
             self._today.loaded.connect(self._on_today_loaded)
             self._today.edit_requested.connect(self.edit_note)
+            self._today.notice.connect(self._held_in_today)
             self.stack.addWidget(self._today)
             window.schedule_menu.addSeparator()
             window.schedule_menu.addActions(self._today.actions_on_current())
@@ -128,6 +129,12 @@ class MainViews:
             self.stack.addWidget(self._stats)
         return self._stats
 
+    def _held_in_today(self, _text: str) -> None:
+        """Something was suspended, buried or resumed in Today (which reads itself again):
+        Statistics counts what is held back, so it reads again too."""
+        if self._stats is not None:
+            self._stats.mark_stale()
+
     def _mark_stale(self) -> None:
         """Practice, a verdict or a new schedule since: Today and Statistics read again."""
         if self._today is not None:
@@ -135,7 +142,7 @@ class MainViews:
         if self._stats is not None:
             self._stats.mark_stale()
 
-    def edit_note(self, note_id: str, index: int = -1) -> None:
+    def edit_note(self, note_id: str, index: int) -> None:
         """That note, open in the editor on the notes view (unsaved edits of another note
         are guarded), with its key point `index` selected: from Today or Statistics, to
         reword it."""

@@ -146,18 +146,19 @@ class ReviewUndo(QObject):
         self._change(redo_review, self.undone)
 
     def _change(
-        self, run: Callable[[App], UndoneReview | None], shown: UndoneReview | None
+        self, run: Callable[[App, str | None], UndoneReview | None], shown: UndoneReview | None
     ) -> None:
         if self._busy:
             return
         context = self._window.context
+        expected = shown.session_id if shown is not None else None
         self._busy = True
         self._undo.setEnabled(False)
         self._redo.setEnabled(False)
         self.button.hide()
         Task(
             self._window,
-            op=lambda _p: run(context),
+            op=lambda _p: run(context, expected),
             success=lambda done: self._done(done, shown),
             failure=self._failed,
             lane=Lane.WRITER,
@@ -167,12 +168,16 @@ class ReviewUndo(QObject):
     def _done(self, done: UndoneReview | None, shown: UndoneReview | None) -> None:
         self._busy = False
         status = self._window.statusBar()
-        if done is None:
+        if done is None and shown is not None:
+            status.showMessage(
+                "Another review came in meanwhile, so nothing was changed; the Schedule menu "
+                "now names the latest.",
+                8000,
+            )
+        elif done is None:
             status.showMessage("There is no review to take back or count again.", 8000)
         else:
-            # The time the menu named: the review's own (a redo returns the undo's time).
-            at = shown.at if shown is not None and shown.session_id == done.session_id else done.at
-            what = f"the review of {self.title(done)} ({self._when(at)})"
+            what = f"the review of {self.title(done)} ({self._when(done.at)})"
             if done.action == "undo":
                 status.showMessage(
                     f"Undid {what}: its key points are scheduled as if it had not happened. "

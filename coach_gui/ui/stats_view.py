@@ -592,7 +592,7 @@ class StatsView(QWidget):
         selection.blockSignals(False)
         return True
 
-    def _on_key_point(self, index: QModelIndex, _previous: object = None) -> None:
+    def _on_key_point(self, index: QModelIndex, _previous: object) -> None:
         shown = self.key_model.shown
         self._choose(shown[index.row()] if index.isValid() and index.row() < len(shown) else None)
 

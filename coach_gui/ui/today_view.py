@@ -191,7 +191,7 @@ class TodayView(QWidget):
     start_requested = Signal(object)
     loaded = Signal(object)
     edit_requested = Signal(str, int)
-    notice = Signal(str)
+    notice = Signal(str)  # a hold was recorded: what Today says about it
 
     def __init__(
         self,

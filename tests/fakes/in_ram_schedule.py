@@ -108,6 +108,9 @@ class InRamSessions:
     def scheduler_decision(self, decision_id: str) -> str | None:
         return None  # decisions are not kept here
 
+    def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:
+        return []  # the schedule's records live in InRamMemoryJournal
+
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         return (record_id, None) if record_id in self.sessions else None
 

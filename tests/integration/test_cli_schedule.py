@@ -175,3 +175,39 @@ def test_a_sessions_decision_is_stored_whole_and_verify_catches_an_edit(
     code, report, _ = _coach(capsys, "verify", "--json")
     assert code == 1 and report["first_failure"]["id"] == stored_id
     assert report["first_failure"]["reason"] == "digest mismatch"
+
+
+def test_verify_catches_an_edited_hold_or_undo(
+    judged: FakeGemini,
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _at(monkeypatch, START)
+    _practise(capsys, tmp_path, "natural-selection")
+    _at(monkeypatch, START + timedelta(minutes=5))
+    hold = _json(capsys, "schedule", "suspend", "natural-selection")
+    _at(monkeypatch, START + timedelta(minutes=6))
+    assert _json(capsys, "schedule", "undo")["done"] is True
+    assert _json(capsys, "verify")["ok"] is True
+    for table, change in (
+        ("schedule_holds", "action = 'resume'"),
+        ("review_changes", "action = 'redo'"),
+    ):
+        conn = sqlite3.connect(coach_home / "journal.sqlite3")
+        try:
+            conn.execute(f"DROP TRIGGER IF EXISTS {table}_no_update")
+            (stored,) = conn.execute(f"SELECT id FROM {table}").fetchone()
+            conn.execute(f"UPDATE {table} SET {change}")
+            conn.commit()
+        finally:
+            conn.close()
+        code, report, _ = _coach(capsys, "verify", "--json")
+        assert code == 1 and report["first_failure"] == {"id": stored, "reason": "digest mismatch"}
+        if table == "schedule_holds":
+            assert stored == hold["id"]
+            conn = sqlite3.connect(coach_home / "journal.sqlite3")
+            conn.execute("UPDATE schedule_holds SET action = 'suspend'")  # put it back
+            conn.commit()
+            conn.close()

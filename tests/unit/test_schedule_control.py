@@ -196,7 +196,11 @@ def test_undo_takes_back_the_last_review_and_redo_brings_it_back() -> None:
     clock.moment = day(9.1)
     again = scheduler.undo_last_review()  # now the first session's review
     assert again is not None and again.session_id != missed
-    assert scheduler.memory.memory_for(NOTE.id) == [] or scheduler.last_review() is None
+    scheduler.refresh()
+    assert scheduler.memory.memory_for(NOTE.id) == [] and scheduler.last_review() is None
+    vault = [NoteEntry(note=NOTE, file_name="selection.md")]
+    new = scheduler.today({NOTE.id: NOTE}.get, catalogue=vault).new
+    assert new is not None and [n.note.id for n in new.notes] == [NOTE.id]  # new again
 
     clock.moment = day(9.2)
     redone = scheduler.redo_last_undo()
@@ -285,3 +289,54 @@ def test_an_assertion_forgotten_n_times_is_a_leech() -> None:
     assert [(a.memory.text, a.memory.lapses) for _n, a in today.leeches] == [(B, 4)]
     assert today.to_json()["notes"][0]["assertions"][0]["leech"] is True  # type: ignore[index]
     assert [m.text for m in scheduler.memory.leeches(4)] == [B]
+
+
+def test_misses_in_one_evening_are_one_lapse() -> None:
+    sessions, clock = InRamSessions(), Clock(day(30))
+    _practise(sessions, NOTE, day(0), [])
+    for minutes in (0, 10, 20, 30):  # practising the open gap again and again, one evening
+        _practise(sessions, NOTE, day(2) + timedelta(minutes=minutes), [(1, "wrong")])
+    scheduler = _scheduler(sessions, clock, leech_lapses=2)
+    assert _state(scheduler, NOTE.id, B).lapses == 1
+    _practise(sessions, NOTE, day(5), [(1, "wrong")])  # missed again, another day
+    assert _state(scheduler, NOTE.id, B).lapses == 2
+    assert [m.text for m in scheduler.memory.leeches(2)] == [B]
+
+
+def test_due_is_decided_on_the_learners_day() -> None:
+    """A review at 08:00 the learner's time of a key point FSRS had due at 10:00 that day
+    is a review made when due (Today listed it since midnight), whatever UTC's date."""
+    sessions, clock = InRamSessions(), Clock(day(40))
+    offset = timedelta(hours=10)
+    first = datetime(2026, 3, 1, 1, 0, tzinfo=UTC)  # 11:00 on 1 March, the learner's time
+    _practise(sessions, NOTE, first - timedelta(minutes=1), [])
+    card = _fsrs([(first, 3)])
+    review = (card.due + offset).replace(hour=8, minute=0) - offset - timedelta(minutes=1)
+    answered = review + timedelta(minutes=1)
+    assert (answered + offset).date() == (card.due + offset).date()  # the same local day
+    assert answered.date() < card.due.date()  # but the day before, in UTC
+    _practise(sessions, NOTE, review, [])
+    scheduler = _scheduler(sessions, clock, day_offset=offset)
+    scheduler.refresh()
+    rows = scheduler.memory.reviews(note_id=NOTE.id, digest=assertion_digest(A))
+    assert [r.was_due for r in rows] == [False, True]
+    utc_only = _scheduler(sessions, clock)
+    assert utc_only.fingerprint != scheduler.fingerprint  # another day, another cache
+    utc_only.refresh()
+    rows = utc_only.memory.reviews(note_id=NOTE.id, digest=assertion_digest(A))
+    assert [r.was_due for r in rows] == [False, False]  # on UTC's days it came early
+
+
+def test_a_reworded_leech_leaves_the_list() -> None:
+    from coach_gui.services.stats import statistics
+
+    sessions, clock = InRamSessions(), Clock(day(100))
+    _practise(sessions, NOTE, day(0), [])
+    for n in (2, 5, 9, 14):
+        _practise(sessions, NOTE, day(n), [(1, "wrong")])
+    scheduler = _scheduler(sessions, clock, leech_lapses=4)
+    before = statistics(scheduler, {NOTE.id: NOTE}.get, None)
+    assert [(leech.text, leech.index, leech.lapses) for leech in before.leeches] == [(B, 1, 4)]
+    reworded = NOTE.model_copy(update={"core_assertions": (A, "Large change needs many steps.")})
+    after = statistics(scheduler, {NOTE.id: reworded}.get, None)
+    assert after.leeches == []  # the new wording starts fresh (ADR 0008)

@@ -11,6 +11,7 @@ once it has been idle for `UNMARKED_GRACE`.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -168,6 +169,31 @@ class SqliteTraceJournal:
                 "SELECT fields FROM scheduler_decisions WHERE id = ?", (decision_id,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+    def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:
+        found: list[tuple[str, str, dict[str, object]]] = []
+        with self._journal.read() as conn:
+            for row in conn.execute(
+                "SELECT id, note_id, session_id, action, created_at FROM review_changes"
+            ):
+                fields = {"note_id": row[1], "session_id": row[2], "action": row[3],
+                          "created_at": row[4]}  # fmt: skip
+                found.append(("review_change", row[0], fields))
+            for row in conn.execute(
+                "SELECT id, note_id, assertion_digest, assertion, action, until, created_at"
+                " FROM schedule_holds"
+            ):
+                fields = {"note_id": row[1], "digest": row[2], "text": row[3], "action": row[4],
+                          "until": row[5], "created_at": row[6]}  # fmt: skip
+                found.append(("schedule_hold", row[0], fields))
+            for row in conn.execute("SELECT id, parameters, fit, applied_at FROM fsrs_parameters"):
+                try:
+                    values, fit = json.loads(row[1]), json.loads(row[2])
+                except ValueError:
+                    values, fit = "unreadable", None
+                fields = {"parameters": values, "fit": fit, "applied_at": row[3]}
+                found.append(("fsrs_parameters", row[0], fields))
+        return found
 
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         with self._journal.read() as conn:

@@ -34,6 +34,11 @@ class SessionReader(Protocol):
         journal does not keep them (sessions started before schema v8)."""
         ...
 
+    def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:
+        """(kind, stored id, stored fields) of every record of the learner's schedule
+        decisions (undo/redo, holds, applied parameters): each id is its fields' content id."""
+        ...
+
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         """(session id, trace id) for a session id or a trace id; None when it is neither."""
         ...
