@@ -123,12 +123,14 @@ def replay(history: History) -> tuple[dict[tuple[str, str], Replayed], dict[str,
         found = cards.get(key)
         if found is None:
             found = cards[key] = Replayed(Card(card_id=1, due=review.at), [])
-        elif found.card.due.date() <= review.at.date():  # due (the first review never is)
+        elif _local(found.card.due) <= _local(review.at):  # due that day (never the first)
             month = months[f"{_local(review.at):%Y-%m}"]
             month[0] += 1
             month[1] += review.rating > AGAIN
-        if found.reviews:
-            found.lapses += review.rating == AGAIN
+        if found.reviews:  # a lapse: missed on a later day than the review before
+            found.lapses += review.rating == AGAIN and _local(review.at) > _local(
+                found.reviews[-1].at
+            )
         if review.source != "self":
             found.gap = review.rating == AGAIN
         found.reviews.append(review)
