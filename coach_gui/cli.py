@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "today",
     "judge_pending",
     "verify",
+    "sync",
     "eval",
     "doctor",
     "key",

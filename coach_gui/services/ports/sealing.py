@@ -13,7 +13,11 @@ from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.traces import SealedPracticeTrace
 
 
-class SessionReader(Protocol):
+class TraceRowReader(Protocol):
+    def trace_row(self, trace_id: str) -> StoredTrace | None: ...
+
+
+class SessionReader(TraceRowReader, Protocol):
     """Reads sessions back as domain records."""
 
     def session_ids(
@@ -26,8 +30,6 @@ class SessionReader(Protocol):
         """Each session's records, in the order given; unknown ids are left out. A row
         that no longer reads as its record is listed in `broken`, never raised."""
         ...
-
-    def trace_row(self, trace_id: str) -> StoredTrace | None: ...
 
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:
         """(session id, trace id) for a session id or a trace id; None when it is neither."""
