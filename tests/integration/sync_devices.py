@@ -147,12 +147,13 @@ class SyncTool:
     def __init__(self, devices: list[Device], seed: int) -> None:
         self.devices = devices
         self.random = random.Random(seed)
+        self.torn: set[Path] = set()  # copies still under way: never passed on
 
     def round(self, *, partial: float = 0.0) -> None:
         moves: list[tuple[Path, Path]] = []
         for source in self.devices:
             for path in source.shared.rglob("*"):
-                if not path.is_file() or path.name.startswith("."):
+                if not path.is_file() or path.name.startswith(".") or path in self.torn:
                     continue
                 rel = path.relative_to(source.shared)
                 for target in self.devices:
@@ -166,6 +167,9 @@ class SyncTool:
             data = path.read_bytes()
             if self.random.random() < partial:
                 data = data[: self.random.randrange(1, len(data))]
+                self.torn.add(dest)
+            else:
+                self.torn.discard(dest)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)
 

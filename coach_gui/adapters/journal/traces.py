@@ -129,7 +129,9 @@ class SqliteTraceJournal:
     def session_ids(
         self, *, newest_first: bool = False, limit: int | None = None, offset: int = 0
     ) -> list[str]:
-        order = "started_at DESC, id DESC" if newest_first else "rowid"
+        # By when each was started, not by when it was stored here: sessions synced from
+        # another computer arrive later than they were practised (ADR 0027).
+        order = "started_at DESC, id DESC" if newest_first else "started_at, id"
         with self._journal.read() as conn:
             rows = conn.execute(
                 f"SELECT id FROM sessions ORDER BY {order} LIMIT ? OFFSET ?",
