@@ -28,6 +28,8 @@ TABLES = {
     "judge_refusals",
     "outbox",
     "sealed_traces",
+    "sync_records",
+    "sync_segments",
     "sessions",
     "self_ratings",
     "trace_log",
