@@ -67,14 +67,18 @@ def _count(device: Device, table: str) -> int:
 
 
 @pytest.mark.parametrize(
-    ("kind", "field", "expected"),
+    ("kind", "field", "value", "expected"),
     [
-        ("attempt", "answer", "does not match its id"),  # a content id recomputed
-        ("outbox", "response", "does not check out: digest mismatch"),  # sealed in the trace
+        ("attempt", "answer", "I knew it.", "does not check out: digest mismatch"),  # sealed
+        ("verdict", "feedback", "Perfect.", "does not check out: digest mismatch"),  # its id
+        ("outbox", "response", "{}", "does not check out: digest mismatch"),  # sealed
+        ("trace", "body", "{}", "does not check out: digest mismatch"),
+        ("session", "sealed_trace_id", None, "an unsealed session never travels"),
+        ("attempt", "unknown_column", "x", "newer Coach"),
     ],
 )
 def test_a_segment_with_a_changed_record_goes_in_not_at_all(
-    pair: tuple[Device, Device], kind: str, field: str, expected: str
+    pair: tuple[Device, Device], kind: str, field: str, value: Any, expected: str
 ) -> None:
     laptop, desktop = pair
     laptop.practise([GOOD, "No idea."])
@@ -82,7 +86,7 @@ def test_a_segment_with_a_changed_record_goes_in_not_at_all(
 
     def change(record: dict[str, Any]) -> None:
         if record["kind"] == kind:
-            record["row"][field] = "I knew it all along."
+            record["row"][field] = value
 
     _deliver(laptop, desktop, _forged(_own_segment(laptop), change))
     code, report, err = desktop.coach("sync", "--json")

@@ -198,12 +198,6 @@ _DECODERS: dict[str, Callable[[sqlite3.Row], Any]] = {
 }
 
 
-def decode_row(table: str, row: Any) -> Any:
-    """The domain record a row of `table` reads as (a mapping of its columns); raises
-    ValueError or TypeError when it does not (sync checks a row from another device so)."""
-    return _session(row) if table == "sessions" else _DECODERS[table](row)
-
-
 def _row_id(table: str, row: sqlite3.Row) -> str:
     return str(row["trace_id"] if table == "sealed_traces" else row["id"])
 

@@ -18,7 +18,13 @@ from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.records import lenient, read_records, trace_row
-from coach_gui.adapters.journal.sync_kinds import BY_NAME, KINDS, ORDER, Kind
+from coach_gui.adapters.journal.sync_kinds import (
+    BY_NAME,
+    KINDS,
+    THROUGH_ANSWER,
+    THROUGH_REQUEST,
+    Kind,
+)
 from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.sync import (
@@ -43,6 +49,8 @@ class TraceRows:
 
 
 log = logging.getLogger(__name__)
+_WAITING = "it refers to records not here yet (an earlier segment)"
+_NEWER = "written by a newer Coach; update Coach here"
 _REFUSED = (
     "the journal refused one of its records (it would change a sealed record or break a "
     "rule every record keeps); the log file has the details"
@@ -211,14 +219,19 @@ def _first_problem(records: Sequence[SyncRecord]) -> str | None:
             return f"it holds a kind of record this Coach does not know ({record.kind}); update Coach here"  # noqa: E501
         if kind.record_id(record.row) != record.id:
             return f"{record.kind} {record.id} does not match its id"
-        problem = kind.problem(record.row)
+        problem = None if kind.problem is None else kind.problem(record.row)
         if problem is not None:
             return f"{record.kind} {record.id}: {problem}"
     return None
 
 
+_PARAMS = 500  # ids per query, under SQLite's limit on bound parameters
+
+
 class _Merge:
-    """One segment's records stored by id, inside the caller's transaction."""
+    """One segment's records stored by id, inside the caller's transaction: per kind,
+    parents first, the ids already here looked up in a few queries and the new rows
+    inserted together; a record already here must be the identical record."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -226,34 +239,45 @@ class _Merge:
         self.duplicates = 0
         self.conflicts: set[tuple[str, str]] = set()
         self.sessions: set[str] = set()
-        self.to_seal: list[tuple[str, str]] = []
+        self.answers: dict[str, str] = {}  # attempt id -> session id, of this segment
         self.traces: list[tuple[str, str]] = []  # (sealed at, trace id) stored now
-        self.columns: dict[str, tuple[str, ...]] = {}
+        self._pending_seals: list[tuple[str, str]] = []
 
     def run(self, segment: Segment, check: SessionCheck) -> _Merge:
-        ordered = sorted(segment.records, key=lambda r: ORDER[r.kind])  # stable: parents first
+        by_kind: dict[str, list[SyncRecord]] = {}
+        for record in segment.records:
+            by_kind.setdefault(record.kind, []).append(record)
         try:
-            for record in ordered:
-                self._store(BY_NAME[record.kind], record)
+            for kind in KINDS:
+                records = by_kind.get(kind.name, [])
+                if not records:
+                    continue
+                columns = set(_columns(self.conn, kind.table))
+                if any(not set(r.row) <= columns for r in records):
+                    raise _Stop(SegmentOutcome("rejected", reason=_NEWER))
+                if kind.name == "self_rating":
+                    for record in records:
+                        self._rating(dict(record.row))
+                else:
+                    self._store(kind, records)
+            # Every row is in, the sessions' own traces too: seal the sessions now.
             self.conn.executemany(
                 "UPDATE sessions SET sealed_trace_id = ? WHERE id = ? AND sealed_trace_id IS NULL",
-                self.to_seal,
+                self._pending_seals,
             )
+            for kind in KINDS:
+                self._owners(kind, by_kind.get(kind.name, []))
         except sqlite3.IntegrityError as error:
             if "FOREIGN KEY" in str(error):
-                raise _Stop(
-                    SegmentOutcome(
-                        "waiting", reason="it refers to records not here yet (an earlier segment)"
-                    )
-                ) from None
+                raise _Stop(SegmentOutcome("waiting", reason=_WAITING)) from None
             log.warning("a segment was refused: %s", error)
             raise _Stop(SegmentOutcome("rejected", reason=_REFUSED)) from None
         except sqlite3.DatabaseError as error:  # a trigger's refusal: a sealed record changed
             log.warning("a segment was refused: %s", error)
             raise _Stop(SegmentOutcome("rejected", reason=_REFUSED)) from None
         with lenient(self.conn):
-            records = read_records(self.conn, sorted(self.sessions))
-        failure = check(records, TraceRows(self.conn))
+            touched = read_records(self.conn, sorted(self.sessions))
+        failure = check(touched, TraceRows(self.conn))
         if failure is not None:
             record_id, reason = failure
             raise _Stop(
@@ -261,44 +285,107 @@ class _Merge:
             )
         return self
 
-    def _store(self, kind: Kind, record: SyncRecord) -> None:
-        table = kind.table
-        if table not in self.columns:
-            self.columns[table] = _columns(self.conn, table)
-        columns = self.columns[table]
-        row: dict[str, Any] = dict(record.row)
-        if not set(row) <= set(columns):
-            raise _Stop(
-                SegmentOutcome("rejected", reason="written by a newer Coach; update Coach here")
-            )
-        found = self.conn.execute(
-            f"SELECT {', '.join(row)} FROM {table} WHERE {_where(kind)}", row
-        ).fetchone()
-        stored = None if found is None else dict(zip(row, tuple(found), strict=True))
-        if kind.name == "self_rating":
-            self._rating(record, row, stored)
-        elif stored is not None:
-            if stored == row:
-                self.duplicates += 1
-            else:
-                self.conflicts.add((record.kind, record.id))
-            return
-        else:
+    def _stored(self, kind: Kind, records: list[SyncRecord]) -> dict[str, dict[str, Any]]:
+        """The rows here that have the ids of `records` (a one-column key)."""
+        (key,) = kind.key
+        found: dict[str, dict[str, Any]] = {}
+        ids = [r.id for r in records]
+        for start in range(0, len(ids), _PARAMS):
+            chunk = ids[start : start + _PARAMS]
+            marks = ", ".join("?" * len(chunk))
+            for row in self.conn.execute(
+                f"SELECT * FROM {kind.table} WHERE {key} IN ({marks})", chunk
+            ):
+                found[str(row[key])] = dict(row)
+        return found
+
+    def _store(self, kind: Kind, records: list[SyncRecord]) -> None:
+        stored = self._stored(kind, records)
+        new: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        seal: list[tuple[str, str]] = []
+        for record in records:
+            here = stored.get(record.id)
+            if here is not None:
+                if {c: here.get(c) for c in record.row} == record.row:
+                    self.duplicates += 1
+                else:
+                    self.conflicts.add((record.kind, record.id))
+                continue
+            row: dict[str, Any] = dict(record.row)
             if kind.name == "session" and row.get("sealed_trace_id") is not None:
-                self.to_seal.append((str(row["sealed_trace_id"]), str(row["id"])))
-                row = {**row, "sealed_trace_id": None}  # sealed once its trace is stored
+                seal.append((str(row["sealed_trace_id"]), str(row["id"])))
+                row["sealed_trace_id"] = None  # sealed once its trace is stored
             if kind.name == "trace":
                 self.traces.append((str(row["created_at"]), str(row["trace_id"])))
-            marks = ", ".join(f":{column}" for column in row)
-            self.conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({marks})", row)
-            self.added += 1
-        if kind.owner is not None:
-            owner = self.conn.execute(kind.owner, row).fetchone()
-            if owner is not None and owner[0] is not None:
-                self.sessions.add(str(owner[0]))
+            new.setdefault(tuple(row), []).append(row)
+        for columns, rows in new.items():
+            marks = ", ".join(f":{column}" for column in columns)
+            self.conn.executemany(
+                f"INSERT INTO {kind.table} ({', '.join(columns)}) VALUES ({marks})", rows
+            )
+            self.added += len(rows)
+        self._pending_seals.extend(seal)
 
-    def _rating(self, record: SyncRecord, row: dict[str, Any], stored: Row | None) -> None:
+    def _owners(self, kind: Kind, records: list[SyncRecord]) -> None:
+        """Note the sessions `records` belong to, to check them once all is stored."""
+        column = kind.owner
+        if not records or column is None:
+            return
+        if column == THROUGH_REQUEST:
+            self._requests(records)
+            return
+        if column != THROUGH_ANSWER:
+            owners = {str(r.row[column]) for r in records if r.row.get(column)}
+            self.sessions |= owners
+            if kind.name == "attempt":
+                self.answers.update((r.id, str(r.row["session_id"])) for r in records)
+            return
+        unknown = sorted({str(r.row["attempt_id"]) for r in records} - set(self.answers))
+        for start in range(0, len(unknown), _PARAMS):
+            chunk = unknown[start : start + _PARAMS]
+            marks = ", ".join("?" * len(chunk))
+            self.answers.update(
+                (str(row[0]), str(row[1]))
+                for row in self.conn.execute(
+                    f"SELECT id, session_id FROM attempts WHERE id IN ({marks})", chunk
+                )
+            )
+        self.sessions |= {
+            self.answers[str(r.row["attempt_id"])]
+            for r in records
+            if str(r.row["attempt_id"]) in self.answers
+        }
+
+    def _requests(self, records: list[SyncRecord]) -> None:
+        """A judge request travels only with an answer it judged (whose session is then
+        checked, the request's sealed digest with it)."""
+        ids = [r.id for r in records]
+        judged: dict[str, str] = {}
+        for start in range(0, len(ids), _PARAMS):
+            chunk = ids[start : start + _PARAMS]
+            marks = ", ".join("?" * len(chunk))
+            for outbox_id, session_id in self.conn.execute(
+                "SELECT c.outbox_id, a.session_id FROM (SELECT outbox_id, attempt_id FROM"
+                f" verdicts WHERE outbox_id IN ({marks}) UNION SELECT outbox_id, attempt_id"
+                f" FROM judge_refusals WHERE outbox_id IN ({marks})) c"
+                " JOIN attempts a ON a.id = c.attempt_id",
+                chunk + chunk,
+            ):
+                judged[str(outbox_id)] = str(session_id)
+        if set(ids) - set(judged):
+            raise _Stop(
+                SegmentOutcome("rejected", reason="it holds a judge request that judged nothing")
+            )
+        self.sessions |= set(judged.values())
+
+    def _rating(self, row: dict[str, Any]) -> None:
         """One rating per answer and assertion: the later one wins (`newer_rating`)."""
+        found = self.conn.execute(
+            "SELECT * FROM self_ratings WHERE attempt_id = :attempt_id"
+            " AND assertion_digest = :assertion_digest",
+            row,
+        ).fetchone()
+        stored = None if found is None else {c: found[c] for c in row}
         if stored == row:
             self.duplicates += 1
             return
@@ -311,7 +398,7 @@ class _Merge:
         else:
             sets = ", ".join(
                 f"{c} = :{c}" for c in row if c not in ("attempt_id", "assertion_digest")
-            )
+            )  # noqa: E501
             self.conn.execute(
                 f"UPDATE self_ratings SET {sets} WHERE attempt_id = :attempt_id"
                 " AND assertion_digest = :assertion_digest",

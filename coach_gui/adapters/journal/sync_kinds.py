@@ -14,20 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from coach_gui.adapters.journal.records import decode_row
 from coach_gui.domain.memory import SelfRating, assertion_digest
-from coach_gui.domain.sealing import SealedPracticeTrace
-from coach_gui.domain.session_records import (
-    attempt_content_id,
-    binding_id,
-    challenge_content_id,
-    refusal_id,
-    verdict_id,
-)
 from coach_gui.domain.sync import Row, self_rating_id
-from coach_gui.domain.traces import inspect_trace
 
 
 def _not_yet_synced(kind: str, column: str) -> str:
@@ -39,7 +28,8 @@ def _not_yet_synced(kind: str, column: str) -> str:
 
 _SEALED_SESSION = "s.sealed_trace_id IS NOT NULL"
 _OF_SEALED_ATTEMPT = f"JOIN attempts a ON a.id = t.attempt_id JOIN sessions s ON s.id = a.session_id AND {_SEALED_SESSION}"  # noqa: E501
-_ATTEMPT_OWNER = "SELECT session_id FROM attempts WHERE id = :attempt_id"
+THROUGH_ANSWER = ":attempt_id"  # the session of the answer this row names
+THROUGH_REQUEST = ":outbox_id"  # the sessions of the answers judged by this request
 
 
 @dataclass(frozen=True)
@@ -48,48 +38,27 @@ class Kind:
     table: str
     key: tuple[str, ...]  # the columns that find the row in its table
     pending: str  # SELECT owner, t.* of rows ready to travel and in no segment yet
-    owner: str | None  # SQL (row's columns as :names) giving the row's session id
-    problem: Callable[[Row], str | None]  # why a row is not a record Coach wrote, or None
+    # The column naming the row's session, ":attempt_id" (the session of that answer),
+    # or ":outbox_id" (the sessions whose verdicts or refusals name the request).
+    owner: str | None
+    # Why a row cannot be stored at all, or None. Every row of a practice session is then
+    # checked once stored, with its whole session, as `coach verify` checks it: read back
+    # as its record, its content id or sealed row digest recomputed, its traces too.
+    problem: Callable[[Row], str | None] | None
     record_id: Callable[[Row], str] = lambda row: str(row["id"])
     # False: `pending` lists every row ready to travel, and the ones a segment holds
     # are left out by their computed id (a self-rating has no id column).
     id_in_sql: bool = True
 
 
-def _reads_as(table: str, extra: Callable[[Any, Row], str | None] | None = None) -> Any:
-    def problem(row: Row) -> str | None:
-        try:
-            record = decode_row(table, row)
-        except (ValueError, TypeError, KeyError) as error:
-            return f"it does not read as a record ({str(error).splitlines()[0][:120]})"
-        return None if extra is None else extra(record, row)
-
-    return problem
+def _sealed_session(row: Row) -> str | None:
+    return None if row.get("sealed_trace_id") else "an unsealed session never travels"
 
 
-def _same_id(compute: Callable[[Any], str]) -> Callable[[Any, Row], str | None]:
-    def check(record: Any, row: Row) -> str | None:
-        return None if compute(record) == row["id"] else "it does not match its id"
-
-    return check
-
-
-def _sealed_session(record: Any, row: Row) -> str | None:
-    return None if row["sealed_trace_id"] else "an unsealed session never travels"
-
-
-def _trace(record: Any, row: Row) -> str | None:
-    trace = inspect_trace(str(row["body"]))
-    if not isinstance(trace, SealedPracticeTrace):
-        return f"its trace does not recompute ({trace.value})"
-    same = (trace.trace_id, trace.input_digest, trace.input.sealed_at) == (
-        row["trace_id"],
-        row["input_digest"],
-        row["created_at"],
-    )
-    if not same or (trace.input.kind, trace.input.session_id) != (row["kind"], row["session_id"]):
-        return "its row does not match its trace"
-    return None
+def _practice_trace(row: Row) -> str | None:
+    if row.get("kind") in ("session", "bound") and row.get("session_id"):
+        return None
+    return "only the traces of practice sessions travel"
 
 
 def _self_rating(row: Row) -> str | None:
@@ -118,8 +87,8 @@ KINDS: tuple[Kind, ...] = (
         ("id",),
         "SELECT t.id AS owner, t.* FROM sessions t"
         f" WHERE t.sealed_trace_id IS NOT NULL AND {_not_yet_synced('session', 't.id')}",
-        "SELECT :id",
-        _reads_as("sessions", _sealed_session),
+        "id",
+        _sealed_session,
     ),
     Kind(
         "challenge",
@@ -128,8 +97,8 @@ KINDS: tuple[Kind, ...] = (
         "SELECT t.session_id AS owner, t.* FROM challenges t JOIN sessions s"
         f" ON s.id = t.session_id AND {_SEALED_SESSION}"
         f" WHERE {_not_yet_synced('challenge', 't.id')} ORDER BY t.session_id, t.position",
-        "SELECT :session_id",
-        _reads_as("challenges", _same_id(challenge_content_id)),
+        "session_id",
+        None,
     ),
     Kind(
         "challenge_rejection",
@@ -138,8 +107,8 @@ KINDS: tuple[Kind, ...] = (
         "SELECT t.session_id AS owner, t.* FROM challenge_rejections t JOIN sessions s"
         f" ON s.id = t.session_id AND {_SEALED_SESSION}"
         f" WHERE {_not_yet_synced('challenge_rejection', 't.id')}",
-        "SELECT :session_id",
-        _reads_as("challenge_rejections"),  # sealed by its row digest in the trace
+        "session_id",
+        None,
     ),
     Kind(
         "attempt",
@@ -148,8 +117,8 @@ KINDS: tuple[Kind, ...] = (
         "SELECT t.session_id AS owner, t.* FROM attempts t JOIN sessions s"
         f" ON s.id = t.session_id AND {_SEALED_SESSION}"
         f" WHERE {_not_yet_synced('attempt', 't.id')}",
-        "SELECT :session_id",
-        _reads_as("attempts", _same_id(attempt_content_id)),
+        "session_id",
+        None,
     ),
     Kind(
         "outbox",
@@ -163,8 +132,8 @@ KINDS: tuple[Kind, ...] = (
         f" JOIN attempts a ON a.id = c.attempt_id JOIN sessions s ON s.id = a.session_id"
         f" AND {_SEALED_SESSION} ORDER BY a.session_id LIMIT 1) AS owner FROM outbox o"
         f" WHERE {_not_yet_synced('outbox', 'o.id')}) t WHERE owner IS NOT NULL",
-        None,  # checked through the verdicts and refusals that name it
-        _reads_as("outbox"),
+        THROUGH_REQUEST,
+        None,
     ),
     Kind(
         "verdict",
@@ -172,8 +141,8 @@ KINDS: tuple[Kind, ...] = (
         ("id",),
         f"SELECT a.session_id AS owner, t.* FROM verdicts t {_OF_SEALED_ATTEMPT}"
         f" WHERE {_not_yet_synced('verdict', 't.id')}",
-        _ATTEMPT_OWNER,
-        _reads_as("verdicts", _same_id(verdict_id)),
+        THROUGH_ANSWER,
+        None,
     ),
     Kind(
         "judge_refusal",
@@ -181,8 +150,8 @@ KINDS: tuple[Kind, ...] = (
         ("id",),
         f"SELECT a.session_id AS owner, t.* FROM judge_refusals t {_OF_SEALED_ATTEMPT}"
         f" WHERE {_not_yet_synced('judge_refusal', 't.id')}",
-        _ATTEMPT_OWNER,
-        _reads_as("judge_refusals", _same_id(refusal_id)),
+        THROUGH_ANSWER,
+        None,
     ),
     Kind(
         "trace",
@@ -190,8 +159,8 @@ KINDS: tuple[Kind, ...] = (
         ("trace_id",),
         "SELECT t.session_id AS owner, t.* FROM sealed_traces t"
         f" WHERE t.kind IN ('session', 'bound') AND {_not_yet_synced('trace', 't.trace_id')}",
-        "SELECT :session_id",
-        _reads_as("sealed_traces", _trace),
+        "session_id",
+        _practice_trace,
         record_id=lambda row: str(row["trace_id"]),
     ),
     Kind(
@@ -200,25 +169,15 @@ KINDS: tuple[Kind, ...] = (
         ("id",),
         f"SELECT a.session_id AS owner, t.* FROM attempt_bindings t {_OF_SEALED_ATTEMPT}"
         f" WHERE t.bound_trace_id IS NOT NULL AND {_not_yet_synced('binding', 't.id')}",
-        _ATTEMPT_OWNER,
-        _reads_as(
-            "attempt_bindings",
-            _same_id(
-                lambda s: binding_id(
-                    s.binding.attempt_id,
-                    s.binding.verdict_id,
-                    s.binding.original_trace_id,
-                    s.binding.created_at,
-                )
-            ),
-        ),
+        THROUGH_ANSWER,
+        None,
     ),
     Kind(
         "self_rating",
         "self_ratings",
         ("attempt_id", "assertion_digest"),
         f"SELECT a.session_id AS owner, t.* FROM self_ratings t {_OF_SEALED_ATTEMPT}",
-        _ATTEMPT_OWNER,
+        THROUGH_ANSWER,
         _self_rating,
         record_id=self_rating_id,
         id_in_sql=False,
@@ -226,4 +185,3 @@ KINDS: tuple[Kind, ...] = (
 )
 
 BY_NAME = {kind.name: kind for kind in KINDS}
-ORDER = {kind.name: n for n, kind in enumerate(KINDS)}
