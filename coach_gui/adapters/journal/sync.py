@@ -398,7 +398,7 @@ class _Merge:
         else:
             sets = ", ".join(
                 f"{c} = :{c}" for c in row if c not in ("attempt_id", "assertion_digest")
-            )  # noqa: E501
+            )
             self.conn.execute(
                 f"UPDATE self_ratings SET {sets} WHERE attempt_id = :attempt_id"
                 " AND assertion_digest = :assertion_digest",
