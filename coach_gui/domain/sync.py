@@ -70,6 +70,15 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class ExportBatch:
+    """Records ready to travel, one group per practice session, and how far the journal
+    was looked through for them (stored once they are all in segments)."""
+
+    groups: list[list[SyncRecord]]
+    marks: dict[str, int]
+
+
+@dataclass(frozen=True)
 class Unreadable:
     """Why a file in a device's folder was not read (it is left where it is)."""
 

@@ -111,14 +111,16 @@ class _Run:
             pending = [segment for segment, _ in waiting]
 
     def export(self) -> None:
+        batch = self.journal.pending_export()
         chunk: list[SyncRecord] = []
-        for group in self.journal.pending_export():
+        for group in batch.groups:
             if chunk and len(chunk) + len(group) > MAX_SEGMENT_RECORDS:
                 self._write(chunk)
                 chunk = []
             chunk += group
         if chunk:
             self._write(chunk)
+        self.journal.record_exported(batch.marks)
 
     def _write(self, records: list[SyncRecord]) -> None:
         header = SegmentHeader(

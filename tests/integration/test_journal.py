@@ -30,6 +30,7 @@ TABLES = {
     "sealed_traces",
     "sync_records",
     "sync_segments",
+    "sync_state",
     "sessions",
     "self_ratings",
     "trace_log",

@@ -411,7 +411,8 @@ CREATE INDEX IF NOT EXISTS assertion_memory_open_gaps ON assertion_memory (due)
 # v9: two devices, one history (issue 20, ADR 0027). `sync_segments` holds every segment
 # file this journal wrote or imported (so an evening's sync reads only new ones) and
 # `sync_records` which segment and device each synced record came in, so export skips
-# what is already in a segment and `coach verify` can name the device a record came from.
+# what is already in a segment and `coach verify` can name the device a record came from;
+# `sync_state` how far export has looked (so an evening's export reads only what is new).
 # (v8 is the scheduling issue's.)
 _V9 = f"""
 CREATE TABLE sync_segments (
@@ -434,6 +435,8 @@ CREATE TABLE sync_records (
     PRIMARY KEY (kind, record_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX sync_records_by_id ON sync_records (record_id);
+CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL CHECK (json_valid(value)))
+    STRICT;
 {_immutable("sync_segments")}
 {_immutable("sync_records")}
 """

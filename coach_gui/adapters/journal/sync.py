@@ -11,6 +11,7 @@ the whole segment back; a segment that refers to records not here yet waits for 
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.sync import (
     DeviceSeen,
+    ExportBatch,
     Row,
     Segment,
     SegmentOutcome,
@@ -60,6 +62,19 @@ _REFUSED = (
 class _Stop(Exception):
     def __init__(self, outcome: SegmentOutcome) -> None:
         self.outcome = outcome
+
+
+# What makes a session's records ready to travel, by the rowid its last export reached:
+# a trace (a session sealed, answers judged later), a verdict or a refusal stored since.
+_WATCHED = ("sealed_traces", "verdicts", "judge_refusals")
+_CANDIDATES = """
+SELECT session_id FROM sealed_traces WHERE rowid > :sealed_traces_since
+    AND session_id IS NOT NULL
+UNION SELECT a.session_id FROM verdicts v JOIN attempts a ON a.id = v.attempt_id
+    WHERE v.rowid > :verdicts_since
+UNION SELECT a.session_id FROM judge_refusals r JOIN attempts a ON a.id = r.attempt_id
+    WHERE r.rowid > :judge_refusals_since
+"""
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> tuple[str, ...]:
@@ -119,11 +134,27 @@ class SqliteSyncJournal:
         return None if row is None else (str(row[0]), str(row[1]))
 
     # --- export ----------------------------------------------------------------------------
-    def pending_export(self) -> list[list[SyncRecord]]:
+    def pending_export(self) -> ExportBatch:
         """The records ready to travel that no segment holds yet, grouped by the practice
-        session they belong to (a group is never split across segments)."""
+        session they belong to (a group is never split across segments). Only sessions
+        with a trace, verdict or refusal stored since the last export are looked in."""
         groups: dict[str, list[SyncRecord]] = {}
         with self._journal.read() as conn:
+            row = conn.execute("SELECT value FROM sync_state WHERE key = 'export'").fetchone()
+            since: dict[str, int] = {} if row is None else json.loads(row[0])
+            marks = {
+                table: int(
+                    conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
+                )
+                for table in _WATCHED
+            }
+            candidates = [
+                str(r[0])
+                for r in conn.execute(
+                    _CANDIDATES, {f"{t}_since": since.get(t, 0) for t in _WATCHED}
+                )
+            ]
+            params = {"sessions": json.dumps(candidates)}
             for kind in KINDS:
                 columns = _columns(conn, kind.table)
                 synced: set[str] = set()
@@ -134,14 +165,23 @@ class SqliteSyncJournal:
                             "SELECT record_id FROM sync_records WHERE kind = ?", (kind.name,)
                         )
                     }
-                for row in conn.execute(kind.pending):
+                for row in conn.execute(kind.pending, params):
                     values: Row = {column: row[column] for column in columns}
                     record_id = kind.record_id(values)
                     if record_id in synced:
                         continue
                     record = SyncRecord(kind.name, record_id, values)
                     groups.setdefault(str(row["owner"]), []).append(record)
-        return [groups[owner] for owner in sorted(groups)]
+        return ExportBatch([groups[owner] for owner in sorted(groups)], marks)
+
+    def record_exported(self, marks: dict[str, int]) -> None:
+        """Everything up to `marks` is in a segment now: the next export starts there."""
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO sync_state (key, value) VALUES ('export', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps(marks),),
+            )
 
     def record_written(self, segment: Segment, synced_at: str) -> None:
         """This device wrote `segment` into its folder: its records are in a segment now."""
@@ -216,7 +256,10 @@ def _first_problem(records: Sequence[SyncRecord]) -> str | None:
     for record in records:
         kind = BY_NAME.get(record.kind)
         if kind is None:
-            return f"it holds a kind of record this Coach does not know ({record.kind}); update Coach here"  # noqa: E501
+            return (
+                f"it holds a kind of record this Coach does not know ({record.kind}); "
+                "update Coach here"
+            )
         if kind.record_id(record.row) != record.id:
             return f"{record.kind} {record.id} does not match its id"
         problem = None if kind.problem is None else kind.problem(record.row)

@@ -27,7 +27,10 @@ def _not_yet_synced(kind: str, column: str) -> str:
 
 
 _SEALED_SESSION = "s.sealed_trace_id IS NOT NULL"
-_OF_SEALED_ATTEMPT = f"JOIN attempts a ON a.id = t.attempt_id JOIN sessions s ON s.id = a.session_id AND {_SEALED_SESSION}"  # noqa: E501
+_OF_SEALED_ATTEMPT = (
+    "JOIN attempts a ON a.id = t.attempt_id"
+    f" JOIN sessions s ON s.id = a.session_id AND {_SEALED_SESSION}"
+)
 THROUGH_ANSWER = ":attempt_id"  # the session of the answer this row names
 THROUGH_REQUEST = ":outbox_id"  # the sessions of the answers judged by this request
 
@@ -37,7 +40,9 @@ class Kind:
     name: str
     table: str
     key: tuple[str, ...]  # the columns that find the row in its table
-    pending: str  # SELECT owner, t.* of rows ready to travel and in no segment yet
+    # SELECT owner, t.* of the rows ready to travel that no segment holds yet: those in
+    # the candidate sessions (SESSIONS), or every such row if it does not use them.
+    pending: str
     # The column naming the row's session, ":attempt_id" (the session of that answer),
     # or ":outbox_id" (the sessions whose verdicts or refusals name the request).
     owner: str | None
@@ -80,13 +85,35 @@ def _self_rating(row: Row) -> str | None:
     return None
 
 
+# The practice sessions to look in: those with a trace, verdict or refusal stored since the
+# last export (`SqliteSyncJournal.pending_export`), as a JSON array bound to :sessions.
+SESSIONS = "(SELECT value FROM json_each(:sessions))"
+
+
+def _of_sessions(kind: str, table: str, extra: str = "") -> str:
+    """The rows of `table` (with a session_id) in sealed candidate sessions."""
+    return (
+        f"SELECT t.session_id AS owner, t.* FROM {table} t JOIN sessions s"
+        f" ON s.id = t.session_id AND {_SEALED_SESSION} WHERE t.session_id IN {SESSIONS}"
+        f"{extra} AND {_not_yet_synced(kind, 't.' + ('trace_id' if kind == 'trace' else 'id'))}"
+    )
+
+
+def _of_answers(kind: str, table: str, extra: str = "") -> str:
+    """The rows of `table` on answers of sealed candidate sessions."""
+    return (
+        f"SELECT a.session_id AS owner, t.* FROM {table} t {_OF_SEALED_ATTEMPT}"
+        f" WHERE a.session_id IN {SESSIONS}{extra} AND {_not_yet_synced(kind, 't.id')}"
+    )
+
+
 KINDS: tuple[Kind, ...] = (
     Kind(
         "session",
         "sessions",
         ("id",),
-        "SELECT t.id AS owner, t.* FROM sessions t"
-        f" WHERE t.sealed_trace_id IS NOT NULL AND {_not_yet_synced('session', 't.id')}",
+        "SELECT t.id AS owner, t.* FROM sessions t WHERE t.sealed_trace_id IS NOT NULL"
+        f" AND t.id IN {SESSIONS} AND {_not_yet_synced('session', 't.id')}",
         "id",
         _sealed_session,
     ),
@@ -94,9 +121,7 @@ KINDS: tuple[Kind, ...] = (
         "challenge",
         "challenges",
         ("id",),
-        "SELECT t.session_id AS owner, t.* FROM challenges t JOIN sessions s"
-        f" ON s.id = t.session_id AND {_SEALED_SESSION}"
-        f" WHERE {_not_yet_synced('challenge', 't.id')} ORDER BY t.session_id, t.position",
+        _of_sessions("challenge", "challenges") + " ORDER BY t.session_id, t.position",
         "session_id",
         None,
     ),
@@ -104,52 +129,34 @@ KINDS: tuple[Kind, ...] = (
         "challenge_rejection",
         "challenge_rejections",
         ("id",),
-        "SELECT t.session_id AS owner, t.* FROM challenge_rejections t JOIN sessions s"
-        f" ON s.id = t.session_id AND {_SEALED_SESSION}"
-        f" WHERE {_not_yet_synced('challenge_rejection', 't.id')}",
+        _of_sessions("challenge_rejection", "challenge_rejections"),
         "session_id",
         None,
     ),
-    Kind(
-        "attempt",
-        "attempts",
-        ("id",),
-        "SELECT t.session_id AS owner, t.* FROM attempts t JOIN sessions s"
-        f" ON s.id = t.session_id AND {_SEALED_SESSION}"
-        f" WHERE {_not_yet_synced('attempt', 't.id')}",
-        "session_id",
-        None,
-    ),
+    Kind("attempt", "attempts", ("id",), _of_sessions("attempt", "attempts"), "session_id", None),
     Kind(
         "outbox",
         "outbox",
         ("id",),
         # A request a verdict or refusal on a sealed answer names (so it never changes
-        # again), with the first session it graded answers of.
-        "SELECT owner, t.* FROM (SELECT o.*, (SELECT a.session_id FROM"
-        " (SELECT attempt_id FROM verdicts WHERE outbox_id = o.id"
-        " UNION ALL SELECT attempt_id FROM judge_refusals WHERE outbox_id = o.id) c"
-        f" JOIN attempts a ON a.id = c.attempt_id JOIN sessions s ON s.id = a.session_id"
-        f" AND {_SEALED_SESSION} ORDER BY a.session_id LIMIT 1) AS owner FROM outbox o"
-        f" WHERE {_not_yet_synced('outbox', 'o.id')}) t WHERE owner IS NOT NULL",
+        # again), with the first session it judged answers of.
+        f"WITH a AS (SELECT a.id, a.session_id FROM attempts a JOIN sessions s"
+        f" ON s.id = a.session_id AND {_SEALED_SESSION} WHERE a.session_id IN {SESSIONS}),"
+        " cited(owner, outbox_id) AS (SELECT a.session_id, v.outbox_id FROM a"
+        " JOIN verdicts v ON v.attempt_id = a.id WHERE v.outbox_id IS NOT NULL"
+        " UNION SELECT a.session_id, r.outbox_id FROM a"
+        " JOIN judge_refusals r ON r.attempt_id = a.id WHERE r.outbox_id IS NOT NULL)"
+        " SELECT min(cited.owner) AS owner, o.* FROM cited JOIN outbox o"
+        f" ON o.id = cited.outbox_id WHERE {_not_yet_synced('outbox', 'o.id')} GROUP BY o.id",
         THROUGH_REQUEST,
         None,
     ),
-    Kind(
-        "verdict",
-        "verdicts",
-        ("id",),
-        f"SELECT a.session_id AS owner, t.* FROM verdicts t {_OF_SEALED_ATTEMPT}"
-        f" WHERE {_not_yet_synced('verdict', 't.id')}",
-        THROUGH_ANSWER,
-        None,
-    ),
+    Kind("verdict", "verdicts", ("id",), _of_answers("verdict", "verdicts"), THROUGH_ANSWER, None),
     Kind(
         "judge_refusal",
         "judge_refusals",
         ("id",),
-        f"SELECT a.session_id AS owner, t.* FROM judge_refusals t {_OF_SEALED_ATTEMPT}"
-        f" WHERE {_not_yet_synced('judge_refusal', 't.id')}",
+        _of_answers("judge_refusal", "judge_refusals"),
         THROUGH_ANSWER,
         None,
     ),
@@ -157,8 +164,7 @@ KINDS: tuple[Kind, ...] = (
         "trace",
         "sealed_traces",
         ("trace_id",),
-        "SELECT t.session_id AS owner, t.* FROM sealed_traces t"
-        f" WHERE t.kind IN ('session', 'bound') AND {_not_yet_synced('trace', 't.trace_id')}",
+        _of_sessions("trace", "sealed_traces", " AND t.kind IN ('session', 'bound')"),
         "session_id",
         _practice_trace,
         record_id=lambda row: str(row["trace_id"]),
@@ -167,8 +173,7 @@ KINDS: tuple[Kind, ...] = (
         "binding",
         "attempt_bindings",
         ("id",),
-        f"SELECT a.session_id AS owner, t.* FROM attempt_bindings t {_OF_SEALED_ATTEMPT}"
-        f" WHERE t.bound_trace_id IS NOT NULL AND {_not_yet_synced('binding', 't.id')}",
+        _of_answers("binding", "attempt_bindings", " AND t.bound_trace_id IS NOT NULL"),
         THROUGH_ANSWER,
         None,
     ),
@@ -176,6 +181,7 @@ KINDS: tuple[Kind, ...] = (
         "self_rating",
         "self_ratings",
         ("attempt_id", "assertion_digest"),
+        # Every rating: one may be given or changed after its session was sealed.
         f"SELECT a.session_id AS owner, t.* FROM self_ratings t {_OF_SEALED_ATTEMPT}",
         THROUGH_ANSWER,
         _self_rating,

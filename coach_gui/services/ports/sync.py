@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from coach_gui.domain.session_records import SessionRecords
-from coach_gui.domain.sync import DeviceSeen, Segment, SegmentOutcome, SyncRecord
+from coach_gui.domain.sync import DeviceSeen, ExportBatch, Segment, SegmentOutcome
 from coach_gui.services.ports.sealing import TraceRowReader
 
 # (records of the sessions a segment touches, their trace rows) -> (id, reason) or None
@@ -50,8 +50,12 @@ class SyncJournal(Protocol):
         """(device id, name) of the other device a record was imported from, or None."""
         ...
 
-    def pending_export(self) -> list[list[SyncRecord]]:
+    def pending_export(self) -> ExportBatch:
         """Records ready to travel that no segment holds, one group per session."""
+        ...
+
+    def record_exported(self, marks: dict[str, int]) -> None:
+        """Every record of the batch with these `marks` is in a segment now."""
         ...
 
     def record_written(self, segment: Segment, synced_at: str) -> None: ...
