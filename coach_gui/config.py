@@ -224,7 +224,7 @@ class SyncConfig(_Section):
         if value is None:
             return None
         if not value.strip() or any(not ch.isprintable() for ch in value):
-            raise ValueError("must be the full path of a folder, or null to sync nothing")
+            raise ValueError("must be the full path of a folder, or empty to sync nothing")
         if not Path(value).expanduser().is_absolute():
             raise ValueError(
                 f"must be the full path of a folder, such as ~/Sync/coach (got {value!r})"

@@ -140,6 +140,7 @@ class MainViews:
             self._evals.mark_stale()
         if self._today is not None:
             self._today.mark_stale()
+        self.window.sync_status.run()  # answers judged here go to the other computers
 
     @property
     def on_practice(self) -> bool:
@@ -175,6 +176,19 @@ class MainViews:
             self._evals.mark_stale()
         if self._today is not None:
             self._today.mark_stale()
+        self.window.sync_status.run()  # the session goes to the other computers
+
+    def records_arrived(self) -> None:
+        """Sync brought in another computer's sessions, verdicts or ratings: every view
+        that shows them reads again (Today replays the memory from the merged history)."""
+        if self.stack.currentWidget() is self.sessions:
+            self.sessions.refresh()
+        if self.gap_board.isVisible():
+            self.gap_board.reload()
+        if self._today is not None:
+            self._today.mark_stale()
+        if self._evals is not None:
+            self._evals.mark_stale()
 
     def schedule_changed(self) -> None:
         """The desired retention changed: every assertion's next review is worked out again
