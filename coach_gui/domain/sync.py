@@ -1,7 +1,8 @@
 """Two devices, one history (issue 20, docs/adr/0027-two-devices-one-history.md): the
 segment files each device writes into its own folder of the learner's sync folder. Pure.
 
-A segment is JSON Lines, every line canonical JSON (`digests.canonical_text`):
+A segment is JSON Lines, every line canonical JSON (sorted keys, no spaces, UTF-8; strings
+exactly as stored, so a row travels byte for byte):
   1. a header: format, version, the writing device's id and name, its sequence number
      and when it was written (the writer's clock, for the status only);
   2. one line per record: its kind, its id and its row, column by column as stored;
@@ -22,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from coach_gui.domain.digests import canonical_text, content_id
+from coach_gui.domain.digests import content_id
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.records import Record
 
@@ -46,6 +47,12 @@ class SegmentHeader(Record):
     created_at: str
 
 
+def _line(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8: the canonical form, but with every string exactly as
+    stored (never normalised), so a row comes out of a segment byte for byte as it went in."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 @dataclass(frozen=True)
 class SyncRecord:
     """One record as it travels: its kind (`adapters.journal.sync_kinds`), id and row."""
@@ -55,7 +62,7 @@ class SyncRecord:
     row: Row
 
     def line(self) -> str:
-        return canonical_text({"kind": self.kind, "id": self.id, "row": self.row})
+        return _line({"kind": self.kind, "id": self.id, "row": self.row})
 
 
 @dataclass(frozen=True)
@@ -92,11 +99,11 @@ def segment_name(sequence: int, digest: str) -> str:
 
 def segment_bytes(header: SegmentHeader, records: Sequence[SyncRecord]) -> tuple[bytes, Segment]:
     """The file's bytes and the segment they hold."""
-    lines = [canonical_text(header.model_dump(mode="json"))]
+    lines = [_line(header.model_dump(mode="json"))]
     lines += [record.line() for record in records]
     body = ("\n".join(lines) + "\n").encode("utf-8")
     sha = hashlib.sha256(body).hexdigest()
-    trailer = canonical_text({"trailer": {"count": len(records), "sha256": sha}})
+    trailer = _line({"trailer": {"count": len(records), "sha256": sha}})
     return body + trailer.encode("utf-8") + b"\n", Segment(header, tuple(records), sha)
 
 
@@ -130,10 +137,7 @@ def _record(line: str, number: int) -> SyncRecord:
     for value in row.values():
         if isinstance(value, bool) or (value is not None and not isinstance(value, (str, int))):
             raise ValueError(f"line {number} holds a value no journal column holds")
-    record = SyncRecord(kind, record_id, row)
-    if record.line() != line:
-        raise ValueError(f"line {number} is not in canonical form")
-    return record
+    return SyncRecord(kind, record_id, row)
 
 
 def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | Unreadable:
@@ -148,7 +152,7 @@ def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | U
     try:
         lines = body.decode("utf-8").split("\n")[:-1]
         header = SegmentHeader.model_validate_json(lines[0])
-        if canonical_text(header.model_dump(mode="json")) != lines[0]:
+        if _line(header.model_dump(mode="json")) != lines[0]:
             raise ValueError("the header is not in canonical form")
         records = tuple(_record(line, n) for n, line in enumerate(lines[1:], start=2))
     except (ValueError, IndexError, ValidationError) as error:

@@ -432,9 +432,8 @@ CREATE TABLE sync_records (
     record_id TEXT NOT NULL,
     device_id TEXT NOT NULL,
     segment TEXT NOT NULL REFERENCES sync_segments (digest),
-    PRIMARY KEY (kind, record_id)
+    PRIMARY KEY (record_id, kind)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX sync_records_by_id ON sync_records (record_id);
 CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL CHECK (json_valid(value)))
     STRICT;
 {_immutable("sync_segments")}
