@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from coach_gui.domain.sync import SyncError, SyncReport
 from coach_gui.operations.app import App
 from coach_gui.services.sync import sync_now
@@ -16,9 +18,10 @@ class SyncOff(SyncError):
     """No sync folder is chosen."""
 
 
-def sync(app: App) -> SyncReport:
-    """Import every other device's new records and export this one's; the status. Raises
-    SyncOff when no folder is chosen and SyncError when it cannot be used."""
+def sync(app: App, *, stop: Callable[[], bool] = lambda: False) -> SyncReport:
+    """Import every other device's new records and export this one's; the status. `stop`:
+    stop between two segments (quitting). Raises SyncOff when no folder is chosen and
+    SyncError when it cannot be used."""
     root = app.config.sync.path()
     if root is None:
         raise SyncOff(SYNC_OFF)
@@ -29,4 +32,5 @@ def sync(app: App) -> SyncReport:
         device_name=name,
         location=str(root),
         now=app.clock.now,
+        stop=stop,
     )

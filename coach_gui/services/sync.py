@@ -49,8 +49,14 @@ def check_sessions(
 
 class _Run:
     def __init__(
-        self, folder: SyncFolder, journal: SyncJournal, report: SyncReport, now: Callable[[], str]
+        self,
+        folder: SyncFolder,
+        journal: SyncJournal,
+        report: SyncReport,
+        now: Callable[[], str],
+        stop: Callable[[], bool],
     ) -> None:
+        self.stop = stop
         self.folder = folder
         self.journal = journal
         self.report = report
@@ -86,6 +92,8 @@ class _Run:
         while pending:
             waiting: list[tuple[Segment, str]] = []
             for segment in pending:
+                if self.stop():  # quitting: what went in stays in, the rest next time
+                    return
                 outcome = self.journal.import_segment(segment, self.now(), check_sessions)
                 where = self.label(segment.header.device_id)
                 if outcome.status == "waiting":
@@ -145,13 +153,16 @@ def sync_now(
     device_name: str,
     location: str,
     now: Callable[[], str],
+    stop: Callable[[], bool] = lambda: False,
 ) -> SyncReport:
     """Import every new segment, then export this device's new records; the status.
-    Raises SyncError when the folder cannot be used."""
+    `stop` says to stop between two segments (the window is closing). Raises SyncError
+    when the folder cannot be used."""
     folder.check()
     report = SyncReport(device_id=folder.device_id, device_name=device_name, folder=location)
-    run = _Run(folder, journal, report, now)
+    run = _Run(folder, journal, report, now, stop)
     run.merge(run.new_segments())
-    run.export()
+    if not stop():
+        run.export()
     report.devices = journal.devices_seen()
     return report

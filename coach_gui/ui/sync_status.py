@@ -92,7 +92,7 @@ class SyncStatus(QLabel):
         context = self._context
         Task(
             self,
-            op=lambda _progress: sync(context),
+            op=lambda progress: sync(context, stop=lambda: progress.cancelled),
             success=self._done,
             failure=self._failed,
             lane=Lane.GENERAL,  # the journal's own lock orders its writes

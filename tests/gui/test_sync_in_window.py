@@ -100,9 +100,9 @@ def test_the_window_syncs_on_a_worker_when_it_opens_and_shows_the_status(
     threads: list[threading.Thread] = []
     real = sync_operation.sync
 
-    def on_which_thread(app: Any) -> Any:  # the real sync, noting where it ran
+    def on_which_thread(app: Any, **options: Any) -> Any:  # the real sync, noting where
         threads.append(threading.current_thread())
-        return real(app)
+        return real(app, **options)
 
     monkeypatch.setattr(sync_operation, "sync", on_which_thread)
     context = build_context()

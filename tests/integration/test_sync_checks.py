@@ -177,3 +177,33 @@ def test_two_ratings_of_one_answer_end_the_same_on_both(pair: tuple[Device, Devi
     assert {r for r, _ in _ratings(laptop)} == {4} and _ratings(laptop) == _ratings(desktop)
     now = desktop.clock + timedelta(days=1)
     assert laptop.views(now)["today"] == desktop.views(now)["today"]
+
+
+def test_a_sync_stopped_between_segments_keeps_what_went_in(
+    pair: tuple[Device, Device],
+) -> None:
+    from coach_gui.bootstrap import build_context
+    from coach_gui.operations.sync import sync
+
+    laptop, desktop = pair
+    for answer in (GOOD, "No idea."):  # two evenings: two segments
+        laptop.practise([answer, "Not sure."])
+        laptop.ok("sync")
+    desktop.ok("sync")  # (desktop's own folder, and its identity)
+    SyncTool([laptop, desktop], seed=3).settle()
+    asked = [0]
+
+    def quitting() -> bool:  # the window closes once the first segment is in
+        asked[0] += 1
+        return asked[0] > 1
+
+    desktop.coach("sessions")  # this computer's environment
+    context = build_context(seed=False)
+    try:
+        report = sync(context, stop=quitting)
+    finally:
+        context.close()
+    assert len(report.segments_imported) == 1 and report.segments_written == []
+    assert len(desktop.ok("sessions")["sessions"]) == 1 and desktop.ok("verify")["ok"]
+    rest = desktop.ok("sync")  # the next sync brings the rest
+    assert len(rest["segments_imported"]) == 1 and len(desktop.ok("sessions")["sessions"]) == 2
