@@ -228,6 +228,15 @@ def test_verify_reports_the_head_the_count_and_the_first_failure(
     assert "trace log: 27 traces" in captured.out and "Restore a backup" in captured.err
 
 
+def _without_sync(conn: sqlite3.Connection) -> None:
+    """Undo schema v9 (sync, ADR 0027), as a journal from before it has none of it."""
+    for table in ("sync_records", "sync_segments"):
+        for event in ("update", "delete"):
+            conn.execute(f"DROP TRIGGER {table}_no_{event}")
+    for table in ("sync_records", "sync_segments", "sync_state"):
+        conn.execute(f"DROP TABLE {table}")
+
+
 def _as_v3(path: Path) -> None:
     """Take a journal back to schema v3 (it holds no refusal, and no verdict with
     assessments): no trace log, no assessments column."""
@@ -250,6 +259,7 @@ def _as_v3(path: Path) -> None:
                 " BEGIN SELECT 1; END"
             )
         conn.execute("ALTER TABLE judge_refusals DROP COLUMN outbox_id")
+        _without_sync(conn)
         conn.execute("PRAGMA user_version = 3")
     finally:
         conn.close()
@@ -283,12 +293,13 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
     try:
         conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
         conn.execute("ALTER TABLE outbox DROP COLUMN provider")  # v6
+        _without_sync(conn)
         conn.execute("PRAGMA user_version = 4")
     finally:
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 7
+        assert journal.schema_version == LATEST_VERSION == 9
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -322,11 +333,12 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
+        _without_sync(conn)
         conn.execute("PRAGMA user_version = 5")  # the column stays, as that build left it
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 7
+        assert journal.schema_version == LATEST_VERSION == 9
     assert sweep.check(path).ok
 
 
@@ -340,11 +352,12 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("DROP INDEX assertion_memory_open_gaps")
+        _without_sync(conn)
         conn.execute("PRAGMA user_version = 6")
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 7
+        assert journal.schema_version == LATEST_VERSION == 9
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
     plan = _rows(
