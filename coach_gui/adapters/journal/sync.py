@@ -32,13 +32,17 @@ from coach_gui.services.ports.sync import SessionCheck
 # What makes a session's records ready to travel, by the rowid its last export reached:
 # a trace (a session sealed, answers judged later), a verdict or a refusal stored since.
 _WATCHED = ("sealed_traces", "verdicts", "judge_refusals")
+# (Rows that came in a segment, imported ones, lead nowhere: they travel from elsewhere.)
 _CANDIDATES = """
-SELECT session_id FROM sealed_traces WHERE rowid > :sealed_traces_since
-    AND session_id IS NOT NULL
+SELECT session_id FROM sealed_traces t WHERE rowid > :sealed_traces_since
+    AND session_id IS NOT NULL AND NOT EXISTS
+    (SELECT 1 FROM sync_records r WHERE r.record_id = t.trace_id AND r.kind = 'trace')
 UNION SELECT a.session_id FROM verdicts v JOIN attempts a ON a.id = v.attempt_id
-    WHERE v.rowid > :verdicts_since
-UNION SELECT a.session_id FROM judge_refusals r JOIN attempts a ON a.id = r.attempt_id
-    WHERE r.rowid > :judge_refusals_since
+    WHERE v.rowid > :verdicts_since AND NOT EXISTS
+    (SELECT 1 FROM sync_records r WHERE r.record_id = v.id AND r.kind = 'verdict')
+UNION SELECT a.session_id FROM judge_refusals j JOIN attempts a ON a.id = j.attempt_id
+    WHERE j.rowid > :judge_refusals_since AND NOT EXISTS
+    (SELECT 1 FROM sync_records r WHERE r.record_id = j.id AND r.kind = 'judge_refusal')
 """
 
 

@@ -143,9 +143,10 @@ class Merge:
                 self.traces.append((str(row["created_at"]), str(row["trace_id"])))
             new.setdefault(tuple(row), []).append(row)
         for columns, rows in new.items():
-            marks = ", ".join(f":{column}" for column in columns)
+            marks = ", ".join("?" * len(columns))  # by position: faster than by name
             self.conn.executemany(
-                f"INSERT INTO {kind.table} ({', '.join(columns)}) VALUES ({marks})", rows
+                f"INSERT INTO {kind.table} ({', '.join(columns)}) VALUES ({marks})",
+                [tuple(row[column] for column in columns) for row in rows],
             )
             self.added += len(rows)
         self._pending_seals.extend(seal)
