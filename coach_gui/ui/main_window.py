@@ -690,6 +690,7 @@ class MainWindow(QMainWindow):
             kb=context.notes.location,
             config=context.config_path,
             log_file=context.log_file,
+            sync=context.config.sync.path(),
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -178,3 +178,25 @@ def test_a_session_ended_in_the_window_goes_to_the_sync_folder(
         secrets = json.loads(Path(os.environ["COACH_TEST_KEYRING"]).read_text()).values()
         assert len(secrets) == 2 and not any(secret in segment.read_text() for secret in secrets)
         window.close()
+
+
+def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from coach_gui.ui.help_dialogs import DataLocationsDialog
+
+    shared = tmp_path / "Sync"
+    shared.mkdir()
+    save_config(Config().with_changes({"sync.folder": str(shared)}))
+    window = MainWindow(build_context())
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.notes_listed, timeout=10_000):
+        window.show()
+    qtbot.waitUntil(lambda: window.sync_status.text().startswith("Synced"), timeout=15_000)
+    window.menu_actions.locations.trigger()
+    dialog = next(d for d in window.findChildren(DataLocationsDialog) if d.isVisible())
+    assert dialog.path_labels[-1].text() == str(shared)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "only through your own sync tool" in texts
+    dialog.close()
+    window.close()
