@@ -17,6 +17,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def run(args: argparse.Namespace) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.sync import SyncError
@@ -35,21 +39,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"this device: {device_label(report.device_name, report.device_id)}")
         print(f"sync folder: {report.folder}")
         print(
-            f"imported {report.records_in} records from {len(report.segments_imported)} "
-            f"segments; wrote {report.records_out} records in "
-            f"{len(report.segments_written)} segments"
+            f"imported {_count(report.records_in, 'record')} from "
+            f"{_count(len(report.segments_imported), 'segment')}; wrote "
+            f"{_count(report.records_out, 'record')} in "
+            f"{_count(len(report.segments_written), 'segment')}"
         )
         for seen in report.devices:
             mark = " (this device)" if seen.this_device else ""
             when = seen.last_segment_at or "never"
             print(
-                f"  {device_label(seen.name, seen.device_id)}{mark}: {seen.segments} segments,"
-                f" {seen.records} records, last written {when}"
+                f"  {device_label(seen.name, seen.device_id)}{mark}: "
+                f"{_count(seen.segments, 'segment')}, {_count(seen.records, 'record')}, "
+                f"last written {when}"
             )
+        if not any(not seen.this_device for seen in report.devices):
+            print("  no other computer has synced into this folder yet")
         for item in report.ignored:
-            say(f"coach: left for now {item.device}/{item.file}: {item.reason}")
+            say(f"coach: {item.file} from {item.device} is left for now: {item.reason}")
     for item in report.rejected:
-        say(f"coach: not imported {item.device}/{item.file}: {item.reason}")
+        say(f"coach: {item.file} from {item.device} was not imported: {item.reason}")
     for conflict in report.conflicts:
         say(
             f"coach: {conflict['kind']} {conflict['id']} from {conflict['device']} differs "

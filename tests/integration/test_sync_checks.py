@@ -94,7 +94,7 @@ def test_a_segment_with_a_changed_record_goes_in_not_at_all(
     (rejected,) = report["rejected"]
     assert expected in rejected["reason"] and laptop.device_id[:8] in rejected["device"]
     assert report["records_in"] == 0 and _count(desktop, "sessions") == 0
-    assert _count(desktop, "attempts") == 0 and "not imported" in err
+    assert _count(desktop, "attempts") == 0 and "was not imported" in err
     assert desktop.ok("verify")["ok"]
 
 

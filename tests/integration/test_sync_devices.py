@@ -295,3 +295,17 @@ def test_sync_off_or_a_missing_folder_is_a_plain_message(make_device: Any) -> No
     laptop.config.write_text(json_module.dumps(settings))
     code, _, err = laptop.coach("sync")
     assert code == 2 and "full path" in err
+
+
+def test_coach_sync_says_in_words_who_synced_and_what_moved(make_device: Any) -> None:
+    laptop, desktop = make_device("laptop"), make_device("desktop")
+    code, text, _ = laptop.coach("sync")
+    assert code == 0 and "no other computer has synced into this folder yet" in text
+    laptop.practise([GOOD, "No idea."])
+    code, text, _ = laptop.coach("sync")
+    assert code == 0 and "records in 1 segment\n" in text
+    SyncTool([laptop, desktop], seed=8).settle()
+    code, text, err = desktop.coach("sync")
+    assert code == 0 and text.startswith("this device: ") and err == ""
+    assert f"({desktop.device_id[:8]})" in text.splitlines()[0]
+    assert f"({laptop.device_id[:8]}): 1 segment, " in text and "last written 2026-11-02" in text
