@@ -28,11 +28,13 @@ if TYPE_CHECKING:
     from coach_gui.adapters.journal.evals import SqliteEvalJournal
     from coach_gui.adapters.journal.outbox import SqliteOutbox
     from coach_gui.adapters.journal.practice import SqlitePracticeJournal
+    from coach_gui.adapters.journal.sync import SqliteSyncJournal
     from coach_gui.adapters.journal.traces import LivePracticeJournal, SqliteTraceJournal
     from coach_gui.adapters.local_judge import OllamaJudge
     from coach_gui.adapters.notes_fs import MarkdownNoteStore
     from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.adapters.secrets import KeyringSigningKeys, KeyStore
+    from coach_gui.adapters.sync_folder import SyncFolder
     from coach_gui.adapters.tier1_ollama import OllamaTier1
     from coach_gui.adapters.vault_watch import VaultWatcher
     from coach_gui.config import Config
@@ -165,6 +167,29 @@ class AppContext:
         return restore_journal(
             source, self.backups(), lambda copy: refuse(SqliteTraceJournal(copy))
         )
+
+    # --- sync (issue 20, ADR 0027) -------------------------------------------------------
+    def device(self) -> tuple[str, str]:
+        """(id, name) of this installation as sync knows it, made on first use."""
+        from coach_gui.adapters.sync_folder import device_identity
+
+        return device_identity(self.data_dir)
+
+    def sync_folder(self, root: Path) -> SyncFolder:
+        from coach_gui.adapters.sync_folder import SyncFolder
+
+        return SyncFolder(root, self.device()[0])
+
+    def sync_journal(self) -> SqliteSyncJournal:
+        from coach_gui.adapters.journal.sync import SqliteSyncJournal
+
+        return SqliteSyncJournal(self.journal, self.device()[0])
+
+    def record_origin(self, record_id: str) -> tuple[str, str] | None:
+        """(device id, name) of the other device a record was imported from, or None."""
+        from coach_gui.adapters.journal.sync import SqliteSyncJournal
+
+        return SqliteSyncJournal(self.journal, None).origin_of(record_id)
 
     # --- the notes folder --------------------------------------------------------------
     def watch_vault(

@@ -30,6 +30,7 @@ COMMANDS: tuple[str, ...] = (
     "optimize",
     "judge_pending",
     "verify",
+    "sync",
     "eval",
     "doctor",
     "key",

@@ -218,6 +218,30 @@ class JournalConfig(_Section):
     keep_backups: int = Field(default=7, ge=1, le=365, alias="keepBackups")
 
 
+class SyncConfig(_Section):
+    # A folder the learner's own sync tool carries (issue 20, ADR 0027); null: sync is off.
+    folder: str | None = Field(
+        default=None,
+        description="Folder your sync tool carries to your other computers; null: off.",
+    )
+
+    @field_validator("folder")
+    @classmethod
+    def _full_path(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not value.strip() or any(not ch.isprintable() for ch in value):
+            raise ValueError("must be the full path of a folder, or empty to sync nothing")
+        if not Path(value).expanduser().is_absolute():
+            raise ValueError(
+                f"must be the full path of a folder, such as ~/Sync/coach (got {value!r})"
+            )
+        return value
+
+    def path(self) -> Path | None:
+        return None if self.folder is None else Path(self.folder).expanduser()
+
+
 class Config(_Section):
     kb: KnowledgeBaseConfig = KnowledgeBaseConfig()
     tier1: Tier1Config = Tier1Config()
@@ -225,6 +249,7 @@ class Config(_Section):
     no_quote: NoQuoteConfig = Field(default=NoQuoteConfig(), alias="noQuote")
     schedule: ScheduleConfig = ScheduleConfig()
     journal: JournalConfig = JournalConfig()
+    sync: SyncConfig = SyncConfig()
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)
@@ -247,6 +272,7 @@ SECTION_NAMES = {
     "noQuote": "No-quote check",
     "schedule": "Schedule",
     "journal": "Practice journal",
+    "sync": "Sync",
 }
 SETTING_NAMES = {
     "kb.path": "Notes folder",
@@ -284,6 +310,7 @@ SETTING_NAMES = {
     "schedule.newOrder": "Order of new notes",
     "schedule.leechLapses": "Flag a key point after this many misses",
     "journal.keepBackups": "Backups kept",
+    "sync.folder": "Sync folder",
 }
 
 

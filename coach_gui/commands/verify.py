@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         failure = report.first_failure
         print(f"FAIL {failure.id}: {failure.reason} ({report.checked} entries checked)")
+        if failure.device is not None:
+            print(f"that record came from the device {failure.device} through sync")
         if report.log is not None:
             print(_head_line(report.log))
         say(_advice(failure.reason))

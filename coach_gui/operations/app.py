@@ -26,6 +26,7 @@ from coach_gui.services.ports.practice import (
     PracticeJournal,
 )
 from coach_gui.services.ports.sealing import TraceJournal
+from coach_gui.services.ports.sync import SyncFolder, SyncJournal
 from coach_gui.services.scheduler import AssertionScheduler
 
 
@@ -107,6 +108,16 @@ class App(Protocol):
     ) -> JudgeWithCheck: ...
 
     def scheduler(self) -> AssertionScheduler: ...
+
+    def device(self) -> tuple[str, str]:
+        """(id, name) of this installation as sync knows it."""
+        ...
+
+    def sync_folder(self, root: Path) -> SyncFolder: ...
+
+    def sync_journal(self) -> SyncJournal: ...
+
+    def record_origin(self, record_id: str) -> tuple[str, str] | None: ...
 
 
 def notes_by_id(app: App) -> NoteLookup:

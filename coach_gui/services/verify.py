@@ -29,7 +29,7 @@ from coach_gui.domain.trace_log import LOG, LogCheck, LogFailure, LogHead, check
 from coach_gui.domain.traces import inspect_trace
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.ports.evals import EvalRunReader, SigningKeyLookup
-from coach_gui.services.ports.sealing import SessionReader
+from coach_gui.services.ports.sealing import SessionReader, TraceRowReader
 
 CHUNK = 200  # sessions read at a time
 JOURNAL = "journal"  # the id reported when the file itself is damaged
@@ -43,6 +43,7 @@ class VerifyTargetNotFound(CoachError):
 class Failure:
     id: str
     reason: str
+    device: str | None = None  # the other device the record came from (sync, ADR 0027)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class VerifyReport:
             if failure is None
             else {"id": failure.id, "reason": failure.reason},
         }
+        if failure is not None and failure.device is not None:
+            found["first_failure"]["device"] = failure.device
         if self.log is not None:
             found["log"] = self.log.to_json()
         return found
@@ -102,7 +105,7 @@ class _Session:
     """Checks one session's records; raises `_Found` at the first failure."""
 
     def __init__(
-        self, records: SessionRecords, reader: SessionReader, only_trace: str | None
+        self, records: SessionRecords, reader: TraceRowReader, only_trace: str | None
     ) -> None:
         self.records = records
         self.reader = reader
@@ -273,7 +276,7 @@ def _sessions(
             on_progress(min(start + CHUNK, len(session_ids)), len(session_ids))
 
 
-def check_session(records: SessionRecords, reader: SessionReader) -> Failure | None:
+def check_session(records: SessionRecords, reader: TraceRowReader) -> Failure | None:
     """The first failure in one session's records and traces, or None (the ✓ of the
     Sessions view). Does not check the file as a whole."""
     try:

@@ -124,9 +124,14 @@ class DataLocation:
     folder: Path
 
 
-def data_locations(*, kb: Path, journal: Path, config: Path, log_file: Path) -> list[DataLocation]:
+SYNC_FOLDER = "Sync folder (your sync tool carries it to your other computers)"
+
+
+def data_locations(
+    *, kb: Path, journal: Path, config: Path, log_file: Path, sync: Path | None = None
+) -> list[DataLocation]:
     backups = journal.parent / BACKUPS_FOLDER
-    return [
+    found = [
         DataLocation("Notes (Markdown files)", kb, kb),
         DataLocation("Deleted notes", trash_dir(kb), trash_dir(kb)),
         DataLocation("Practice journal (answers, verdicts, history)", journal, journal.parent),
@@ -134,6 +139,9 @@ def data_locations(*, kb: Path, journal: Path, config: Path, log_file: Path) -> 
         DataLocation("Settings file", config, config.parent),
         DataLocation("Log file (details of any error)", log_file, log_file.parent),
     ]
+    if sync is not None:  # (ADR 0027)
+        found.append(DataLocation(SYNC_FOLDER, sync, sync))
+    return found
 
 
 class DataLocationsDialog(QDialog):
@@ -143,9 +151,12 @@ class DataLocationsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Where my data lives — Coach")
         self.setAccessibleName("Where my data lives")
+        stays = "Everything below stays on this computer"
+        if any(place.what == SYNC_FOLDER for place in locations):
+            stays += ", but the sync folder, which leaves it only through your own sync tool"
         intro = QLabel(
-            "Everything below stays on this computer. Your notes are plain Markdown files "
-            "you can open in any editor; back up these folders to keep your work.",
+            f"{stays}. Your notes are plain Markdown files you can open in any editor; back "
+            "up these folders to keep your work.",
             self,
         )
         intro.setWordWrap(True)
@@ -199,6 +210,7 @@ def show_data_locations(parent: QWidget, context: AppContext) -> DataLocationsDi
             journal=context.journal_path,
             config=context.config_path,
             log_file=context.log_file,
+            sync=context.config.sync.path(),
         ),
         parent,
     )
@@ -208,12 +220,22 @@ def show_data_locations(parent: QWidget, context: AppContext) -> DataLocationsDi
 
 
 def show_locations(
-    parent: QWidget, *, data_dir: Path, kb: str, config: Path, log_file: Path
+    parent: QWidget,
+    *,
+    data_dir: Path,
+    kb: str,
+    config: Path,
+    log_file: Path,
+    sync: Path | None = None,
 ) -> DataLocationsDialog:
     """The same dialog, from the paths the main window passes."""
     dialog = DataLocationsDialog(
         data_locations(
-            kb=Path(kb), journal=data_dir / "journal.sqlite3", config=config, log_file=log_file
+            kb=Path(kb),
+            journal=data_dir / "journal.sqlite3",
+            config=config,
+            log_file=log_file,
+            sync=sync,
         ),
         parent,
     )

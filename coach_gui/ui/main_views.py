@@ -200,6 +200,7 @@ class MainViews:
             self._evals.mark_stale()
         self._mark_stale()
         self.review_undo.check()
+        self.window.sync_status.run()  # answers judged here go to the other computers
 
     @property
     def on_practice(self) -> bool:
@@ -241,6 +242,7 @@ class MainViews:
             self._evals.mark_stale()
         self._mark_stale()
         self.review_undo.check(offer_session=summary.session_id)
+        self.window.sync_status.run()  # the session goes to the other computers
 
     def _after_review_change(self) -> None:
         """A review was undone or counted again: Today, Statistics, the gap board and the
@@ -251,6 +253,18 @@ class MainViews:
             self.gap_board.reload()
         if self.stack.currentWidget() is self.sessions:
             self.sessions.refresh()
+
+    def records_arrived(self) -> None:
+        """Sync brought in another computer's sessions, verdicts or ratings: every view
+        that shows them reads again (Today replays the memory from the merged history)."""
+        if self.stack.currentWidget() is self.sessions:
+            self.sessions.refresh()
+        if self.gap_board.isVisible():
+            self.gap_board.reload()
+        self._mark_stale()
+        self.review_undo.check()
+        if self._evals is not None:
+            self._evals.mark_stale()
 
     def schedule_changed(self) -> None:
         """The desired retention, the new notes a day or their order, when a key point is

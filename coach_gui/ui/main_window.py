@@ -165,6 +165,11 @@ class MainWindow(QMainWindow):
         # After the folder (the one normal widget), before the count: as the frame had them.
         status.insertPermanentWidget(1, self.privacy.status_label())
         status.insertPermanentWidget(2, self.views.tier1_status)
+        from coach_gui.ui.sync_status import SyncStatus
+
+        self.sync_status = SyncStatus(context, self)  # hidden while sync is off
+        status.insertPermanentWidget(3, self.sync_status)
+        self.sync_status.imported.connect(self.views.records_arrived)
         self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
         self._update_actions()
@@ -222,6 +227,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.views.tier1_status.refresh)
             QTimer.singleShot(0, self._recover_sessions)
             QTimer.singleShot(0, self.read_key_status)  # the status line's words depend on it
+            QTimer.singleShot(0, self.sync_status.run)  # what the other computers did
 
     def _recover_sessions(self) -> None:
         from coach_gui.operations.practice import recover as recover_sessions
@@ -662,6 +668,7 @@ class MainWindow(QMainWindow):
             self.views.sent.set_endpoint(judge.base_url, local=judge.local)
             self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
             self.read_key_status()  # the judge may be Gemini now
+            self.sync_status.run()  # a sync folder chosen (or none: the line goes)
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def _on_privacy_changed(self, config: Config) -> None:
@@ -689,6 +696,7 @@ class MainWindow(QMainWindow):
             kb=context.notes.location,
             config=context.config_path,
             log_file=context.log_file,
+            sync=context.config.sync.path(),
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -50,6 +51,16 @@ class _Reason:
 
     def __init__(self, label: QLabel, means: str, problem: str) -> None:
         self.label, self.means, self.problem = label, means, problem
+
+
+# A text field whose empty value means "off" (null in the settings file).
+_EMPTY_IS_OFF = {"sync.folder"}
+SYNC_EXPLAINED = (
+    "Coach writes your sealed practice there, in a folder of this computer's own: your "
+    "answers, the judge's verdicts and what was sent to it, answers judged later and "
+    "your own ratings; never a key. It reads what your other computers wrote and merges "
+    "it. It leaves this computer only through your sync tool."
+)
 
 
 def _folder_text(config: Config) -> str:
@@ -303,6 +314,31 @@ class SettingsDialog(QDialog):
             "How many words in a row make one word group for the overlap measure",
         )
 
+        sync = self._group("Sync (your other computers)")
+        self.sync_folder = self._text(
+            sync,
+            "sync.folder",
+            "Sync folder",
+            "A folder your own sync tool carries to your other computers; empty: sync is off",
+        )
+        self.sync_folder.setPlaceholderText("Off: nothing is synced")
+        self.sync_button = QPushButton("Choose sync folder…", self)
+        self.sync_button.setAccessibleName("Choose the sync folder")
+        self.sync_button.setAccessibleDescription(
+            "A folder that Syncthing, Dropbox, iCloud Drive, Obsidian Sync or git carries"
+        )
+        self.sync_button.setAutoDefault(False)
+        self.sync_button.clicked.connect(self._choose_sync_folder)
+        sync_row = QHBoxLayout()
+        sync_row.addWidget(self.sync_button)
+        sync_row.addStretch(1)
+        sync.addRow(sync_row)
+        sync_note = QLabel(SYNC_EXPLAINED, self)
+        sync_note.setWordWrap(True)
+        sync_note.setEnabled(False)
+        sync_note.setAccessibleName("What sync puts there")
+        sync.addRow(sync_note)
+
         self.problem_label = QLabel(self)
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet(f"color: {warning_colour(self.palette())};")
@@ -335,10 +371,10 @@ class SettingsDialog(QDialog):
 
         # Two columns, local on the left and the judge on the right: one column of five
         # groups is taller than a 768-pixel laptop screen.
-        notes_box, tier1_box, practice_box, judge_box, no_quote_box = self._boxes
+        notes_box, tier1_box, practice_box, judge_box, no_quote_box, sync_box = self._boxes
         self._columns = columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)  # see resizeEvent
         left = [notes_box, practice_box, tier1_box, no_quote_box]
-        for boxes in (left, [judge_box, self.key_section]):
+        for boxes in (left, [judge_box, self.key_section, sync_box]):
             column = QVBoxLayout()
             for box in filter(None, boxes):
                 box.setMinimumWidth(self.fontMetrics().averageCharWidth() * 70)  # for notes
@@ -493,6 +529,12 @@ class SettingsDialog(QDialog):
         else:
             field.valueChanged.connect(self._validate)
 
+    def _choose_sync_folder(self) -> None:
+        start = self.sync_folder.text().strip() or str(Path.home())
+        chosen = QFileDialog.getExistingDirectory(self, "Choose the sync folder", start)
+        if chosen:
+            self.sync_folder.setText(chosen)
+
     def _show_provider(self, *_args: object) -> None:
         """Only the chosen judge's own settings can be edited."""
         local = self.judge_provider.currentData() == "local"
@@ -521,7 +563,7 @@ class SettingsDialog(QDialog):
             section, _, name = key.partition(".")
             value = data[section][name]
             if isinstance(field, QLineEdit):
-                field.setText(str(value))
+                field.setText("" if value is None else str(value))
             elif isinstance(field, QCheckBox):
                 field.setChecked(bool(value))
             elif isinstance(field, QComboBox):
@@ -538,6 +580,8 @@ class SettingsDialog(QDialog):
         for key, (_label, field, _name) in self._fields.items():
             if isinstance(field, QLineEdit):
                 changes[key] = field.text().strip()
+                if key in _EMPTY_IS_OFF and not changes[key]:
+                    changes[key] = None
             elif isinstance(field, QCheckBox):
                 changes[key] = field.isChecked()
             elif isinstance(field, QComboBox):

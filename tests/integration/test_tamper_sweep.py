@@ -238,6 +238,15 @@ def _undo_v8(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE assertion_memory DROP COLUMN first_review")
 
 
+def _without_sync(conn: sqlite3.Connection) -> None:
+    """Undo schema v9 (sync, ADR 0027), as a journal from before it has none of it."""
+    for table in ("sync_records", "sync_segments"):
+        for event in ("update", "delete"):
+            conn.execute(f"DROP TRIGGER {table}_no_{event}")
+    for table in ("sync_records", "sync_segments", "sync_state"):
+        conn.execute(f"DROP TABLE {table}")
+
+
 def _as_v3(path: Path) -> None:
     """Take a journal back to schema v3 (it holds no refusal, and no verdict with
     assessments): no trace log, no assessments column."""
@@ -260,6 +269,7 @@ def _as_v3(path: Path) -> None:
                 " BEGIN SELECT 1; END"
             )
         conn.execute("ALTER TABLE judge_refusals DROP COLUMN outbox_id")
+        _without_sync(conn)
         _undo_v8(conn)
         conn.execute("PRAGMA user_version = 3")
     finally:
@@ -294,13 +304,14 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
     try:
         conn.execute("ALTER TABLE verdicts DROP COLUMN assessments")
         conn.execute("ALTER TABLE outbox DROP COLUMN provider")  # v6
+        _without_sync(conn)
         _undo_v8(conn)
         conn.execute("PRAGMA user_version = 4")
     finally:
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 8
+        assert journal.schema_version == LATEST_VERSION == 9
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -334,12 +345,13 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
+        _without_sync(conn)
         _undo_v8(conn)
         conn.execute("PRAGMA user_version = 5")  # the column stays, as that build left it
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 8
+        assert journal.schema_version == LATEST_VERSION == 9
     assert sweep.check(path).ok
 
 
@@ -353,12 +365,13 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("DROP INDEX assertion_memory_open_gaps")
+        _without_sync(conn)
         _undo_v8(conn)
         conn.execute("PRAGMA user_version = 6")
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 8
+        assert journal.schema_version == LATEST_VERSION == 9
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
     plan = _rows(
@@ -380,12 +393,13 @@ def test_a_v7_journal_gains_the_schedule_tables_and_rebuilds_its_memory(
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     conn = sqlite3.connect(path, isolation_level=None)
     try:
+        _without_sync(conn)
         _undo_v8(conn)
         conn.execute("PRAGMA user_version = 7")
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 8
+        assert journal.schema_version == LATEST_VERSION == 9
         assert journal.counts()["assertion_reviews"] == 0  # derived: filled on the next read
     fingerprint = _rows(path, "SELECT value FROM assertion_memory_meta WHERE key = 'fingerprint'")
     assert fingerprint == []  # so the next read replays every note

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
@@ -50,6 +51,24 @@ def _marks(count: int) -> str:
     return ", ".join("?" * count)
 
 
+def _after_stored(conn: sqlite3.Connection, rating: SelfRating) -> SelfRating:
+    """A new rating is later than the one it replaces, even when that one came from a
+    computer whose clock runs ahead: sync keeps the later rating (ADR 0027), so every
+    computer keeps this one."""
+    row = conn.execute(
+        "SELECT created_at FROM self_ratings WHERE attempt_id = ? AND assertion_digest = ?",
+        (rating.attempt_id, rating.digest),
+    ).fetchone()
+    if row is None or str(row[0]) < rating.created_at:
+        return rating
+    try:
+        stored = datetime.fromisoformat(str(row[0]))
+    except ValueError:
+        return rating
+    later = (stored + timedelta(microseconds=1)).isoformat(timespec="microseconds")
+    return rating.model_copy(update={"created_at": later})
+
+
 class SqliteMemoryJournal:
     """The `MemoryJournal` port over the journal."""
 
@@ -59,6 +78,7 @@ class SqliteMemoryJournal:
 
     def record_self_ratings(self, ratings: Sequence[SelfRating]) -> None:
         with self._journal.write() as conn:
+            ratings = [_after_stored(conn, r) for r in ratings]
             conn.executemany(
                 "INSERT INTO self_ratings (attempt_id, note_id, assertion_digest, assertion, "
                 "rating, created_at) VALUES (?, ?, ?, ?, ?, ?) "

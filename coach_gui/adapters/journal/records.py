@@ -175,12 +175,15 @@ _QUERIES: dict[str, str] = {
     "attempt_bindings": "SELECT a.session_id AS owner, b.* FROM attempt_bindings b"
     " JOIN attempts a ON a.id = b.attempt_id WHERE a.session_id IN ({ids})"
     " ORDER BY b.created_at, b.id",
-    # The requests the session's verdicts and refusals came from.
-    "outbox": "SELECT DISTINCT a.session_id AS owner, o.* FROM outbox o"
-    " JOIN (SELECT attempt_id, outbox_id FROM verdicts"
-    " UNION ALL SELECT attempt_id, outbox_id FROM judge_refusals) cited"
-    " ON cited.outbox_id = o.id JOIN attempts a ON a.id = cited.attempt_id"
-    " WHERE a.session_id IN ({ids}) ORDER BY o.id",
+    # The requests the session's verdicts and refusals came from, found from the sessions'
+    # answers (by index: a union of every verdict would be read whole for each chunk).
+    "outbox": "WITH a AS (SELECT id, session_id FROM attempts WHERE session_id IN ({ids})),"
+    " cited(owner, outbox_id) AS (SELECT a.session_id, v.outbox_id FROM a"
+    " JOIN verdicts v ON v.attempt_id = a.id WHERE v.outbox_id IS NOT NULL"
+    " UNION SELECT a.session_id, r.outbox_id FROM a"
+    " JOIN judge_refusals r ON r.attempt_id = a.id WHERE r.outbox_id IS NOT NULL)"
+    " SELECT cited.owner AS owner, o.* FROM cited JOIN outbox o ON o.id = cited.outbox_id"
+    " ORDER BY o.id",
     "sealed_traces": "SELECT session_id AS owner, trace_id, session_id, kind, input_digest,"
     " body, created_at FROM sealed_traces WHERE session_id IN ({ids})"
     " ORDER BY created_at, rowid",

@@ -498,6 +498,38 @@ DELETE FROM assertion_memory_meta WHERE key = 'fingerprint';
 """
 
 
+# v9: two devices, one history (issue 20, ADR 0027). `sync_segments` holds every segment
+# file this journal wrote or imported (so an evening's sync reads only new ones) and
+# `sync_records` which segment and device each synced record came in, so export skips
+# what is already in a segment and `coach verify` can name the device a record came from;
+# `sync_state` how far export has looked (so an evening's export reads only what is new).
+_V9 = f"""
+CREATE TABLE sync_segments (
+    digest TEXT PRIMARY KEY {_hex("digest")},
+    device_id TEXT NOT NULL {_hex("device_id")},
+    device_name TEXT NOT NULL,
+    sequence INTEGER NOT NULL CHECK (sequence >= 1),
+    file_name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    records INTEGER NOT NULL CHECK (records >= 0),
+    synced_at TEXT NOT NULL,
+    written INTEGER NOT NULL CHECK (written IN (0, 1)),
+    UNIQUE (device_id, file_name)
+) STRICT;
+CREATE TABLE sync_records (
+    kind TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    device_id TEXT NOT NULL,
+    segment TEXT NOT NULL REFERENCES sync_segments (digest),
+    PRIMARY KEY (record_id, kind)
+) STRICT, WITHOUT ROWID;
+CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL CHECK (json_valid(value)))
+    STRICT;
+{_immutable("sync_segments")}
+{_immutable("sync_records")}
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -518,6 +550,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, _V6, _add_outbox_provider),
     Migration(7, _V7),
     Migration(8, _V8),
+    Migration(9, _V9),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

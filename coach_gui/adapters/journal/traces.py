@@ -11,7 +11,6 @@ once it has been idle for `UNMARKED_GRACE`.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -22,6 +21,7 @@ from typing import Literal
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.practice import SqlitePracticeJournal
 from coach_gui.adapters.journal.records import lenient, read_records, trace_row
+from coach_gui.adapters.journal.schedule_rows import SCHEDULE_TABLES, schedule_fields
 from coach_gui.adapters.journal.trace_log import append_traces, read_log
 from coach_gui.domain.practice import PracticeSession
 from coach_gui.domain.session_records import AttemptBinding, SessionRecords, StoredTrace
@@ -130,7 +130,9 @@ class SqliteTraceJournal:
     def session_ids(
         self, *, newest_first: bool = False, limit: int | None = None, offset: int = 0
     ) -> list[str]:
-        order = "started_at DESC, id DESC" if newest_first else "rowid"
+        # By when each was started, not by when it was stored here: sessions synced from
+        # another computer arrive later than they were practised (ADR 0027).
+        order = "started_at DESC, id DESC" if newest_first else "started_at, id"
         with self._journal.read() as conn:
             rows = conn.execute(
                 f"SELECT id FROM sessions ORDER BY {order} LIMIT ? OFFSET ?",
@@ -173,26 +175,10 @@ class SqliteTraceJournal:
     def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:
         found: list[tuple[str, str, dict[str, object]]] = []
         with self._journal.read() as conn:
-            for row in conn.execute(
-                "SELECT id, note_id, session_id, action, created_at FROM review_changes"
-            ):
-                fields = {"note_id": row[1], "session_id": row[2], "action": row[3],
-                          "created_at": row[4]}  # fmt: skip
-                found.append(("review_change", row[0], fields))
-            for row in conn.execute(
-                "SELECT id, note_id, assertion_digest, assertion, action, until, created_at"
-                " FROM schedule_holds"
-            ):
-                fields = {"note_id": row[1], "digest": row[2], "text": row[3], "action": row[4],
-                          "until": row[5], "created_at": row[6]}  # fmt: skip
-                found.append(("schedule_hold", row[0], fields))
-            for row in conn.execute("SELECT id, parameters, fit, applied_at FROM fsrs_parameters"):
-                try:
-                    values, fit = json.loads(row[1]), json.loads(row[2])
-                except ValueError:
-                    values, fit = "unreadable", None
-                fields = {"parameters": values, "fit": fit, "applied_at": row[3]}
-                found.append(("fsrs_parameters", row[0], fields))
+            for table in ("review_changes", "schedule_holds", "fsrs_parameters"):
+                for row in conn.execute(f"SELECT * FROM {table}"):
+                    fields = schedule_fields(table, dict(row))
+                    found.append((SCHEDULE_TABLES[table], str(row["id"]), fields or {}))
         return found
 
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:

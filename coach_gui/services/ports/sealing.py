@@ -13,7 +13,18 @@ from coach_gui.domain.trace_log import StoredLog
 from coach_gui.domain.traces import SealedPracticeTrace
 
 
-class SessionReader(Protocol):
+class TraceRowReader(Protocol):
+    """What checking one session needs beyond its records (`check_session`)."""
+
+    def trace_row(self, trace_id: str) -> StoredTrace | None: ...
+
+    def scheduler_decision(self, decision_id: str) -> str | None:
+        """The stored fields (canonical JSON) of a scheduler decision; None when the
+        journal does not keep them (sessions started before schema v8)."""
+        ...
+
+
+class SessionReader(TraceRowReader, Protocol):
     """Reads sessions back as domain records."""
 
     def session_ids(
@@ -25,13 +36,6 @@ class SessionReader(Protocol):
     def records_for(self, session_ids: Sequence[str]) -> list[SessionRecords]:
         """Each session's records, in the order given; unknown ids are left out. A row
         that no longer reads as its record is listed in `broken`, never raised."""
-        ...
-
-    def trace_row(self, trace_id: str) -> StoredTrace | None: ...
-
-    def scheduler_decision(self, decision_id: str) -> str | None:
-        """The stored fields (canonical JSON) of a scheduler decision; None when the
-        journal does not keep them (sessions started before schema v8)."""
         ...
 
     def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:

@@ -1,0 +1,229 @@
+"""The journal's side of sync (issue 20, ADR 0027): the records ready to travel, and a
+segment from another device (or this one's, after a restore) merged in.
+
+A segment is stored in one transaction: every record checked as a local write would be
+(`sync_kinds`), stored by id (a record already here must be the identical record, else
+it is a conflict and the one here stays), the sessions it touches checked as `coach
+verify` checks them, its traces appended to this journal's own trace log (signed with
+this computer's key), and where each record came from remembered. Anything wrong rolls
+the whole segment back; a segment that refers to records not here yet waits for them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.sync_kinds import BY_NAME, KINDS
+from coach_gui.adapters.journal.sync_merge import Merge, Stop, columns_of
+from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
+from coach_gui.domain.sync import (
+    DeviceSeen,
+    ExportBatch,
+    Row,
+    Segment,
+    SegmentOutcome,
+    SyncRecord,
+)
+from coach_gui.services.ports.sync import SessionCheck
+
+# What makes a session's records ready to travel, by the rowid its last export reached:
+# a trace (a session sealed, answers judged later), a verdict or a refusal stored since.
+_WATCHED = ("sealed_traces", "verdicts", "judge_refusals")
+# (Rows that came in a segment, imported ones, lead nowhere: they travel from elsewhere.)
+_CANDIDATES = """
+SELECT session_id FROM sealed_traces t WHERE rowid > :sealed_traces_since
+    AND session_id IS NOT NULL AND NOT EXISTS
+    (SELECT 1 FROM sync_records r WHERE r.record_id = t.trace_id AND r.kind = 'trace')
+UNION SELECT a.session_id FROM verdicts v JOIN attempts a ON a.id = v.attempt_id
+    WHERE v.rowid > :verdicts_since AND NOT EXISTS
+    (SELECT 1 FROM sync_records r WHERE r.record_id = v.id AND r.kind = 'verdict')
+UNION SELECT a.session_id FROM judge_refusals j JOIN attempts a ON a.id = j.attempt_id
+    WHERE j.rowid > :judge_refusals_since AND NOT EXISTS
+    (SELECT 1 FROM sync_records r WHERE r.record_id = j.id AND r.kind = 'judge_refusal')
+"""
+
+
+class SqliteSyncJournal:
+    """The `SyncJournal` port over the SQLite journal."""
+
+    def __init__(self, journal: Journal, device_id: str | None) -> None:
+        self._journal = journal
+        self._device_id = device_id
+        self._key: HeadSigner | None = None
+        self._key_read = False
+
+    # --- what this journal knows --------------------------------------------------------
+    def known_segments(self) -> set[tuple[str, str]]:
+        """(device id, file name) of every segment written or imported here."""
+        with self._journal.read() as conn:
+            rows = conn.execute("SELECT device_id, file_name FROM sync_segments").fetchall()
+        return {(str(r[0]), str(r[1])) for r in rows}
+
+    def devices_seen(self) -> list[DeviceSeen]:
+        with self._journal.read() as conn:
+            rows = conn.execute(
+                "SELECT device_id, count(*), sum(records), max(created_at),"
+                " (SELECT device_name FROM sync_segments n WHERE n.device_id = s.device_id"
+                "  ORDER BY n.sequence DESC LIMIT 1)"
+                " FROM sync_segments s GROUP BY device_id ORDER BY device_id"
+            ).fetchall()
+        return [
+            DeviceSeen(
+                device_id=str(r[0]),
+                name=str(r[4]),
+                segments=int(r[1]),
+                records=int(r[2] or 0),
+                last_segment_at=r[3],
+                this_device=r[0] == self._device_id,
+            )
+            for r in rows
+        ]
+
+    def origin_of(self, record_id: str) -> tuple[str, str] | None:
+        """(device id, device name) of the other device a record was imported from (None:
+        made here, or not synced)."""
+        with self._journal.read() as conn:
+            row = conn.execute(
+                "SELECT r.device_id, g.device_name FROM sync_records r"
+                " JOIN sync_segments g ON g.digest = r.segment"
+                " WHERE r.record_id = ? AND g.written = 0 LIMIT 1",
+                (record_id,),
+            ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    # --- export ----------------------------------------------------------------------------
+    def pending_export(self) -> ExportBatch:
+        """The records ready to travel that no segment holds yet, grouped by the practice
+        session they belong to (a group is never split across segments). Only sessions
+        with a trace, verdict or refusal stored since the last export are looked in."""
+        groups: dict[str, list[SyncRecord]] = {}
+        with self._journal.read() as conn:
+            row = conn.execute("SELECT value FROM sync_state WHERE key = 'export'").fetchone()
+            since: dict[str, int] = {} if row is None else json.loads(row[0])
+            marks = {
+                table: int(
+                    conn.execute(f"SELECT coalesce(max(rowid), 0) FROM {table}").fetchone()[0]
+                )
+                for table in _WATCHED
+            }
+            candidates = [
+                str(r[0])
+                for r in conn.execute(
+                    _CANDIDATES, {f"{t}_since": since.get(t, 0) for t in _WATCHED}
+                )
+            ]
+            params = {"sessions": json.dumps(candidates)}
+            for kind in KINDS:
+                columns = columns_of(conn, kind.table)
+                synced: set[str] = set()
+                if not kind.id_in_sql:
+                    synced = {
+                        str(r[0])
+                        for r in conn.execute(
+                            "SELECT record_id FROM sync_records WHERE kind = ?", (kind.name,)
+                        )
+                    }
+                for row in conn.execute(kind.pending, params):
+                    values: Row = {column: row[column] for column in columns}
+                    record_id = kind.record_id(values)
+                    if record_id in synced:
+                        continue
+                    record = SyncRecord(kind.name, record_id, values)
+                    groups.setdefault(str(row["owner"]), []).append(record)
+        return ExportBatch([groups[owner] for owner in sorted(groups)], marks)
+
+    def record_exported(self, marks: dict[str, int]) -> None:
+        """Everything up to `marks` is in a segment now: the next export starts there."""
+        with self._journal.write() as conn:
+            conn.execute(
+                "INSERT INTO sync_state (key, value) VALUES ('export', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps(marks),),
+            )
+
+    def record_written(self, segment: Segment, synced_at: str) -> None:
+        """This device wrote `segment` into its folder: its records are in a segment now."""
+        with self._journal.write() as conn:
+            self._remember(conn, segment, synced_at, segment.records, written=True)
+
+    def _remember(
+        self,
+        conn: sqlite3.Connection,
+        segment: Segment,
+        synced_at: str,
+        records: Sequence[SyncRecord],
+        *,
+        written: bool,
+    ) -> None:
+        header = segment.header
+        conn.execute(
+            "INSERT OR IGNORE INTO sync_segments (digest, device_id, device_name, sequence,"
+            " file_name, created_at, records, synced_at, written)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                segment.digest,
+                header.device_id,
+                header.device_name,
+                header.sequence,
+                segment.name,
+                header.created_at,
+                len(segment.records),
+                synced_at,
+                int(written),
+            ),
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO sync_records (kind, record_id, device_id, segment)"
+            " VALUES (?, ?, ?, ?)",
+            [(r.kind, r.id, header.device_id, segment.digest) for r in records],
+        )
+
+    # --- import ----------------------------------------------------------------------------
+    def import_segment(
+        self, segment: Segment, synced_at: str, check: SessionCheck
+    ) -> SegmentOutcome:
+        """Merge `segment` in, all or nothing."""
+        problem = _first_problem(segment.records)
+        if problem is not None:
+            return SegmentOutcome("rejected", reason=problem)
+        if self._known_digest(segment.digest):
+            return SegmentOutcome("duplicate", duplicates=len(segment.records))
+        if not self._key_read:  # once per sync, before the writer: it may ask to unlock
+            self._key, self._key_read = self._journal.head_key(), True
+        key = self._key
+        try:
+            with self._journal.write() as conn:
+                outcome = Merge(conn).run(segment, check)
+                new_traces = outcome.pop()
+                if new_traces:
+                    append_traces(conn, new_traces, synced_at, key)
+                merged = [r for r in segment.records if (r.kind, r.id) not in outcome.conflicts]
+                own = segment.header.device_id == self._device_id  # restored: ours again
+                self._remember(conn, segment, synced_at, merged, written=own)
+                return outcome.result()
+        except Stop as stop:
+            return stop.outcome
+
+    def _known_digest(self, digest: str) -> bool:
+        with self._journal.read() as conn:
+            found = conn.execute("SELECT 1 FROM sync_segments WHERE digest = ?", (digest,))
+            return found.fetchone() is not None
+
+
+def _first_problem(records: Sequence[SyncRecord]) -> str | None:
+    for record in records:
+        kind = BY_NAME.get(record.kind)
+        if kind is None:
+            return (
+                f"it holds a kind of record this Coach does not know ({record.kind}); "
+                "update Coach here"
+            )
+        if kind.record_id(record.row) != record.id:
+            return f"{record.kind} {record.id} does not match its id"
+        problem = None if kind.problem is None else kind.problem(record.row)
+        if problem is not None:
+            return f"{record.kind} {record.id}: {problem}"
+    return None

@@ -1,0 +1,268 @@
+"""Two devices, one history (issue 20, docs/adr/0027-two-devices-one-history.md): the
+segment files each device writes into its own folder of the learner's sync folder. Pure.
+
+A segment is JSON Lines, every line canonical JSON (sorted keys, no spaces, UTF-8; strings
+exactly as stored, so a row travels byte for byte):
+  1. a header: format, version, the writing device's id and name, its sequence number
+     and when it was written (the writer's clock, for the status only);
+  2. one line per record: its kind, its id and its row, column by column as stored;
+  3. a trailer: how many records, and the SHA-256 of every byte before the trailer.
+A file whose last line is not a trailer that matches is not complete yet (still being
+copied, or cut off) and is read again next time. Its name carries its sequence number and
+the start of its digest, so two segments never share a name and a name names one content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from coach_gui.domain.digests import content_id
+from coach_gui.domain.errors import CoachError
+from coach_gui.domain.records import Record
+
+FORMAT: Literal["coach-sync"] = "coach-sync"
+VERSION = 1
+DEVICE_ID = re.compile(r"^[0-9a-f]{32}$")
+SEGMENT_NAME = re.compile(r"^(?P<sequence>[0-9]{8})-(?P<digest>[0-9a-f]{16})\.jsonl$")
+Row = dict[str, str | int | None]
+
+
+class SyncError(CoachError):
+    """The sync folder cannot be used; the message says what to do."""
+
+
+class SegmentHeader(Record):
+    format: Literal["coach-sync"]
+    version: int = Field(ge=1)
+    device_id: str = Field(pattern=DEVICE_ID.pattern)
+    device_name: str
+    sequence: int = Field(ge=1)
+    created_at: str
+
+
+def _line(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8: the canonical form, but with every string exactly as
+    stored (never normalised), so a row comes out of a segment byte for byte as it went in."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class SyncRecord:
+    """One record as it travels: its kind (`adapters.journal.sync_kinds`), id and row."""
+
+    kind: str
+    id: str
+    row: Row
+
+    def line(self) -> str:
+        return _line({"kind": self.kind, "id": self.id, "row": self.row})
+
+
+@dataclass(frozen=True)
+class Segment:
+    header: SegmentHeader
+    records: tuple[SyncRecord, ...]
+    digest: str  # the trailer's SHA-256
+
+    @property
+    def name(self) -> str:
+        return segment_name(self.header.sequence, self.digest)
+
+
+@dataclass(frozen=True)
+class ExportBatch:
+    """Records ready to travel, one group per practice session, and how far the journal
+    was looked through for them (stored once they are all in segments)."""
+
+    groups: list[list[SyncRecord]]
+    marks: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a file in a device's folder was not read (it is left where it is)."""
+
+    reason: str
+    complete: bool  # False: not complete yet (being copied); it is read again next time
+
+
+def segment_name(sequence: int, digest: str) -> str:
+    return f"{sequence:08d}-{digest[:16]}.jsonl"
+
+
+def segment_bytes(header: SegmentHeader, records: Sequence[SyncRecord]) -> tuple[bytes, Segment]:
+    """The file's bytes and the segment they hold."""
+    lines = [_line(header.model_dump(mode="json"))]
+    lines += [record.line() for record in records]
+    body = ("\n".join(lines) + "\n").encode("utf-8")
+    sha = hashlib.sha256(body).hexdigest()
+    trailer = _line({"trailer": {"count": len(records), "sha256": sha}})
+    return body + trailer.encode("utf-8") + b"\n", Segment(header, tuple(records), sha)
+
+
+_INCOMPLETE = "not complete yet (still being copied, or cut off); it is read again next sync"
+
+
+def _trailer(data: bytes) -> tuple[bytes, int, str] | Unreadable:
+    if not data.endswith(b"\n"):
+        return Unreadable(_INCOMPLETE, complete=False)
+    cut = data.rfind(b"\n", 0, len(data) - 1)
+    body, last = data[: cut + 1], data[cut + 1 : -1]
+    try:
+        trailer = json.loads(last)["trailer"]
+        count, sha = trailer["count"], trailer["sha256"]
+    except (ValueError, TypeError, KeyError):
+        return Unreadable(_INCOMPLETE, complete=False)
+    if not isinstance(count, int) or not isinstance(sha, str) or cut < 0:
+        return Unreadable(_INCOMPLETE, complete=False)
+    if hashlib.sha256(body).hexdigest() != sha:
+        return Unreadable("damaged: its content does not match its digest", complete=True)
+    return body, count, sha
+
+
+def _record(line: str, number: int) -> SyncRecord:
+    raw = json.loads(line)
+    if not isinstance(raw, dict) or set(raw) != {"kind", "id", "row"}:
+        raise ValueError(f"line {number} is not a record")
+    kind, record_id, row = raw["kind"], raw["id"], raw["row"]
+    if not isinstance(kind, str) or not isinstance(record_id, str) or not isinstance(row, dict):
+        raise ValueError(f"line {number} is not a record")
+    for value in row.values():
+        if isinstance(value, bool) or (value is not None and not isinstance(value, (str, int))):
+            raise ValueError(f"line {number} holds a value no journal column holds")
+    return SyncRecord(kind, record_id, row)
+
+
+def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | Unreadable:
+    """The segment `data` holds, found as `file_name` in the folder of `device_id`."""
+    found = _trailer(data)
+    if isinstance(found, Unreadable):
+        return found
+    body, count, sha = found
+    match = SEGMENT_NAME.match(file_name)
+    if match is None or match["digest"] != sha[:16]:
+        return Unreadable("its name does not match its content", complete=True)
+    try:
+        lines = body.decode("utf-8").split("\n")[:-1]
+        header = SegmentHeader.model_validate_json(lines[0])
+        if _line(header.model_dump(mode="json")) != lines[0]:
+            raise ValueError("the header is not in canonical form")
+        records = tuple(_record(line, n) for n, line in enumerate(lines[1:], start=2))
+    except (ValueError, IndexError, ValidationError) as error:
+        problem = str(error).splitlines()[0][:160]
+        return Unreadable(f"not a Coach sync segment ({problem})", complete=True)
+    if header.version > VERSION:
+        return Unreadable(
+            f"written by a newer Coach (format {header.version}); update Coach here",
+            complete=True,
+        )
+    if header.device_id != device_id:
+        return Unreadable("it is in another device's folder", complete=True)
+    if int(match["sequence"]) != header.sequence or len(records) != count:
+        return Unreadable("its name or trailer does not match its content", complete=True)
+    return Segment(header, records, sha)
+
+
+def self_rating_id(row: Mapping[str, Any]) -> str:
+    """A self-rating's content id: a new rating of the same answer and assertion is a new
+    record (its own id), and the merge below picks one of them."""
+    fields = {k: row[k] for k in sorted(row) if k != "id"}
+    return content_id("self_rating", fields)
+
+
+def newer_rating(incoming: Mapping[str, Any], stored: Mapping[str, Any]) -> bool:
+    """The merge of two ratings of one answer's assertion: the later `created_at` wins,
+    a tie goes to the larger content id, so every device keeps the same one."""
+    return (str(incoming["created_at"]), self_rating_id(incoming)) > (
+        str(stored["created_at"]),
+        self_rating_id(stored),
+    )
+
+
+@dataclass(frozen=True)
+class Ignored:
+    device: str  # "name (id…)" of the folder's device
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SegmentOutcome:
+    """What importing one segment did."""
+
+    status: Literal["imported", "duplicate", "waiting", "rejected"]
+    added: int = 0
+    duplicates: int = 0
+    conflicts: tuple[tuple[str, str], ...] = ()  # (kind, id) held differently here
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class DeviceSeen:
+    device_id: str
+    name: str
+    segments: int
+    records: int
+    last_segment_at: str | None
+    this_device: bool = False
+
+
+@dataclass
+class SyncReport:
+    device_id: str
+    device_name: str
+    folder: str
+    segments_written: list[str] = field(default_factory=list)
+    segments_imported: list[str] = field(default_factory=list)
+    records_out: int = 0
+    records_in: int = 0
+    duplicates: int = 0
+    conflicts: list[dict[str, str]] = field(default_factory=list)
+    rejected: list[Ignored] = field(default_factory=list)
+    ignored: list[Ignored] = field(default_factory=list)
+    devices: list[DeviceSeen] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.rejected and not self.conflicts
+
+    def to_json(self) -> dict[str, Any]:
+        def ignored(items: list[Ignored]) -> list[dict[str, str]]:
+            return [{"device": i.device, "file": i.file, "reason": i.reason} for i in items]
+
+        return {
+            "ok": self.ok,
+            "device_id": self.device_id,
+            "device_name": self.device_name,
+            "folder": self.folder,
+            "segments_written": self.segments_written,
+            "segments_imported": self.segments_imported,
+            "records_out": self.records_out,
+            "records_in": self.records_in,
+            "duplicates": self.duplicates,
+            "conflicts": self.conflicts,
+            "rejected": ignored(self.rejected),
+            "ignored": ignored(self.ignored),
+            "devices": [
+                {
+                    "device_id": d.device_id,
+                    "name": d.name,
+                    "this_device": d.this_device,
+                    "segments": d.segments,
+                    "records": d.records,
+                    "last_segment_at": d.last_segment_at,
+                }
+                for d in self.devices
+            ],
+        }
+
+
+def device_label(name: str, device_id: str) -> str:
+    return f"{name} ({device_id[:8]})"

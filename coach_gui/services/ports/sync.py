@@ -1,0 +1,65 @@
+"""What sync needs (issue 20, ADR 0027): the learner's sync folder and the journal's side.
+
+Real adapters: `adapters.sync_folder.SyncFolder`, `adapters.journal.sync.SqliteSyncJournal`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from coach_gui.domain.session_records import SessionRecords
+from coach_gui.domain.sync import DeviceSeen, ExportBatch, Segment, SegmentOutcome
+from coach_gui.services.ports.sealing import TraceRowReader
+
+# (records of the sessions a segment touches, their trace rows) -> (id, reason) or None
+SessionCheck = Callable[[Sequence[SessionRecords], TraceRowReader], tuple[str, str] | None]
+
+
+class SyncFolder(Protocol):
+    @property
+    def device_id(self) -> str: ...
+
+    def check(self) -> None:
+        """Raise SyncError when the folder cannot be used (not there, not writable)."""
+        ...
+
+    def devices(self) -> list[str]:
+        """The device ids that have a folder in it (this one's included)."""
+        ...
+
+    def files(self, device_id: str) -> tuple[list[str], list[str]]:
+        """(segment file names in sequence order, other files that are not temporary)."""
+        ...
+
+    def read(self, device_id: str, name: str) -> bytes | None: ...
+
+    def next_sequence(self) -> int: ...
+
+    def write_own(self, name: str, data: bytes) -> None: ...
+
+
+class SyncJournal(Protocol):
+    def known_segments(self) -> set[tuple[str, str]]:
+        """(device id, file name) of every segment written or imported here."""
+        ...
+
+    def devices_seen(self) -> list[DeviceSeen]: ...
+
+    def origin_of(self, record_id: str) -> tuple[str, str] | None:
+        """(device id, name) of the other device a record was imported from, or None."""
+        ...
+
+    def pending_export(self) -> ExportBatch:
+        """Records ready to travel that no segment holds, one group per session."""
+        ...
+
+    def record_exported(self, marks: dict[str, int]) -> None:
+        """Every record of the batch with these `marks` is in a segment now."""
+        ...
+
+    def record_written(self, segment: Segment, synced_at: str) -> None: ...
+
+    def import_segment(
+        self, segment: Segment, synced_at: str, check: SessionCheck
+    ) -> SegmentOutcome: ...

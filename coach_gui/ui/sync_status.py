@@ -1,0 +1,130 @@
+"""The window's sync status (issue 20, ADR 0027): a short line in the status bar, and the
+sync itself, run on a worker when the window opens and after each session, never on the
+GUI thread. Hidden while sync is off."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QLabel, QWidget
+
+from coach_gui.domain.sync import SyncReport, device_label
+from coach_gui.ui.tasks import Lane, Task
+from coach_gui.ui.theme import warning_colour
+
+if TYPE_CHECKING:
+    from coach_gui.operations.app import App
+
+log = logging.getLogger(__name__)
+_STOPPED = "Sync stopped unexpectedly; the log file has the details (Help › Where my data lives)."
+
+
+def _clock(moment: str) -> str:
+    try:
+        return datetime.fromisoformat(moment).astimezone().strftime("%H:%M")
+    except ValueError:
+        return moment[11:16]
+
+
+def status_text(report: SyncReport, now: str) -> str:
+    others = [d for d in report.devices if not d.this_device]
+    computers = f"{len(others)} other computer{'' if len(others) == 1 else 's'}"
+    text = f"Synced {_clock(now)} · {computers}"
+    if report.records_in:
+        text += f" · {report.records_in} new from them"
+    if report.rejected or report.conflicts:
+        text += " · something did not check out"
+    return text
+
+
+def status_details(report: SyncReport) -> str:
+    """The tooltip: where, what went in and out, each computer, what waits and why."""
+    lines = [
+        f"This computer: {device_label(report.device_name, report.device_id)}",
+        f"Sync folder: {report.folder}",
+        f"Brought in {report.records_in} records; wrote {report.records_out}.",
+    ]
+    for seen in report.devices:
+        if not seen.this_device:
+            when = _clock(seen.last_segment_at) if seen.last_segment_at else "never"
+            lines.append(f"{device_label(seen.name, seen.device_id)}: last wrote at {when}")
+    for item in report.rejected:
+        lines.append(f"Not brought in, {item.file} from {item.device}: {item.reason}")
+    for item in report.ignored:
+        lines.append(f"Left for later, {item.file}: {item.reason}")
+    if report.conflicts:
+        lines.append(
+            f"{len(report.conflicts)} records from another computer differ from the ones "
+            "here; the ones here are kept (run `coach verify`)."
+        )
+    return "\n".join(lines)
+
+
+class SyncStatus(QLabel):
+    """`run()` syncs now (once at a time: a request meanwhile runs after it)."""
+
+    imported = Signal()  # records came in from another computer: the views read again
+
+    def __init__(self, context: App, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._context = context
+        self._running = False
+        self._again = False
+        self.setAccessibleName("Sync")
+        self.setVisible(context.config.sync.folder is not None)
+
+    def run(self) -> None:
+        if self._context.config.sync.folder is None:
+            self.hide()
+            return
+        self.show()
+        if self._running:
+            self._again = True
+            return
+        self._running = True
+        self.setText("Syncing…")
+        self.setStyleSheet("")
+        from coach_gui.operations.sync import sync
+
+        context = self._context
+        Task(
+            self,
+            op=lambda progress: sync(context, stop=lambda: progress.cancelled),
+            success=self._done,
+            failure=self._failed,
+            lane=Lane.GENERAL,  # the journal's own lock orders its writes
+            name="sync",
+        ).run()
+
+    def _finish(self) -> None:
+        self._running = False
+        if self._again:
+            self._again = False
+            self.run()
+
+    def _done(self, report: SyncReport) -> None:
+        self.setText(status_text(report, self._context.clock.now()))
+        self.setToolTip(status_details(report))
+        self.setAccessibleDescription(self.toolTip())
+        if not report.ok:
+            self.setStyleSheet(f"color: {warning_colour(self.palette())};")
+        if report.records_in:
+            self.imported.emit()
+        self._finish()
+
+    def _failed(self, error: Exception) -> None:
+        from coach_gui.domain.errors import CoachError
+
+        self.setText("Not synced")
+        self.setStyleSheet(f"color: {warning_colour(self.palette())};")
+        if isinstance(error, CoachError):
+            reason = str(error)
+        else:
+            log.error("sync failed", exc_info=error)
+            reason = _STOPPED
+        self.setToolTip(reason)
+        self.setAccessibleDescription(reason)
+        self._finish()
