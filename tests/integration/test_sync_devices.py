@@ -6,6 +6,7 @@ computer ever writes another's folder."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -309,3 +310,56 @@ def test_coach_sync_says_in_words_who_synced_and_what_moved(make_device: Any) ->
     assert code == 0 and text.startswith("this device: ") and err == ""
     assert f"({desktop.device_id[:8]})" in text.splitlines()[0]
     assert f"({laptop.device_id[:8]}): 1 segment, " in text and "last written 2026-11-02" in text
+
+
+def test_the_learners_schedule_decisions_travel_and_every_device_schedules_alike(
+    make_device: Any,
+) -> None:
+    """Issue 19's records: a hold, an undo (and a redo) and a scheduler decision made on one
+    computer reach the other, which schedules the same (ADR 0026)."""
+    from coach_gui.bootstrap import build_context
+    from coach_gui.operations.app import note_catalogue
+    from coach_gui.operations.practice import open_practice
+    from coach_gui.operations.today import today_with_plans
+
+    laptop, desktop = make_device("laptop"), make_device("desktop")
+    laptop.practise([GOOD, "No idea."])
+    desktop.practise(["Because of time.", "Not sure."], judge="off")
+    laptop.later(days=30)
+    laptop._enter()
+    context = build_context()  # a session started from Today: its decision is stored
+    try:
+        lookup, entries = note_catalogue(context)
+        _today, plans = today_with_plans(context, lookup, entries)
+        opened = open_practice(context, plans[0].note, context.practice_settings(),
+                               plan=plans[0].plan)  # fmt: skip
+        assert opened is not None
+        opened.close()
+    finally:
+        context.close()
+    laptop.later(minutes=5)
+    assert laptop.ok("schedule", "undo")["done"] is True
+    laptop.later(minutes=1)
+    assert laptop.ok("schedule", "redo")["done"] is True
+    laptop.later(minutes=1)
+    undone = laptop.ok("schedule", "undo")  # the laptop's one review: undone in the end
+    assert undone["done"] is True
+    desktop.later(days=30, minutes=10)
+    desktop.ok("schedule", "bury", "natural-selection", "--assertion", "2")
+    for _ in range(2):
+        sync_all([laptop, desktop])
+        SyncTool([laptop, desktop], seed=7).settle()
+    sync_all([laptop, desktop])
+    views = agree([laptop, desktop])
+    assert [h["kind"] for h in views["today"]["held"]] == ["buried"]
+    listed = {s["session_id"] for s in views["sessions"]["sessions"]}
+    assert undone["session_id"] in listed  # undone, yet kept in the history everywhere
+    for device in (laptop, desktop):
+        with sqlite3.connect(device.home / "journal.sqlite3") as conn:
+            counts = {
+                table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                for table in ("review_changes", "schedule_holds", "scheduler_decisions")
+            }
+        assert counts == {"review_changes": 3, "schedule_holds": 1, "scheduler_decisions": 1}
+    stats = [d.ok("stats") for d in (laptop, desktop)]
+    assert stats[0]["reviews"] == stats[1]["reviews"] and stats[0]["counts"] == stats[1]["counts"]
