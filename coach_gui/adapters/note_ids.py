@@ -3,9 +3,13 @@
 Reading never writes to the knowledge base, so an Obsidian note keeps no Coach id in its
 file. Coach keeps one for it instead, in its own data folder: a map from the note's path
 in the vault to its id and the digest of its bytes. A note seen for the first time gets an
-id derived from the vault and its path (so two Coach processes agree on it); a note that
-appears under a new path with the exact bytes of one that vanished is the same note,
-renamed or moved, and keeps its id and so its history.
+id derived from the vault's name and its path in the vault (so two Coach processes agree on
+it, and so do two computers the vault is synced to, wherever it sits on each: ADR 0027); a
+note that appears under a new path with the exact bytes of one that vanished is the same
+note, renamed or moved, and keeps its id and so its history.
+
+A map made before issue 20 derived ids from the vault's absolute path (`vault_key`); it
+keeps doing so for the notes it meets later, so an installation keeps its scheme.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,10 +28,23 @@ from coach_gui.files import atomic_write
 log = logging.getLogger(__name__)
 
 
+SCHEME = "vault-name"  # how a map derives ids, written first in its file; absent: `vault_key`
+_HEAD = json.dumps({"scheme": SCHEME}, separators=(",", ":"))[:-1].encode()
+
+
 def vault_key(folder: Path) -> str:
-    """A short name for a knowledge base folder (its real path)."""
+    """A short name for a knowledge base folder (its real path): it names Coach's own files
+    for the vault, and derived the ids of maps made before issue 20."""
     real = os.path.realpath(folder)
     return hashlib.blake2b(real.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+
+def vault_identity(folder: Path) -> str:
+    """What a vault is called wherever it sits: its folder's name, as Obsidian names a vault
+    (sync tools keep it), NFC-normalised so macOS and Linux agree. The "/" that starts it no
+    folder name holds, so it never equals a `vault_key`."""
+    name = os.path.basename(os.path.abspath(folder))
+    return "/" + unicodedata.normalize("NFC", name)
 
 
 def derived_id(key: str, rel_path: str) -> str:
@@ -38,25 +56,49 @@ def derived_id(key: str, rel_path: str) -> str:
 class NoteIdentities:
     """The id of every note without one of its own, kept in `file` (None: in memory)."""
 
-    def __init__(self, file: Path | None, key: str) -> None:
+    def __init__(self, file: Path | None, identity: str, *, legacy_key: str) -> None:
+        """`identity`: the vault's `vault_identity`, which a new map derives ids from;
+        `legacy_key`: its `vault_key`, which a map made before issue 20 derived them from
+        and goes on deriving them from (the ids it gave are in the journal's history)."""
         self._file = file
-        self._key = key
+        self._identity = identity
+        self._legacy = False  # set by _read: this map derives ids from `legacy_key`
         self._claims: dict[str, str] = {}  # a front-matter id -> the path that holds it
         self._entries: dict[str, dict[str, Any]] = self._read()
+        self._key = legacy_key if self._legacy else identity
         self._dirty = False
+
+    @property
+    def location_free(self) -> bool:
+        """Whether new ids are derived from the vault's name (not its absolute path)."""
+        return not self._legacy
+
+    def first_id(self, path: str) -> str:
+        """The id a note gets the first time it is seen at `path` (in this map's scheme)."""
+        return derived_id(self._key, self._seed_path(path))
+
+    def _seed_path(self, path: str) -> str:
+        # Location-free ids take the path NFC-normalised: a folder named on macOS (NFD
+        # on HFS+) and synced to Linux is the same folder. The old scheme used it as read.
+        return path if self._legacy else unicodedata.normalize("NFC", path)
 
     def _read(self) -> dict[str, dict[str, Any]]:
         if self._file is None:
             return {}
+        raw = b""
         try:
-            data = json.loads(self._file.read_bytes())
+            raw = self._file.read_bytes()
+            data = json.loads(raw)
         except FileNotFoundError:
-            return {}
+            return {}  # a new map: location-free ids
         except (OSError, ValueError) as exc:
             # Unreadable: ids are derived again from the paths, so only renames made
-            # since the last good write lose their history.
+            # since the last good write lose their history. Its scheme is what it starts
+            # with (written first); a file that does not say is a map made before it.
+            self._legacy = not raw.startswith(_HEAD)
             log.warning("note ids not read (%s); deriving them from the paths", exc)
             return {}
+        self._legacy = not (isinstance(data, dict) and data.get("scheme") == SCHEME)
         notes = data.get("notes") if isinstance(data, dict) else None
         if not isinstance(notes, dict):
             return {}
@@ -109,7 +151,7 @@ class NoteIdentities:
             else:  # new, or ambiguous (copies): no history is given to a guess
                 # The id its path derives may be held: a note renamed away from this path,
                 # or one Coach restored under another name. That history is not this file's.
-                note_id = self._unheld(path, derived_id(self._key, path), held)
+                note_id = self._unheld(path, self.first_id(path), held)
             held.add(note_id)
             self._entries[path] = {"id": note_id, "digest": digest}
             found[path] = note_id
@@ -136,7 +178,7 @@ class NoteIdentities:
         """`note_id`, or when another entry holds it an id of `path`'s own (the same in
         every Coach process: derived from the path and the id it could not have)."""
         while note_id in held:
-            note_id = derived_id(self._key, f"{path}\x00after {note_id}")
+            note_id = derived_id(self._key, f"{self._seed_path(path)}\x00after {note_id}")
         return note_id
 
     def adopt(self, path: str, note_id: str, digest: str, *, vacated: str = "") -> list[str]:
@@ -155,7 +197,7 @@ class NoteIdentities:
             vacated
             and vacated != path
             and vacated not in self._entries
-            and derived_id(self._key, vacated) == note_id
+            and self.first_id(vacated) == note_id
         ):  # no file known there yet: the one that comes gets an id of its own
             self._entries[vacated] = {
                 "id": self._unheld(vacated, note_id, held),
@@ -193,8 +235,10 @@ class NoteIdentities:
         """Write the map if it changed (never into the knowledge base)."""
         if not self._dirty or self._file is None:
             return
+        scheme = {} if self._legacy else {"scheme": SCHEME}  # first: read even if torn
         text = json.dumps(
             {
+                **scheme,
                 "vault": self._key,
                 "notes": dict(sorted(self._entries.items())),
                 "claims": dict(sorted(self._claims.items())),

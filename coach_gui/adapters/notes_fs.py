@@ -29,7 +29,7 @@ from send2trash import send2trash
 from send2trash.exceptions import TrashPermissionError
 
 from coach_gui.adapters import front_matter, note_trash
-from coach_gui.adapters.note_ids import NoteIdentities, derived_id, vault_key
+from coach_gui.adapters.note_ids import NoteIdentities, vault_identity, vault_key
 from coach_gui.adapters.note_trash import digest as _digest
 from coach_gui.domain.deleted_notes import (
     DeletedNote,
@@ -124,7 +124,7 @@ class MarkdownNoteStore:
         self._folder = folder
         self._trash = trash
         self._cache_file = cache_file
-        self._ids = NoteIdentities(ids_file, vault_key(folder))
+        self._ids = NoteIdentities(ids_file, vault_identity(folder), legacy_key=vault_key(folder))
         self._deleted = note_trash.DeletedNotes(deleted_file, vault=folder, trash=trash)
         self._lock = threading.RLock()
         self._by_id: dict[str, _Loaded] = {}
@@ -421,7 +421,7 @@ class MarkdownNoteStore:
             taken = [p.stem for p in where.glob("*") if p.suffix.lower() == ".md"]
             stem = note_file_stem(f"{note.title} (my edit {stamp})", taken=taken)
             rel = f"{folder}/{stem}.md" if folder else f"{stem}.md"
-            copy_id = derived_id(vault_key(self._folder), rel)
+            copy_id = self._ids.first_id(rel)  # as if first seen there
             if previous is None:
                 return self._create(note.model_copy(update={"id": copy_id}), folder, stem=stem)
             raw = front_matter.without_id(front_matter.render(note, previous.parsed))
