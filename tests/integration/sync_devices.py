@@ -97,11 +97,18 @@ class Device:
     def later(self, **delta: float) -> None:
         self.clock += timedelta(**delta)
 
-    def practise(self, answers: list[str], *, judge: str = "on") -> dict[str, Any]:
+    @property
+    def vault(self) -> Path:
+        """The learner's notes on this computer (at a path of its own)."""
+        return self.home / "notes"
+
+    def practise(
+        self, answers: list[str], *, judge: str = "on", note: str = "natural-selection"
+    ) -> dict[str, Any]:
         path = self.base / "answers.json"
         path.write_text(json.dumps(answers), encoding="utf-8")
         self.later(minutes=5)
-        data = self.ok("practice", "natural-selection", "--answers", str(path), "--judge", judge)
+        data = self.ok("practice", note, "--answers", str(path), "--judge", judge)
         self.later(minutes=5)
         return data  # type: ignore[no-any-return]
 

@@ -7,6 +7,7 @@ computer ever writes another's folder."""
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +15,14 @@ from typing import Any
 
 import pytest
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
-from sync_devices import KEY, Device, SyncTool, folder_digests, others_unchanged
+from sync_devices import (
+    ASSERTIONS,
+    KEY,
+    Device,
+    SyncTool,
+    folder_digests,
+    others_unchanged,
+)
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
 GOOD = "It is slow because each step is slight and acts on inherited variation."
@@ -363,3 +371,35 @@ def test_the_learners_schedule_decisions_travel_and_every_device_schedules_alike
         assert counts == {"review_changes": 3, "schedule_holds": 1, "scheduler_decisions": 1}
     stats = [d.ok("stats") for d in (laptop, desktop)]
     assert stats[0]["reviews"] == stats[1]["reviews"] and stats[0]["counts"] == stats[1]["counts"]
+
+
+def test_a_note_without_an_id_at_another_path_on_each_computer_has_one_history(
+    make_device: Any,
+) -> None:
+    """A plain Obsidian note carries no id, and each computer keeps its vault elsewhere
+    (here under its own home): Coach's id for it must not depend on the vault's path, or
+    the two computers' sessions of it would be two notes' worth of history."""
+    laptop, desktop = make_device("laptop"), make_device("desktop")
+    assert laptop.vault != desktop.vault and laptop.vault.name == desktop.vault.name
+    folder = "Biologie/Évolution"
+    raw = (
+        "---\ntags: [biology]\ncreated: 2026-10-01\ncore_assertions:\n"
+        + "".join(f"  - {a}\n" for a in ASSERTIONS)
+        + "---\n## What it is\n\nDarwin's mechanism.\n\n## Example\n\nFinches.\n"
+    ).encode()
+    names = {}
+    for device, form in ((laptop, "NFC"), (desktop, "NFD")):  # a folder made on HFS+: NFD
+        rel = unicodedata.normalize(form, folder) + "/Sélection naturelle.md"
+        (device.vault / rel).parent.mkdir(parents=True)
+        (device.vault / rel).write_bytes(raw)
+        names[device.name] = rel
+    a = laptop.practise([GOOD, "No idea."], note=names["laptop"])
+    b = desktop.practise(["Because of time.", "Not sure."], note=names["desktop"])
+    sync_all([laptop, desktop])
+    SyncTool([laptop, desktop], seed=3).settle()
+    sync_all([laptop, desktop])
+    views = agree([laptop, desktop])
+    sessions = views["sessions"]["sessions"]
+    assert sorted(s["session_id"] for s in sessions) == sorted([a["session_id"], b["session_id"]])
+    (note_id,) = {s["note_id"] for s in sessions}  # one note, both sessions
+    assert [n["note_id"] for n in views["today"]["notes"]] == [note_id]
