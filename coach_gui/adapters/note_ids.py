@@ -61,17 +61,11 @@ class NoteIdentities:
         `legacy_key`: its `vault_key`, which a map made before issue 20 derived them from
         and goes on deriving them from (the ids it gave are in the journal's history)."""
         self._file = file
-        self._identity = identity
         self._legacy = False  # set by _read: this map derives ids from `legacy_key`
         self._claims: dict[str, str] = {}  # a front-matter id -> the path that holds it
         self._entries: dict[str, dict[str, Any]] = self._read()
         self._key = legacy_key if self._legacy else identity
         self._dirty = False
-
-    @property
-    def location_free(self) -> bool:
-        """Whether new ids are derived from the vault's name (not its absolute path)."""
-        return not self._legacy
 
     def first_id(self, path: str) -> str:
         """The id a note gets the first time it is seen at `path` (in this map's scheme)."""
