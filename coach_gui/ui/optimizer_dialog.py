@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -195,6 +195,9 @@ class OptimizerDialog(QDialog):
         self.table.setAccessibleDescription(self._table_text(result))
         self.table.show()
         self.meaning.show()
+        # The dialog was laid out before the table was there: grow it to hold the whole
+        # table once the layout has taken it in (it was squeezed to a few clipped rows).
+        QTimer.singleShot(0, self.adjustSize)
         if result.better:
             self._result = result
             self.apply_button.setEnabled(True)
