@@ -3,8 +3,9 @@ own day — for the Today view and `coach today` alike."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from coach_gui.domain.notes import Note, NoteEntry
@@ -16,10 +17,16 @@ from coach_gui.services.scheduler import Today
 
 @dataclass(frozen=True)
 class DuePractice:
-    """One due note to practise, and the decision to practise it (sealed with the session)."""
+    """One due (or new) note to practise, and the decision to practise it, sealed with the
+    session. The decision is made when it is first asked for — when the learner starts
+    the note — not for every note Today lists (thousands, each hashed)."""
 
     note: Note
-    plan: GapPlan
+    decide: Callable[[], GapPlan] = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def plan(self) -> GapPlan:
+        return self.decide()
 
 
 def learners_day_offset() -> timedelta:
@@ -50,4 +57,4 @@ def today_with_plans(
     be sealed with."""
     scheduler = app.scheduler()
     due = scheduler.today(notes, utc_offset=learners_day_offset(), catalogue=catalogue)
-    return due, [DuePractice(note, plan) for note, plan in scheduler.plans(due)]
+    return due, [DuePractice(note, decide) for note, decide in scheduler.deciders(due)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.metadata import version
@@ -702,7 +702,15 @@ class AssertionScheduler:
 
     def plans(self, today: Today) -> list[tuple[Note, GapPlan]]:
         """Every due note in the order to practise it, then today's new notes, with plans."""
-        found = [(n.note, self.plan(n)) for n in today.notes]
+        return [(note, decide()) for note, decide in self.deciders(today)]
+
+    def deciders(self, today: Today) -> list[tuple[Note, Callable[[], GapPlan]]]:
+        """`plans`, each decision made only when called (at the moment the learner starts
+        that note, which is then its `decided_at`)."""
+        found: list[tuple[Note, Callable[[], GapPlan]]] = [
+            (n.note, functools.partial(self.plan, n)) for n in today.notes
+        ]
         if today.new is not None:
-            found += [(n.note, self.plan_new(n, today.new)) for n in today.new.notes]
+            rule = today.new
+            found += [(n.note, functools.partial(self.plan_new, n, rule)) for n in rule.notes]
         return found
