@@ -32,9 +32,6 @@ from coach_gui.services.ports.sync import SyncFolder, SyncJournal
 from coach_gui.services.verify import check_session
 
 MAX_SEGMENT_RECORDS = 5000  # a segment holds whole sessions, about this many records
-# Segments committed together on import (each still all or nothing, in a savepoint): a
-# first sync of a long history pays for a few commits, not one per segment.
-SEGMENTS_PER_COMMIT = 8
 _NOT_SEGMENT = "not a Coach sync segment; left as it is"
 
 
@@ -91,16 +88,28 @@ class _Run:
         return found
 
     def merge(self, pending: list[Segment]) -> None:
-        """Import until nothing more goes in: one that waits is tried after the others.
-        Segments are committed `SEGMENTS_PER_COMMIT` at a time (each all or nothing)."""
+        """Import until nothing more goes in: one that waits is tried after the others."""
         while pending:
             waiting: list[tuple[Segment, str]] = []
-            for start in range(0, len(pending), SEGMENTS_PER_COMMIT):
-                with self.journal.batch():
-                    for segment in pending[start : start + SEGMENTS_PER_COMMIT]:
-                        if self.stop():  # quitting: what went in stays in, the rest next time
-                            return
-                        self._import(segment, waiting)
+            for segment in pending:
+                if self.stop():  # quitting: what went in stays in, the rest next time
+                    return
+                outcome = self.journal.import_segment(segment, self.now(), check_sessions)
+                where = self.label(segment.header.device_id)
+                if outcome.status == "waiting":
+                    waiting.append((segment, outcome.reason or ""))
+                    continue
+                if outcome.status == "rejected":
+                    reason = outcome.reason or "it does not check out"
+                    self.report.rejected.append(Ignored(where, segment.name, reason))
+                    continue
+                self.report.segments_imported.append(segment.name)
+                self.report.records_in += outcome.added
+                self.report.duplicates += outcome.duplicates
+                self.report.conflicts += [
+                    {"device": where, "file": segment.name, "kind": kind, "id": record_id}
+                    for kind, record_id in outcome.conflicts
+                ]
             if len(waiting) == len(pending):  # nothing went in: the rest waits for next time
                 for segment, reason in waiting:
                     self.report.ignored.append(
@@ -108,24 +117,6 @@ class _Run:
                     )
                 return
             pending = [segment for segment, _ in waiting]
-
-    def _import(self, segment: Segment, waiting: list[tuple[Segment, str]]) -> None:
-        outcome = self.journal.import_segment(segment, self.now(), check_sessions)
-        where = self.label(segment.header.device_id)
-        if outcome.status == "waiting":
-            waiting.append((segment, outcome.reason or ""))
-            return
-        if outcome.status == "rejected":
-            reason = outcome.reason or "it does not check out"
-            self.report.rejected.append(Ignored(where, segment.name, reason))
-            return
-        self.report.segments_imported.append(segment.name)
-        self.report.records_in += outcome.added
-        self.report.duplicates += outcome.duplicates
-        self.report.conflicts += [
-            {"device": where, "file": segment.name, "kind": kind, "id": record_id}
-            for kind, record_id in outcome.conflicts
-        ]
 
     def export(self) -> None:
         batch = self.journal.pending_export()

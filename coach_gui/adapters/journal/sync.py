@@ -11,10 +11,9 @@ the whole segment back; a segment that refers to records not here yet waits for 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.sync_kinds import BY_NAME, KINDS
@@ -47,9 +46,6 @@ UNION SELECT a.session_id FROM judge_refusals j JOIN attempts a ON a.id = j.atte
 """
 
 
-_IMPORT_CACHE = -65536  # KiB: a batch of segments and the indexes it touches
-
-
 class SqliteSyncJournal:
     """The `SyncJournal` port over the SQLite journal."""
 
@@ -58,7 +54,6 @@ class SqliteSyncJournal:
         self._device_id = device_id
         self._key: HeadSigner | None = None
         self._key_read = False
-        self._batch: sqlite3.Connection | None = None  # the writer, inside `batch()`
 
     # --- what this journal knows --------------------------------------------------------
     def known_segments(self) -> set[tuple[str, str]]:
@@ -183,66 +178,39 @@ class SqliteSyncJournal:
         conn.executemany(
             "INSERT OR IGNORE INTO sync_records (kind, record_id, device_id, segment)"
             " VALUES (?, ?, ?, ?)",
-            # in key order (record id, kind): each page of its index written once
-            [
-                (r.kind, r.id, header.device_id, segment.digest)
-                for r in sorted(records, key=lambda r: (r.id, r.kind))
-            ],
+            [(r.kind, r.id, header.device_id, segment.digest) for r in records],
         )
 
     # --- import ----------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        """One write transaction (one commit) for the segments imported inside it; each
-        segment is still all or nothing, in a savepoint of its own. Leaving the block
-        commits what went in; an error escaping it rolls the whole batch back."""
-        if not self._key_read:  # once per sync, before the writer: it may ask to unlock
-            self._key, self._key_read = self._journal.head_key(), True
-        with self._journal.write() as conn:
-            cache = conn.execute("PRAGMA cache_size").fetchone()[0]
-            conn.execute(f"PRAGMA cache_size = {_IMPORT_CACHE}")  # a batch's pages stay in memory
-            self._batch = conn
-            try:
-                yield
-            finally:
-                self._batch = None
-                conn.execute(f"PRAGMA cache_size = {int(cache)}")
-
     def import_segment(
         self, segment: Segment, synced_at: str, check: SessionCheck
     ) -> SegmentOutcome:
-        """Merge `segment` in, all or nothing (committed now, or with its `batch()`)."""
+        """Merge `segment` in, all or nothing."""
         problem = _first_problem(segment.records)
         if problem is not None:
             return SegmentOutcome("rejected", reason=problem)
-        conn = self._batch
-        if conn is None:
-            with self.batch():
-                return self.import_segment(segment, synced_at, check)
-        if self._known_digest(conn, segment.digest):
+        if self._known_digest(segment.digest):
             return SegmentOutcome("duplicate", duplicates=len(segment.records))
-        conn.execute("SAVEPOINT segment")
+        if not self._key_read:  # once per sync, before the writer: it may ask to unlock
+            self._key, self._key_read = self._journal.head_key(), True
+        key = self._key
         try:
-            outcome = Merge(conn).run(segment, check)
-            new_traces = outcome.pop()
-            if new_traces:
-                append_traces(conn, new_traces, synced_at, self._key)
-            merged = [r for r in segment.records if (r.kind, r.id) not in outcome.conflicts]
-            own = segment.header.device_id == self._device_id  # restored: ours again
-            self._remember(conn, segment, synced_at, merged, written=own)
-        except BaseException as error:
-            conn.execute("ROLLBACK TO segment")  # this segment only; the batch goes on
-            conn.execute("RELEASE segment")
-            if isinstance(error, Stop):
-                return error.outcome
-            raise
-        conn.execute("RELEASE segment")
-        return outcome.result()
+            with self._journal.write() as conn:
+                outcome = Merge(conn).run(segment, check)
+                new_traces = outcome.pop()
+                if new_traces:
+                    append_traces(conn, new_traces, synced_at, key)
+                merged = [r for r in segment.records if (r.kind, r.id) not in outcome.conflicts]
+                own = segment.header.device_id == self._device_id  # restored: ours again
+                self._remember(conn, segment, synced_at, merged, written=own)
+                return outcome.result()
+        except Stop as stop:
+            return stop.outcome
 
-    @staticmethod
-    def _known_digest(conn: sqlite3.Connection, digest: str) -> bool:
-        found = conn.execute("SELECT 1 FROM sync_segments WHERE digest = ?", (digest,))
-        return found.fetchone() is not None
+    def _known_digest(self, digest: str) -> bool:
+        with self._journal.read() as conn:
+            found = conn.execute("SELECT 1 FROM sync_segments WHERE digest = ?", (digest,))
+            return found.fetchone() is not None
 
 
 def _first_problem(records: Sequence[SyncRecord]) -> str | None:

@@ -6,7 +6,6 @@ Real adapters: `adapters.sync_folder.SyncFolder`, `adapters.journal.sync.SqliteS
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from typing import Protocol
 
 from coach_gui.domain.session_records import SessionRecords
@@ -60,10 +59,6 @@ class SyncJournal(Protocol):
         ...
 
     def record_written(self, segment: Segment, synced_at: str) -> None: ...
-
-    def batch(self) -> AbstractContextManager[None]:
-        """One commit for every segment imported inside it (each still all or nothing)."""
-        ...
 
     def import_segment(
         self, segment: Segment, synced_at: str, check: SessionCheck
