@@ -207,3 +207,33 @@ def test_a_sync_stopped_between_segments_keeps_what_went_in(
     assert len(desktop.ok("sessions")["sessions"]) == 1 and desktop.ok("verify")["ok"]
     rest = desktop.ok("sync")  # the next sync brings the rest
     assert len(rest["segments_imported"]) == 1 and len(desktop.ok("sessions")["sessions"]) == 2
+
+
+def test_a_bad_segment_among_good_ones_goes_in_not_at_all_and_the_good_ones_stay(
+    pair: tuple[Device, Device],
+) -> None:
+    """Segments are committed several at a time: one that does not check out is taken
+    back alone, before or after the ones that do."""
+    laptop, desktop = pair
+    for answer in (GOOD, "No idea.", "Not sure."):  # three evenings: three segments
+        laptop.practise([answer])
+        laptop.ok("sync")
+    first, middle, last = sorted((laptop.shared / laptop.device_id).iterdir())
+
+    def change(record: dict[str, Any]) -> None:
+        if record["kind"] == "attempt":
+            record["row"]["answer"] = "I knew it."
+
+    _deliver(laptop, desktop, first.read_bytes(), sequence=1)
+    forged = _deliver(laptop, desktop, _forged(middle, change), sequence=2)
+    _deliver(laptop, desktop, last.read_bytes(), sequence=3)
+    code, report, _ = desktop.coach("sync", "--json")
+    assert code == 1
+    (rejected,) = report["rejected"]
+    assert rejected["file"] == forged.name and "digest mismatch" in rejected["reason"]
+    assert len(report["segments_imported"]) == 2 and report["records_in"] > 0
+    assert _count(desktop, "sessions") == 2 and _count(desktop, "attempts") == 2
+    with sqlite3.connect(desktop.home / "journal.sqlite3") as conn:
+        answers = {row[0] for row in conn.execute("SELECT answer FROM attempts")}
+    assert answers == {GOOD, "Not sure."}
+    assert desktop.ok("verify")["ok"]
