@@ -64,8 +64,9 @@ FORECAST_DAYS = 14
 # /3: a fail naming no key point is coarse; /4: a follow-up rates only what it explained
 # or got wrong; /5: a follow-up is not self-rated.
 # /6: undone reviews count for nothing; the review rows, lapses and first review are kept;
-# /7: "was due" on the learner's day; a lapse is a miss on a later day than the last review.
-_RULES = "assertion-memory/7"
+# /7: "was due" on the learner's day; a lapse is a miss on a later day than the last review;
+# /8: one row per note with a memory is kept beside it (new notes, notes begun today).
+_RULES = "assertion-memory/8"
 
 
 def fsrs_scheduler(

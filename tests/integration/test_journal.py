@@ -17,6 +17,7 @@ from coach_gui.domain.errors import JournalError
 NOW = "2025-01-01T12:00:00Z"
 TABLES = {
     "assertion_memory",
+    "assertion_memory_notes",
     "assertion_review_minutes",
     "assertion_reviews",
     "fsrs_parameters",

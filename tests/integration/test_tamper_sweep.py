@@ -231,7 +231,8 @@ def test_verify_reports_the_head_the_count_and_the_first_failure(
 def _undo_v8(conn: sqlite3.Connection) -> None:
     """Take away what schema v8 added (issue 19), as an older Coach left the journal."""
     for table in ("scheduler_decisions", "review_changes", "schedule_holds", "fsrs_parameters",
-                  "note_first_seen", "assertion_reviews", "assertion_review_minutes"):  # fmt: skip
+                  "note_first_seen", "assertion_reviews", "assertion_review_minutes",
+                  "assertion_memory_notes"):  # fmt: skip
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX assertion_memory_by_lapses")
     conn.execute("ALTER TABLE assertion_memory DROP COLUMN lapses")

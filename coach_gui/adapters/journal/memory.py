@@ -148,6 +148,9 @@ class SqliteMemoryJournal:
                 marks = _marks(len(stale))
                 conn.execute(f"DELETE FROM assertion_memory WHERE note_id IN ({marks})", stale)
                 conn.execute(f"DELETE FROM assertion_reviews WHERE note_id IN ({marks})", stale)
+                conn.execute(
+                    f"DELETE FROM assertion_memory_notes WHERE note_id IN ({marks})", stale
+                )
                 conn.executemany(
                     f"INSERT INTO assertion_memory ({_COLUMNS}) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -156,6 +159,14 @@ class SqliteMemoryJournal:
                       s.first_review)
                      for s in states],
                 )  # fmt: skip
+                first: dict[str, str] = {}
+                for state in states:
+                    if state.note_id not in first or state.first_review < first[state.note_id]:
+                        first[state.note_id] = state.first_review
+                conn.executemany(
+                    "INSERT INTO assertion_memory_notes (note_id, first_review) VALUES (?, ?)",
+                    list(first.items()),
+                )
                 conn.executemany(
                     f"INSERT INTO assertion_reviews ({_REVIEW_COLUMNS}) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -171,6 +182,7 @@ class SqliteMemoryJournal:
     @staticmethod
     def _mark_all(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM assertion_memory")
+        conn.execute("DELETE FROM assertion_memory_notes")
         conn.execute("DELETE FROM assertion_reviews")
         conn.execute(
             "INSERT OR IGNORE INTO assertion_memory_stale (note_id) "
@@ -305,14 +317,12 @@ class SqliteMemoryJournal:
     # --- the derived review rows ------------------------------------------------------------
     def notes_begun_since(self, start: str) -> int:
         rows = self._tuples(
-            "SELECT count(*) FROM (SELECT note_id FROM assertion_memory GROUP BY note_id"
-            " HAVING min(first_review) >= ?)",
-            (start,),
+            "SELECT count(*) FROM assertion_memory_notes WHERE first_review >= ?", (start,)
         )
         return int(rows[0][0])
 
     def reviewed_notes(self) -> set[str]:
-        return {r[0] for r in self._tuples("SELECT DISTINCT note_id FROM assertion_memory", ())}
+        return {r[0] for r in self._tuples("SELECT note_id FROM assertion_memory_notes", ())}
 
     def reviews(
         self, *, note_id: str | None = None, digest: str | None = None, since: str = ""

@@ -460,6 +460,13 @@ CREATE TABLE note_first_seen (
 ALTER TABLE assertion_memory ADD COLUMN lapses INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE assertion_memory ADD COLUMN first_review TEXT NOT NULL DEFAULT '';
 CREATE INDEX assertion_memory_by_lapses ON assertion_memory (lapses) WHERE lapses > 0;
+-- One row per note with a memory, and when it was first reviewed: which notes are new
+-- and how many were begun today, without reading every assertion's row.
+CREATE TABLE assertion_memory_notes (
+    note_id TEXT PRIMARY KEY,
+    first_review TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX assertion_memory_notes_by_first ON assertion_memory_notes (first_review);
 CREATE TABLE assertion_reviews (
     note_id TEXT NOT NULL,
     assertion_digest TEXT NOT NULL,
