@@ -172,12 +172,29 @@ LocalTime = Callable[[datetime], datetime]  # a UTC time on the learner's clock 
 def _bins(
     minutes: list[tuple[str, int, int, int]], local_time: LocalTime
 ) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
-    """Per-minute counts in the learner's dates (reviews) and months (due, recalled)."""
+    """Per-minute counts in the learner's dates (reviews) and months (due, recalled). The
+    clock's offset is read once per UTC hour (offsets change on the hour, daylight saving
+    time too), and a minute's date from its text: a year is tens of thousands of minutes."""
     days: dict[str, int] = {}
     months: dict[str, list[int]] = {}
+    offsets: dict[str, int] = {}  # UTC hour -> the learner's offset then, in minutes
+    dates: dict[tuple[str, int], str] = {}  # (UTC date, days shifted) -> the learner's
     for minute, reviews, due, recalled in minutes:
-        local = local_time(datetime.fromisoformat(minute).replace(tzinfo=UTC))
-        day = local.date().isoformat()
+        hour = minute[:13]
+        offset = offsets.get(hour)
+        if offset is None:
+            start = datetime.fromisoformat(hour + ":00").replace(tzinfo=UTC)
+            wall = local_time(start).replace(tzinfo=None) - start.replace(tzinfo=None)
+            offset = offsets[hour] = round(wall.total_seconds() / 60)
+        shift = (int(minute[11:13]) * 60 + int(minute[14:16]) + offset) // 1440
+        day = minute[:10]
+        if shift:
+            found = dates.get((day, shift))
+            if found is None:
+                found = dates[(day, shift)] = (
+                    date.fromisoformat(day) + timedelta(days=shift)
+                ).isoformat()
+            day = found
         days[day] = days.get(day, 0) + reviews
         month = months.setdefault(day[:7], [0, 0])
         month[0] += due

@@ -340,3 +340,35 @@ def test_a_reworded_leech_leaves_the_list() -> None:
     reworded = NOTE.model_copy(update={"core_assertions": (A, "Large change needs many steps.")})
     after = statistics(scheduler, {NOTE.id: reworded}.get, None)
     assert after.leeches == []  # the new wording starts fresh (ADR 0008)
+
+
+@pytest.mark.parametrize(
+    "zone", ["Europe/Berlin", "Asia/Kathmandu", "America/St_Johns", "Australia/Lord_Howe", "UTC"]
+)
+def test_a_years_minutes_land_on_the_learners_dates_as_the_clock_read_then(zone: str) -> None:
+    """Daylight saving time and offsets of half and quarter hours: each minute's date is the
+    one the learner's clock showed at that minute."""
+    import random
+    from zoneinfo import ZoneInfo
+
+    from coach_gui.services.stats import _bins
+
+    tz, rng = ZoneInfo(zone), random.Random(zone)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
+    minutes = sorted(
+        {(start + timedelta(minutes=rng.randrange(0, 366 * 1440))).strftime("%Y-%m-%dT%H:%M")
+         for _ in range(4000)}
+    )  # fmt: skip
+    rows = [(m, n % 3 + 1, n % 2, n % 2) for n, m in enumerate(minutes)]
+    days, months = _bins(rows, lambda moment: moment.astimezone(tz))
+    expected_days: dict[str, int] = {}
+    expected_months: dict[str, list[int]] = {}
+    for minute, reviews, due, recalled in rows:
+        local = datetime.fromisoformat(minute).replace(tzinfo=UTC).astimezone(tz)
+        key = local.date().isoformat()
+        expected_days[key] = expected_days.get(key, 0) + reviews
+        month = expected_months.setdefault(key[:7], [0, 0])
+        month[0] += due
+        month[1] += recalled
+    assert days == expected_days
+    assert months == {m: (d, r) for m, (d, r) in expected_months.items()}
