@@ -205,9 +205,12 @@ class DueAssertion:
         }  # fmt: skip
 
 
+_GAP_RANK = {"wrong": 0, "unexplained": 1, None: 2}  # misconceptions, omissions, the rest
+
+
 def _priority(item: DueAssertion) -> tuple[int, str]:
-    rank = {"wrong": 0, "unexplained": 1}.get(item.memory.gap or "", 2)
-    return (rank, item.memory.due)
+    memory = item.memory
+    return (_GAP_RANK[memory.gap], memory.due)
 
 
 @dataclass(frozen=True)
