@@ -62,6 +62,7 @@ class NoteIdentities:
         and goes on deriving them from (the ids it gave are in the journal's history)."""
         self._file = file
         self._legacy = False  # set by _read: this map derives ids from `legacy_key`
+        self._unread = False  # set by _read: the file is there but could not be read
         self._claims: dict[str, str] = {}  # a front-matter id -> the path that holds it
         self._entries: dict[str, dict[str, Any]] = self._read()
         self._key = legacy_key if self._legacy else identity
@@ -85,10 +86,17 @@ class NoteIdentities:
             data = json.loads(raw)
         except FileNotFoundError:
             return {}  # a new map: location-free ids
-        except (OSError, ValueError) as exc:
-            # Unreadable: ids are derived again from the paths, so only renames made
-            # since the last good write lose their history. Its scheme is what it starts
-            # with (written first); a file that does not say is a map made before it.
+        except OSError as exc:
+            # There but not readable now (permissions, a lock, an I/O error): its scheme
+            # is unknown, so nothing is written over it this run — the next start that
+            # reads it carries on with what it holds.
+            self._unread = True
+            log.warning("note ids not read (%s); deriving them from the paths", exc)
+            return {}
+        except ValueError as exc:
+            # Damaged: ids are derived again from the paths, so only renames made since
+            # the last good write lose their history. Its scheme is what it starts with
+            # (written first); a file that does not say is a map made before it.
             self._legacy = not raw.startswith(_HEAD)
             log.warning("note ids not read (%s); deriving them from the paths", exc)
             return {}
@@ -227,7 +235,7 @@ class NoteIdentities:
 
     def flush(self) -> None:
         """Write the map if it changed (never into the knowledge base)."""
-        if not self._dirty or self._file is None:
+        if not self._dirty or self._file is None or self._unread:
             return
         scheme = {} if self._legacy else {"scheme": SCHEME}  # first: read even if torn
         text = json.dumps(

@@ -93,6 +93,19 @@ def utc(text: str) -> datetime:
     return datetime.fromisoformat(text).astimezone(UTC)
 
 
+def later_than(now: str, latest: str | None) -> str:
+    """`now`, or just after `latest` when that is not earlier: a decision is always later
+    than the one it overrides, even when that one came from a computer whose clock runs
+    ahead (the latest record decides, ADR 0026; sync brings both, ADR 0027)."""
+    if latest is None:
+        return now
+    try:
+        before, moment = utc(latest), utc(now)
+    except ValueError:
+        return now
+    return now if moment > before else stamp(before + timedelta(microseconds=1))
+
+
 def stamp(moment: datetime) -> str:
     """One text form for every stored time, so text order is time order."""
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
@@ -481,9 +494,18 @@ class AssertionScheduler:
         last = self.last_review()
         if last is None or expected_session not in (None, last.session_id):
             return None
-        change = review_change(last.note_id, last.session_id, "undo", self._clock.now())
+        at = later_than(self._clock.now(), self._latest_change(last.note_id, last.session_id))
+        change = review_change(last.note_id, last.session_id, "undo", at)
         self._memory.record_review_change(change)
         return last
+
+    def _latest_change(self, note_id: str, session_id: str) -> str | None:
+        times = [
+            c.created_at
+            for c in self._memory.review_changes([note_id])
+            if c.session_id == session_id
+        ]
+        return max(times, key=utc, default=None)
 
     def last_undone(self) -> UndoneReview | None:
         """What Redo would count again: the review undone most recently and not redone
@@ -510,7 +532,8 @@ class AssertionScheduler:
         found = self.last_undone()
         if found is None or expected_session not in (None, found.session_id):
             return None
-        redo = review_change(found.note_id, found.session_id, "redo", self._clock.now())
+        at = later_than(self._clock.now(), self._latest_change(found.note_id, found.session_id))
+        redo = review_change(found.note_id, found.session_id, "redo", at)
         self._memory.record_review_change(redo)
         return found
 
@@ -525,15 +548,19 @@ class AssertionScheduler:
         """Suspend (until resumed), bury (until the learner's next day) or resume a note
         or one of its assertions."""  # fmt: skip
         now = self._clock.now()
+        digest_ = assertion_digest(assertion) if assertion is not None else None
+        same = [
+            h.created_at
+            for h in self._memory.holds()
+            if (h.note_id, h.digest) == (note.id, digest_)
+        ]
+        at = later_than(now, max(same, key=utc, default=None))
         until = None
         if action == "bury":
             local = utc(now) + utc_offset
             midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
             until = stamp(midnight + timedelta(days=1) - utc_offset)
-        record = schedule_hold(
-            note.id, action, now, until=until, text=assertion,
-            digest=assertion_digest(assertion) if assertion is not None else None,
-        )  # fmt: skip
+        record = schedule_hold(note.id, action, at, until=until, text=assertion, digest=digest_)
         self._memory.record_hold(record)
         return record
 
@@ -545,7 +572,9 @@ class AssertionScheduler:
     ) -> AppliedParameters:
         """The learner said yes: schedule with these parameters from now on (None: the
         package's defaults again). Every memory is replayed with them at the next read."""
-        applied = applied_parameters(parameters, fit, self._clock.now())
+        latest = self._memory.parameters()
+        at = later_than(self._clock.now(), latest.applied_at if latest is not None else None)
+        applied = applied_parameters(parameters, fit, at)
         self._memory.record_parameters(applied)
         self.applied = applied
         self.fsrs = fsrs_scheduler(self.settings.desired_retention, parameters)

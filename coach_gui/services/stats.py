@@ -173,8 +173,10 @@ def _bins(
     minutes: list[tuple[str, int, int, int]], local_time: LocalTime
 ) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     """Per-minute counts in the learner's dates (reviews) and months (due, recalled). The
-    clock's offset is read once per UTC hour (offsets change on the hour, daylight saving
-    time too), and a minute's date from its text: a year is tens of thousands of minutes."""
+    clock's offset is read once per UTC hour (offsets change on the UTC hour nearly
+    everywhere; where a zone changed at a half hour — Iran until 2022, Lord Howe Island —
+    the half hour after a change may land on the day before), and a minute's date from
+    its text: a year is tens of thousands of minutes."""
     days: dict[str, int] = {}
     months: dict[str, list[int]] = {}
     offsets: dict[str, int] = {}  # UTC hour -> the learner's offset then, in minutes

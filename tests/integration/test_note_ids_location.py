@@ -10,6 +10,8 @@ import shutil
 import unicodedata
 from pathlib import Path
 
+import pytest
+
 from coach_gui.adapters.note_ids import derived_id, vault_key
 from coach_gui.adapters.notes_fs import MarkdownNoteStore
 
@@ -145,3 +147,28 @@ def test_a_copy_saved_beside_a_note_has_the_id_its_path_derives_everywhere(
     desktop = tmp_path / "desktop" / "Notes"  # the copy synced to the other computer
     shutil.copytree(laptop, desktop)
     assert _ids(desktop, tmp_path / "desktop.json") == _ids(laptop, file)
+
+
+def test_a_map_that_cannot_be_read_for_a_moment_is_left_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A permission error or a lock while reading the map: its scheme is unknown, so it is
+    not written over, and the next start reads the ids it always had."""
+    vault = _vault(tmp_path, "Notes", NFC)
+    ids_file = tmp_path / "data" / "ids.json"
+    before = _ids(vault, ids_file)
+    kept = ids_file.read_bytes()
+    real = Path.read_bytes
+
+    def locked(self: Path) -> bytes:
+        if self == ids_file:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", locked)
+    (vault / "new.md").write_bytes(_obsidian("New"))  # something to write, were it written
+    _ids(vault, ids_file)
+    monkeypatch.setattr(Path, "read_bytes", real)
+    assert ids_file.read_bytes() == kept  # untouched
+    after = _ids(vault, ids_file)
+    assert {path: after[path] for path in before} == before

@@ -372,3 +372,27 @@ def test_a_years_minutes_land_on_the_learners_dates_as_the_clock_read_then(zone:
         month[1] += recalled
     assert days == expected_days
     assert months == {m: (d, r) for m, (d, r) in expected_months.items()}
+
+
+def test_a_decision_overrides_one_from_a_computer_whose_clock_runs_ahead() -> None:
+    """Issue 20's clocks hours apart: a resume or a redo made here after a suspend or an
+    undo that another computer stamped three hours ahead still wins."""
+    from coach_gui.domain.schedule_control import review_change, schedule_hold
+
+    sessions, clock = InRamSessions(), Clock(day(30))
+    session = _practise(sessions, NOTE, day(0), [])
+    memory = InRamMemoryJournal(sessions)
+    scheduler = _scheduler(sessions, clock, memory)
+    lookup = {NOTE.id: NOTE}.get
+    ahead = (day(30) + timedelta(hours=3)).isoformat()
+    memory.record_hold(schedule_hold(NOTE.id, "suspend", ahead))  # synced from the laptop
+    assert scheduler.today(lookup).notes == []
+    clock.moment = day(30) + timedelta(hours=1)
+    resumed = scheduler.hold(NOTE, "resume")
+    assert resumed.created_at > ahead and scheduler.today(lookup).due == 2
+
+    memory.record_review_change(review_change(NOTE.id, session, "undo", ahead))
+    assert scheduler.today(lookup).notes == []  # its only review undone there
+    redone = scheduler.redo_last_undo()
+    assert redone is not None and scheduler.today(lookup).due == 2
+    assert scheduler.last_undone() is None  # nothing left to redo: no endless offers
