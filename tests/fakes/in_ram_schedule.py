@@ -227,12 +227,25 @@ class InRamMemoryJournal:
                 found[2] += r.was_due and r.rating > 1
         return [(m, n, due, recalled) for m, (n, due, recalled) in sorted(minutes.items())]
 
-    def due_rows(self, until: str) -> list[tuple[str, str, str, str, str | None]]:
+    def due_rows(
+        self, until: str, note_id: str | None = None
+    ) -> list[tuple[str, str, str, str, str | None]]:
         return [
             (m.note_id, m.digest, m.text, m.due, m.gap)
             for m in self.cache.values()
-            if m.due < until or m.gap is not None
+            if (m.due < until or m.gap is not None) and note_id in (None, m.note_id)
         ]
+
+    def due_by_note(self, until: str, start: str) -> list[tuple[str, str, int, int, int]]:
+        by_note: dict[str, list[MemoryState]] = {}
+        for m in self.cache.values():
+            if m.due < until or m.gap is not None:
+                by_note.setdefault(m.note_id, []).append(m)
+        return [
+            (note_id, "\x1f".join(m.text for m in found), len(found),
+             sum(m.due < start for m in found), sum(m.gap is not None for m in found))
+            for note_id, found in by_note.items()
+        ]  # fmt: skip
 
     def review_count(self) -> int:
         return sum(not r.undone for r in self.rows)

@@ -396,3 +396,25 @@ def test_a_decision_overrides_one_from_a_computer_whose_clock_runs_ahead() -> No
     redone = scheduler.redo_last_undo()
     assert redone is not None and scheduler.today(lookup).due == 2
     assert scheduler.last_undone() is None  # nothing left to redo: no endless offers
+
+
+def test_the_statistics_counts_are_todays_with_holds_and_edited_key_points() -> None:
+    """`due_summary` counts per note what Today lists row by row: a held key point, a
+    suspended note, a key point reworded since and a deleted note all agree."""
+    sessions, clock = InRamSessions(), Clock(day(40))
+    other = Note(id="note2", title="Struggle", core_assertions=("Many die young.", "Few live."))
+    gone = Note(id="note3", title="Gone", core_assertions=("Lost.",))
+    third = Note(id="note4", title="Third", core_assertions=("One.", "Two.", "Three."))
+    for note in (NOTE, other, gone, third):
+        _practise(sessions, note, day(0), [(0, "wrong")])
+    scheduler = _scheduler(sessions, clock)
+    edited = other.model_copy(update={"core_assertions": ("Many die young.", "Few survive.")})
+    lookup = {NOTE.id: NOTE, other.id: edited, third.id: third}.get  # note3 deleted
+    scheduler.hold(NOTE, "bury", assertion=B)
+    scheduler.hold(third, "suspend")
+    today = scheduler.today(lookup)
+    summary = scheduler.due_summary(lookup)
+    assert summary.due == today.due == 2  # A of note1, and note2's unchanged key point
+    assert summary.overdue == sum(n.overdue for n in today.notes)
+    assert summary.open_gaps == sum(1 for n in today.notes for a in n.assertions if a.memory.gap)
+    assert summary.forecast == today.forecast

@@ -348,12 +348,28 @@ class SqliteMemoryJournal:
             (since[:16],),
         )
 
-    def due_rows(self, until: str) -> list[tuple[str, str, str, str, str | None]]:
+    def due_rows(
+        self, until: str, note_id: str | None = None
+    ) -> list[tuple[str, str, str, str, str | None]]:
+        if note_id is not None:
+            return self._tuples(
+                "SELECT note_id, assertion_digest, assertion, due, gap FROM assertion_memory"
+                " WHERE note_id = ? AND (due < ? OR gap IS NOT NULL)",
+                (note_id, until),
+            )
         return self._tuples(
             "SELECT note_id, assertion_digest, assertion, due, gap FROM assertion_memory"
             " WHERE due < ? UNION ALL SELECT note_id, assertion_digest, assertion, due, gap"
             " FROM assertion_memory WHERE gap IS NOT NULL AND due >= ?",
             (until, until),
+        )
+
+    def due_by_note(self, until: str, start: str) -> list[tuple[str, str, int, int, int]]:
+        return self._tuples(
+            "SELECT note_id, group_concat(assertion, char(31)), count(*), sum(due < ?),"
+            " sum(gap IS NOT NULL) FROM assertion_memory WHERE due < ? OR gap IS NOT NULL"
+            " GROUP BY note_id",
+            (start, until),
         )
 
     def review_count(self) -> int:

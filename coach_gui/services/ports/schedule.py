@@ -105,9 +105,16 @@ class MemoryJournal(Protocol):
         Again). Minutes, so any UTC offset bins them into the learner's own days."""
         ...
 
-    def due_rows(self, until: str) -> list[tuple[str, str, str, str, str | None]]:
-        """(note id, digest, text, due, gap) of every cached state due before `until`
-        and of every open gap (always due): what Today lists, without building it."""
+    def due_rows(
+        self, until: str, note_id: str | None = None
+    ) -> list[tuple[str, str, str, str, str | None]]:
+        """(note id, digest, text, due, gap) of every cached state (of one note) due
+        before `until` and of every open gap (always due): what Today lists."""
+        ...
+
+    def due_by_note(self, until: str, start: str) -> list[tuple[str, str, int, int, int]]:
+        """Per note, what `due_rows` holds of it counted: (note id, the texts joined by
+        U+001F, how many, how many due before `start`, how many with an open gap)."""
         ...
 
     def review_count(self) -> int:
