@@ -173,21 +173,34 @@ def _bins(
     minutes: list[tuple[str, int, int, int]], local_time: LocalTime
 ) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     """Per-minute counts in the learner's dates (reviews) and months (due, recalled). The
-    clock's offset is read once per UTC hour (offsets change on the UTC hour nearly
-    everywhere; where a zone changed at a half hour — Iran until 2022, Lord Howe Island —
-    the half hour after a change may land on the day before), and a minute's date from
-    its text: a year is tens of thousands of minutes."""
+    clock's offset is read once per UTC date, and once per UTC hour on a date it changes
+    (offsets change on the UTC hour nearly everywhere; where a zone changed at a half
+    hour — Iran until 2022, Lord Howe Island — the half hour after a change may land on
+    the day before), and a minute's date from its text: a year is tens of thousands of
+    minutes."""
     days: dict[str, int] = {}
     months: dict[str, list[int]] = {}
-    offsets: dict[str, int] = {}  # UTC hour -> the learner's offset then, in minutes
+
+    def offset_at(moment: datetime) -> int:
+        wall = local_time(moment).replace(tzinfo=None) - moment.replace(tzinfo=None)
+        return round(wall.total_seconds() / 60)
+
+    by_date: dict[str, int | None] = {}  # UTC date -> its offset, None: it changes that day
+    offsets: dict[str, int] = {}  # UTC hour -> the offset then, on a day it changes
     dates: dict[tuple[str, int], str] = {}  # (UTC date, days shifted) -> the learner's
     for minute, reviews, due, recalled in minutes:
-        hour = minute[:13]
-        offset = offsets.get(hour)
+        utc_date = minute[:10]
+        if utc_date not in by_date:
+            midnight = datetime.fromisoformat(utc_date).replace(tzinfo=UTC)
+            first, last = offset_at(midnight), offset_at(midnight + timedelta(days=1))
+            by_date[utc_date] = first if first == last else None
+        offset = by_date[utc_date]
         if offset is None:
-            start = datetime.fromisoformat(hour + ":00").replace(tzinfo=UTC)
-            wall = local_time(start).replace(tzinfo=None) - start.replace(tzinfo=None)
-            offset = offsets[hour] = round(wall.total_seconds() / 60)
+            hour = minute[:13]
+            offset = offsets.get(hour)
+            if offset is None:
+                start = datetime.fromisoformat(hour + ":00").replace(tzinfo=UTC)
+                offset = offsets[hour] = offset_at(start)
         shift = (int(minute[11:13]) * 60 + int(minute[14:16]) + offset) // 1440
         day = minute[:10]
         if shift:
