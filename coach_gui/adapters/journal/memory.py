@@ -373,9 +373,10 @@ class SqliteMemoryJournal:
         )
 
     def review_count(self) -> int:
-        return int(
-            self._tuples("SELECT count(*) FROM assertion_reviews WHERE undone = 0", ())[0][0]
-        )
+        # The per-minute counts hold every counted review (triggers, schema v8): one row a
+        # minute to add up, not one a review.
+        found = self._tuples("SELECT sum(reviews) FROM assertion_review_minutes", ())
+        return int(found[0][0] or 0)
 
     def assertion_count(self) -> int:
         return int(self._tuples("SELECT count(*) FROM assertion_memory", ())[0][0])
