@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,10 @@ def contexts_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(bootstrap.AppContext, "__post_init__", tracked)
     yield
+    if made and "coach_gui.ui.tasks" in sys.modules:
+        # A worker of a closed window may still be reading: its connection must not be
+        # closed under it (that crashes), so every worker finishes first.
+        sys.modules["coach_gui.ui.tasks"].wait_for_all(10_000)
     for context in made:
         context.close()
 
