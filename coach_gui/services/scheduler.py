@@ -174,7 +174,8 @@ def note_memory(
     every review as a row. An answer's verdict rates it; until there is one, the
     learner's own rating does. An `undone` session's reviews are rows marked undone and
     count for nothing else (ADR 0026)."""
-    ratings = note_ratings(note_id, records, self_ratings, undone=undone)
+    every_rating = note_ratings(note_id, records, self_ratings)  # read once, split by session
+    ratings = [r for r in every_rating if r.session_id not in undone]
     gaps = open_gaps(ratings)
     states: list[MemoryState] = []
     rows: list[ReviewRow] = []
@@ -183,8 +184,8 @@ def note_memory(
         states.append(state)
         rows += replayed
     if undone:
-        kept = note_ratings(note_id, records, self_ratings)
-        for reviews in session_reviews(r for r in kept if r.session_id in undone).values():
+        taken_back = (r for r in every_rating if r.session_id in undone)
+        for reviews in session_reviews(taken_back).values():
             rows += [
                 ReviewRow(note_id, r.digest, r.session_id, stamp(utc(r.at)), r.rating,
                           review_source(r), was_due=False, undone=True)
