@@ -405,8 +405,13 @@ def test_cancelling_a_model_download_closes_the_stream_at_once(qtbot: QtBot) -> 
         dialog = ModelDownloadDialog.for_context(_context(ollama.url))
         qtbot.addWidget(dialog)
         dialog.show()
-        qtbot.waitUntil(lambda: ollama.hanging.is_set() and dialog.bar.value() > 0, timeout=WAIT_MS)
-        assert dialog.bytes_line.text() == "800.0 MB of 2.0 GB"
+        # The server hangs once both progress lines are sent; the window shows them when
+        # both are delivered (the second can still be on its way when the first shows).
+        qtbot.waitUntil(
+            lambda: ollama.hanging.is_set() and dialog.bytes_line.text() == "800.0 MB of 2.0 GB",
+            timeout=WAIT_MS,
+        )
+        assert dialog.bar.value() > 0 and dialog.bytes_line.text() == "800.0 MB of 2.0 GB"
         qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
         assert not dialog.isVisible()
         qtbot.waitUntil(lambda: ollama.client_gone.is_set(), timeout=WAIT_MS)
