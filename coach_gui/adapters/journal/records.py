@@ -9,42 +9,14 @@ sees a mismatch instead of an exception.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
-from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
 
-from pydantic import TypeAdapter
-
-from coach_gui.domain.challenges import ChallengeKind
-from coach_gui.domain.practice import Attempt, Disposition, JudgeRefusal, SessionMode, VerdictRecord
-from coach_gui.domain.records import Record
-from coach_gui.domain.session_records import (
-    AttemptBinding,
-    BrokenRow,
-    ChallengeRecord,
-    OutboxRecord,
-    RejectionRecord,
-    SessionRecord,
-    SessionRecords,
-    StoredBinding,
-    StoredTrace,
-)
-from coach_gui.domain.verdicts import Assessment, Gap
+from coach_gui.domain.session_records import OutboxRecord, SessionRecords, StoredTrace
+from coach_gui.domain.session_rows import assemble, stored_trace
+from coach_gui.domain.session_rows import outbox_record as _outbox
 
 CHUNK = 200  # sessions per query: well under SQLite's limit on bound parameters
-
-# Field names per record, looked up once (reading them off the class each time is slow).
-_ASSESSMENTS = TypeAdapter(tuple[Assessment, ...])
-_FIELDS: dict[type[Record], tuple[str, ...]] = {
-    model: tuple(model.model_fields)
-    for model in (RejectionRecord, Attempt, JudgeRefusal, OutboxRecord, StoredTrace, AttemptBinding)
-}
-
-
-def _json_list(text: str) -> tuple[Any, ...]:
-    return () if text == "[]" else tuple(json.loads(text))
 
 
 def lenient_text(raw: bytes) -> str:
@@ -61,79 +33,6 @@ def lenient(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.text_factory = str
 
 
-def _session(row: sqlite3.Row) -> SessionRecord:
-    return SessionRecord(
-        id=row["id"],
-        note_id=row["note_id"],
-        note_title=row["note_title_at_start"],
-        note_digest=row["note_digest"],
-        config_digest=row["config_digest"],
-        mode=SessionMode(row["mode"]),
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        disposition=None if row["disposition"] is None else Disposition(row["disposition"]),
-        scheduler_decision_id=row["scheduler_decision_id"],
-        gap_ids=_json_list(row["gap_ids"]),
-        sealed_trace_id=row["sealed_trace_id"],
-    )
-
-
-def _challenge(row: sqlite3.Row) -> ChallengeRecord:
-    return ChallengeRecord(
-        id=row["id"],
-        session_id=row["session_id"],
-        position=row["position"],
-        kind=ChallengeKind(row["kind"]),
-        text=row["text"],
-        origin=row["origin"],
-        parent_challenge_id=row["parent_challenge_id"],
-        model=row["model"],
-        target_assertions=_json_list(row["target_assertions"]),
-        created_at=row["created_at"],
-    )
-
-
-def _rejection(row: sqlite3.Row) -> RejectionRecord:
-    return RejectionRecord(**{k: row[k] for k in _FIELDS[RejectionRecord]})
-
-
-def _attempt(row: sqlite3.Row) -> Attempt:
-    return Attempt(**{k: row[k] for k in _FIELDS[Attempt]})
-
-
-def _verdict(row: sqlite3.Row) -> VerdictRecord:
-    return VerdictRecord(
-        id=row["id"],
-        attempt_id=row["attempt_id"],
-        outbox_id=row["outbox_id"],
-        passed=row["verdict"] == "pass",
-        gaps=tuple(Gap(**gap) for gap in _json_list(row["gaps"])),
-        feedback=row["feedback"],
-        assertions_sent=bool(row["assertions_sent"]),
-        assertions=_json_list(row["assertions"]),
-        judge_model=row["judge_model"],
-        created_at=row["created_at"],
-        assessments=_ASSESSMENTS.validate_json(row["assessments"]),
-    )
-
-
-def _refusal(row: sqlite3.Row) -> JudgeRefusal:
-    return JudgeRefusal(**{k: row[k] for k in _FIELDS[JudgeRefusal]})
-
-
-def _binding(row: sqlite3.Row) -> StoredBinding:
-    fields = {k: row[k] for k in _FIELDS[AttemptBinding]}
-    return StoredBinding(binding=AttemptBinding(**fields), bound_trace_id=row["bound_trace_id"])
-
-
-def _outbox(row: sqlite3.Row) -> OutboxRecord:
-    return OutboxRecord(**{k: row[k] for k in _FIELDS[OutboxRecord]})
-
-
-def _trace(row: sqlite3.Row) -> StoredTrace:
-    return StoredTrace(**{k: row[k] for k in _FIELDS[StoredTrace]})
-
-
 def trace_row(conn: sqlite3.Connection, trace_id: str) -> StoredTrace | None:
     row = conn.execute(
         "SELECT trace_id, session_id, kind, input_digest, body, created_at FROM sealed_traces"
@@ -143,7 +42,7 @@ def trace_row(conn: sqlite3.Connection, trace_id: str) -> StoredTrace | None:
     if row is None:
         return None
     try:
-        return _trace(row)
+        return stored_trace(row)
     except (ValueError, TypeError):
         return None
 
@@ -159,6 +58,8 @@ def outbox_record(conn: sqlite3.Connection, outbox_id: str) -> OutboxRecord | No
         return None
 
 
+_OWN_SESSION = ("challenges", "challenge_rejections", "attempts")
+# Each table's rows in `session_rows.SORT_KEYS`'s order, tables in `DECODERS`'s order.
 _QUERIES: dict[str, str] = {
     "challenges": "SELECT * FROM challenges WHERE session_id IN ({ids})"
     " ORDER BY session_id, position, id",
@@ -189,21 +90,6 @@ _QUERIES: dict[str, str] = {
     " ORDER BY created_at, rowid",
 }
 
-_DECODERS: dict[str, Callable[[sqlite3.Row], Any]] = {
-    "challenges": _challenge,
-    "challenge_rejections": _rejection,
-    "attempts": _attempt,
-    "verdicts": _verdict,
-    "judge_refusals": _refusal,
-    "attempt_bindings": _binding,
-    "outbox": _outbox,
-    "sealed_traces": _trace,
-}
-
-
-def _row_id(table: str, row: sqlite3.Row) -> str:
-    return str(row["trace_id"] if table == "sealed_traces" else row["id"])
-
 
 def read_records(conn: sqlite3.Connection, session_ids: Sequence[str]) -> list[SessionRecords]:
     """The records of `session_ids`, in that order (unknown ids left out)."""
@@ -215,47 +101,10 @@ def read_records(conn: sqlite3.Connection, session_ids: Sequence[str]) -> list[S
 
 def _read_chunk(conn: sqlite3.Connection, ids: list[str]) -> list[SessionRecords]:
     marks = ",".join("?" * len(ids))
-    parts: dict[str, dict[str, list[Any]]] = {sid: defaultdict(list) for sid in ids}
-    sessions: dict[str, SessionRecord] = {}
-    for row in conn.execute(f"SELECT * FROM sessions WHERE id IN ({marks})", ids):
-        try:
-            sessions[row["id"]] = _session(row)
-        except (ValueError, TypeError) as error:
-            problem = str(error).splitlines()[0][:200]
-            parts[row["id"]]["broken"].append(
-                BrokenRow(table="sessions", id=row["id"], problem=problem)
-            )
-    for table, query in _QUERIES.items():
-        decode = _DECODERS[table]
-        owner = (
-            "session_id" if table in ("challenges", "challenge_rejections", "attempts") else "owner"
-        )
-        for row in conn.execute(query.format(ids=marks), ids):
-            bucket = parts[row[owner]]
-            try:
-                bucket[table].append(decode(row))
-            except (ValueError, TypeError) as error:
-                problem = str(error).splitlines()[0][:200]
-                bucket["broken"].append(
-                    BrokenRow(table=table, id=_row_id(table, row), problem=problem)
-                )
-    found: list[SessionRecords] = []
-    for sid in ids:
-        if sid not in sessions:
-            continue
-        got = parts[sid]
-        found.append(
-            SessionRecords(
-                session=sessions[sid],
-                challenges=tuple(got["challenges"]),
-                rejections=tuple(got["challenge_rejections"]),
-                attempts=tuple(got["attempts"]),
-                verdicts=tuple(got["verdicts"]),
-                refusals=tuple(got["judge_refusals"]),
-                bindings=tuple(got["attempt_bindings"]),
-                outbox=tuple(got["outbox"]),
-                traces=tuple(got["sealed_traces"]),
-                broken=tuple(got["broken"]),
-            )
-        )
-    return found
+    sessions = conn.execute(f"SELECT * FROM sessions WHERE id IN ({marks})", ids).fetchall()
+    rows = (
+        (table, row["session_id" if table in _OWN_SESSION else "owner"], row)
+        for table, query in _QUERIES.items()
+        for row in conn.execute(query.format(ids=marks), ids)
+    )
+    return assemble(ids, sessions, rows)
