@@ -33,6 +33,23 @@ DEVICE_ID = re.compile(r"^[0-9a-f]{32}$")
 SEGMENT_NAME = re.compile(r"^(?P<sequence>[0-9]{8})-(?P<digest>[0-9a-f]{16})\.jsonl$")
 Row = dict[str, str | int | None]
 
+# The kinds that make up a practice session's records, and their tables.
+SESSION_TABLES: dict[str, str] = {
+    "session": "sessions",
+    "challenge": "challenges",
+    "challenge_rejection": "challenge_rejections",
+    "attempt": "attempts",
+    "verdict": "verdicts",
+    "judge_refusal": "judge_refusals",
+    "binding": "attempt_bindings",
+    "outbox": "outbox",
+    "trace": "sealed_traces",
+}
+
+# table -> column -> the names of the Python types stored in it unchanged ("int", "str",
+# "NoneType"), from the journal's declared column types (the journal's `stored_types`).
+StoredTypes = Mapping[str, Mapping[str, frozenset[str]]]
+
 
 class SyncError(CoachError):
     """The sync folder cannot be used; the message says what to do."""
@@ -127,16 +144,27 @@ def _trailer(data: bytes) -> tuple[bytes, int, str] | Unreadable:
     return body, count, sha
 
 
-def _record(line: str, number: int) -> SyncRecord:
-    raw = json.loads(line)
-    if not isinstance(raw, dict) or set(raw) != {"kind", "id", "row"}:
+_RECORD_KEYS = {"kind", "id", "row"}
+_COLUMN_TYPES = frozenset({str, int, type(None)})  # not bool, float, list or dict
+
+
+def _records(lines: list[str]) -> tuple[SyncRecord, ...]:
+    """The record lines, read in one go as the items of one JSON array (one call of the
+    parser: faster, and the rows share their column names); there must be one per line."""
+    raw = json.loads("[" + ",".join(lines) + "]") if lines else []
+    if len(raw) != len(lines):
+        raise ValueError("its lines are not one record each")
+    return tuple(_record(value, number) for number, value in enumerate(raw, start=2))
+
+
+def _record(raw: Any, number: int) -> SyncRecord:
+    if not isinstance(raw, dict) or raw.keys() != _RECORD_KEYS:
         raise ValueError(f"line {number} is not a record")
     kind, record_id, row = raw["kind"], raw["id"], raw["row"]
     if not isinstance(kind, str) or not isinstance(record_id, str) or not isinstance(row, dict):
         raise ValueError(f"line {number} is not a record")
-    for value in row.values():
-        if isinstance(value, bool) or (value is not None and not isinstance(value, (str, int))):
-            raise ValueError(f"line {number} holds a value no journal column holds")
+    if not _COLUMN_TYPES.issuperset(map(type, row.values())):
+        raise ValueError(f"line {number} holds a value no journal column holds")
     return SyncRecord(kind, record_id, row)
 
 
@@ -154,7 +182,7 @@ def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | U
         header = SegmentHeader.model_validate_json(lines[0])
         if _line(header.model_dump(mode="json")) != lines[0]:
             raise ValueError("the header is not in canonical form")
-        records = tuple(_record(line, n) for n, line in enumerate(lines[1:], start=2))
+        records = _records(lines[1:])
     except (ValueError, IndexError, ValidationError) as error:
         problem = str(error).splitlines()[0][:160]
         return Unreadable(f"not a Coach sync segment ({problem})", complete=True)

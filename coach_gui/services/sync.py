@@ -11,28 +11,40 @@ segment not here yet waits for it, and is tried again once others are in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import logging
+import multiprocessing
+import os
+import pickle
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool as BrokenExecutor
 
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.sync import (
     FORMAT,
     VERSION,
     Ignored,
-    Segment,
     SegmentHeader,
+    StoredTypes,
     SyncRecord,
     SyncReport,
     Unreadable,
     device_label,
-    parse_segment,
     segment_bytes,
 )
 from coach_gui.services.ports.sealing import TraceRowReader
 from coach_gui.services.ports.sync import SyncFolder, SyncJournal
+from coach_gui.services.sync_prepare import Prepared, prepare
 from coach_gui.services.verify import check_session
 
+log = logging.getLogger(__name__)
 MAX_SEGMENT_RECORDS = 5000  # a segment holds whole sessions, about this many records
 _NOT_SEGMENT = "not a Coach sync segment; left as it is"
+_AHEAD = 3  # segments the helper process reads ahead of the one being stored
+_HELPER_SECONDS = 120.0  # a segment takes the helper about half a second
 
 
 def check_sessions(
@@ -45,6 +57,118 @@ def check_sessions(
         if failure is not None:
             return failure.id, failure.reason
     return None
+
+
+class _Preparing:
+    """The segments of `files` read and checked (`sync_prepare.prepare`), in order. With
+    a helper, a second process does it for the next few while the caller stores one:
+    the first is done here (while the helper starts) and any the helper could not do
+    (it did not start, broke, or took too long) are done here too."""
+
+    def __init__(
+        self,
+        folder: SyncFolder,
+        types: StoredTypes,
+        files: list[tuple[str, str]],
+        helper: bool | None,
+        before_waiting: Callable[[], None],
+    ) -> None:
+        self._before_waiting = before_waiting
+        self._folder = folder
+        self._types = types
+        self._files = files
+        use = len(files) >= 2 and (os.cpu_count() or 1) >= 2 if helper is None else helper
+        self._pool: Executor | None = _helper_pool() if use and len(files) >= 2 else None
+
+    def __enter__(self) -> Iterator[tuple[str, str, Prepared | Unreadable]]:
+        return self._ready()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _ready(self) -> Iterator[tuple[str, str, Prepared | Unreadable]]:
+        files = iter(self._files)
+        first: tuple[str, str, bytes] | None = None
+        for device, name in files:  # the first one is done here, while the helper starts
+            data = self._folder.read(device, name)
+            if data is not None:
+                first = (device, name, data)
+                break
+        ahead: deque[tuple[str, str, bytes, Future[Prepared | Unreadable] | None]] = deque()
+        self._fill(ahead, files)
+        if first is not None:
+            yield first[0], first[1], prepare(first[2], first[0], first[1], self._types)
+        while True:
+            self._fill(ahead, files)
+            if not ahead:
+                item = next(files, None)
+                if item is None:
+                    return
+                data = self._folder.read(*item)
+                if data is not None:
+                    ahead.append((*item, data, None))
+                continue
+            device, name, data, future = ahead.popleft()
+            yield device, name, self._result(future, data, device, name)
+
+    def _fill(
+        self,
+        ahead: deque[tuple[str, str, bytes, Future[Prepared | Unreadable] | None]],
+        files: Iterator[tuple[str, str]],
+    ) -> None:
+        """Give the helper the next few files to read and check."""
+        while self._pool is not None and len(ahead) < _AHEAD:
+            item = next(files, None)
+            if item is None:
+                return
+            data = self._folder.read(*item)
+            if data is not None:
+                ahead.append((*item, data, self._submit(data, *item)))
+
+    def _submit(self, data: bytes, device: str, name: str) -> Future[Prepared | Unreadable] | None:
+        if self._pool is None:
+            return None
+        try:
+            return self._pool.submit(prepare, data, device, name, self._types)
+        except (RuntimeError, OSError) as error:  # the helper is gone: go on here
+            log.warning("sync goes on without its helper process: %s", error)
+            self._close()
+            return None
+
+    def _result(
+        self, future: Future[Prepared | Unreadable] | None, data: bytes, device: str, name: str
+    ) -> Prepared | Unreadable:
+        if future is not None:
+            if not future.done():
+                self._before_waiting()  # what went in is committed while the helper works
+            try:
+                return future.result(timeout=_HELPER_SECONDS)
+            except (
+                BrokenExecutor,
+                CancelledError,
+                FutureTimeout,
+                OSError,
+                pickle.PickleError,
+            ) as error:
+                log.warning("sync goes on without its helper process: %r", error)
+                self._close()
+        return prepare(data, device, name, self._types)
+
+
+_HELPER_FAILED = (BrokenExecutor, CancelledError, FutureTimeout, OSError, pickle.PickleError)
+
+
+def _helper_pool() -> Executor | None:
+    try:
+        return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    except (OSError, ValueError, NotImplementedError) as error:
+        log.warning("sync reads segments without a helper process: %s", error)
+        return None
 
 
 class _Run:
@@ -67,56 +191,70 @@ class _Run:
     def label(self, device_id: str) -> str:
         return device_label(self.names.get(device_id, "a device"), device_id)
 
-    def new_segments(self) -> list[Segment]:
+    def new_files(self) -> list[tuple[str, str]]:
+        """(device id, file name) of every segment file not imported or written here yet,
+        each device's in sequence order."""
         known = self.journal.known_segments()
-        found: list[Segment] = []
+        found: list[tuple[str, str]] = []
         for device in self.folder.devices():
             segments, others = self.folder.files(device)
             self.report.ignored += [Ignored(self.label(device), n, _NOT_SEGMENT) for n in others]
-            for name in segments:
-                if (device, name) in known:
-                    continue
-                data = self.folder.read(device, name)
-                if data is None:
-                    continue
-                parsed = parse_segment(data, device_id=device, file_name=name)
-                if isinstance(parsed, Unreadable):
-                    self.report.ignored.append(Ignored(self.label(device), name, parsed.reason))
-                    continue
-                self.names.setdefault(device, parsed.header.device_name)
-                found.append(parsed)
+            found += [(device, name) for name in segments if (device, name) not in known]
         return found
 
-    def merge(self, pending: list[Segment]) -> None:
+    def merge(self, files: list[tuple[str, str]], helper: bool | None) -> None:
         """Import until nothing more goes in: one that waits is tried after the others."""
-        while pending:
-            waiting: list[tuple[Segment, str]] = []
-            for segment in pending:
+        pending: list[tuple[Prepared, str]] = []
+        types = self.journal.stored_types()
+        bulk = self.journal.importing() if len(files) >= 2 else contextlib.nullcontext()
+        preparing = _Preparing(self.folder, types, files, helper, self.journal.settle)
+        with bulk, preparing as ready:
+            for device, name, prepared in ready:
                 if self.stop():  # quitting: what went in stays in, the rest next time
                     return
-                outcome = self.journal.import_segment(segment, self.now(), check_sessions)
-                where = self.label(segment.header.device_id)
-                if outcome.status == "waiting":
-                    waiting.append((segment, outcome.reason or ""))
+                if isinstance(prepared, Unreadable):
+                    self.report.ignored.append(Ignored(self.label(device), name, prepared.reason))
                     continue
-                if outcome.status == "rejected":
-                    reason = outcome.reason or "it does not check out"
-                    self.report.rejected.append(Ignored(where, segment.name, reason))
-                    continue
-                self.report.segments_imported.append(segment.name)
-                self.report.records_in += outcome.added
-                self.report.duplicates += outcome.duplicates
-                self.report.conflicts += [
-                    {"device": where, "file": segment.name, "kind": kind, "id": record_id}
-                    for kind, record_id in outcome.conflicts
-                ]
+                self.names.setdefault(device, prepared.segment.header.device_name)
+                waits = self._import(prepared)
+                if waits is not None:
+                    pending.append((prepared, waits))
+        while pending:
+            waiting: list[tuple[Prepared, str]] = []
+            for prepared, _ in pending:
+                if self.stop():
+                    return
+                waits = self._import(prepared)
+                if waits is not None:
+                    waiting.append((prepared, waits))
             if len(waiting) == len(pending):  # nothing went in: the rest waits for next time
-                for segment, reason in waiting:
+                for prepared, reason in waiting:
+                    segment = prepared.segment
                     self.report.ignored.append(
                         Ignored(self.label(segment.header.device_id), segment.name, reason)
                     )
                 return
-            pending = [segment for segment, _ in waiting]
+            pending = waiting
+
+    def _import(self, prepared: Prepared) -> str | None:
+        """Import one segment; why not yet, when it waits for records not here yet."""
+        segment = prepared.segment
+        outcome = self.journal.import_segment(segment, self.now(), check_sessions, prepared.checked)
+        where = self.label(segment.header.device_id)
+        if outcome.status == "waiting":
+            return outcome.reason or "it refers to records not here yet"
+        if outcome.status == "rejected":
+            reason = outcome.reason or "it does not check out"
+            self.report.rejected.append(Ignored(where, segment.name, reason))
+            return None
+        self.report.segments_imported.append(segment.name)
+        self.report.records_in += outcome.added
+        self.report.duplicates += outcome.duplicates
+        self.report.conflicts += [
+            {"device": where, "file": segment.name, "kind": kind, "id": record_id}
+            for kind, record_id in outcome.conflicts
+        ]
+        return None
 
     def export(self) -> None:
         batch = self.journal.pending_export()
@@ -154,14 +292,17 @@ def sync_now(
     location: str,
     now: Callable[[], str],
     stop: Callable[[], bool] = lambda: False,
+    helper: bool | None = None,
 ) -> SyncReport:
     """Import every new segment, then export this device's new records; the status.
-    `stop` says to stop between two segments (the window is closing). Raises SyncError
-    when the folder cannot be used."""
+    `stop` says to stop between two segments (the window is closing). `helper`: read and
+    check the next segments in a second process while one is stored (None: when there
+    are several to import and a second core). Raises SyncError when the folder cannot be
+    used."""
     folder.check()
     report = SyncReport(device_id=folder.device_id, device_name=device_name, folder=location)
     run = _Run(folder, journal, report, now, stop)
-    run.merge(run.new_segments())
+    run.merge(run.new_files(), helper)
     if not stop():
         run.export()
     report.devices = journal.devices_seen()

@@ -136,6 +136,44 @@ def test_a_fresh_journal_is_created_at_the_latest_version_with_wal_and_foreign_k
     assert not list(tmp_path.rglob("backups/*"))  # nothing to back up yet
 
 
+def test_a_write_that_can_be_made_again_skips_the_disk_wait_and_the_next_one_does_not(
+    tmp_path: Path,
+) -> None:
+    with Journal.open(tmp_path / "journal.sqlite3") as journal:
+        with journal.write(durable=False) as conn:
+            assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+        with journal.write() as conn:
+            assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+        with pytest.raises(RuntimeError), journal.write(durable=False):
+            raise RuntimeError("a failed import")
+        with journal.write() as conn:
+            assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2
+
+
+def test_bulk_writes_use_a_larger_cache_and_leave_the_log_small(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    with Journal.open(path) as journal:
+        with journal.bulk():
+            with journal.write() as conn:
+                assert conn.execute("PRAGMA cache_size").fetchone()[0] == -65536
+                assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 16384
+            for n in range(40):  # about 40 MB through the write-ahead log
+                with journal.write() as conn:
+                    conn.execute(
+                        "INSERT INTO sync_state (key, value) VALUES (?, json_quote(?))",
+                        (f"k{n}", "x" * 1_000_000),
+                    )
+            assert (tmp_path / "journal.sqlite3-wal").stat().st_size > 16 * 1024 * 1024
+        with journal.write() as conn:  # SQLite's defaults again
+            assert conn.execute("PRAGMA cache_size").fetchone()[0] == -2000
+            assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 1000
+            conn.execute("INSERT INTO sync_state (key, value) VALUES ('after', '1')")
+        # Checkpointed at the end of the bulk: the next write starts the log over and
+        # cuts the file back to the limit.
+        assert (tmp_path / "journal.sqlite3-wal").stat().st_size <= 16 * 1024 * 1024
+        assert journal.counts()["sync_state"] == 41
+
+
 def test_an_empty_file_is_migrated_from_v0_without_a_backup(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     path.write_bytes(b"")

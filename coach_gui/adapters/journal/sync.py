@@ -11,20 +11,25 @@ the whole segment back; a segment that refers to records not here yet waits for 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.sync_kinds import BY_NAME, KINDS
 from coach_gui.adapters.journal.sync_merge import Merge, Stop, columns_of
 from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
+from coach_gui.domain.errors import JournalError
 from coach_gui.domain.sync import (
+    SESSION_TABLES,
     DeviceSeen,
     ExportBatch,
     Row,
     Segment,
     SegmentOutcome,
+    StoredTypes,
     SyncRecord,
 )
 from coach_gui.services.ports.sync import SessionCheck
@@ -54,6 +59,8 @@ class SqliteSyncJournal:
         self._device_id = device_id
         self._key: HeadSigner | None = None
         self._key_read = False
+        self._batching = False
+        self._batch: _Batch | None = None
 
     # --- what this journal knows --------------------------------------------------------
     def known_segments(self) -> set[tuple[str, str]]:
@@ -182,35 +189,154 @@ class SqliteSyncJournal:
         )
 
     # --- import ----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def importing(self) -> Iterator[None]:
+        """Around the import of many segments: the journal's bulk writes, and a few
+        segments stored in one transaction (a commit rewrites every index page its
+        segments touched, which for records with random ids is most of them). A segment
+        that does not go in takes the transaction back, and the batch's earlier segments
+        are stored again (a savepoint for each measured slower: it copies every page it
+        changes)."""
+        with self._journal.bulk():
+            self._batching = True
+            try:
+                yield
+            finally:
+                self._batching = False
+                self.settle()
+
+    def settle(self) -> None:
+        """Commit the segments stored so far (before waiting for the next one)."""
+        batch, self._batch = self._batch, None
+        if batch is not None:
+            batch.stack.close()
+
+    def stored_types(self) -> StoredTypes:
+        """For each table of a practice session's records: the types of value each
+        column stores exactly as given (SQLite's column affinity), so a check of a row
+        before it is stored holds for the row stored."""
+        with self._journal.read() as conn:
+            return {
+                table: {
+                    str(column[1]): _UNCHANGED[_affinity(str(column[2]))]
+                    for column in conn.execute(f"PRAGMA table_info({table})")
+                }
+                for table in (*SESSION_TABLES.values(), "scheduler_decisions")
+            }
+
     def import_segment(
-        self, segment: Segment, synced_at: str, check: SessionCheck
+        self,
+        segment: Segment,
+        synced_at: str,
+        check: SessionCheck,
+        checked: Mapping[str, tuple[str, str] | None] | None = None,
     ) -> SegmentOutcome:
-        """Merge `segment` in, all or nothing."""
+        """Merge `segment` in, all or nothing. `checked`: the sessions that arrived whole
+        in it, already checked (`services.sync_prepare`)."""
         problem = _first_problem(segment.records)
         if problem is not None:
             return SegmentOutcome("rejected", reason=problem)
-        if self._known_digest(segment.digest):
-            return SegmentOutcome("duplicate", duplicates=len(segment.records))
         if not self._key_read:  # once per sync, before the writer: it may ask to unlock
             self._key, self._key_read = self._journal.head_key(), True
-        key = self._key
+        job = _Job(segment, synced_at, check, checked or {})
+        if not self._batching:
+            try:
+                # Not durable: a segment a power cut takes back is imported again next sync.
+                with self._journal.write(durable=False) as conn:
+                    return self._merge(conn, job)
+            except Stop as stop:
+                return stop.outcome
+        if self._batch is None:
+            self._batch = _Batch(self._journal)
+        batch = self._batch
         try:
-            with self._journal.write() as conn:
-                outcome = Merge(conn).run(segment, check)
-                new_traces = outcome.pop()
-                if new_traces:
-                    append_traces(conn, new_traces, synced_at, key)
-                merged = [r for r in segment.records if (r.kind, r.id) not in outcome.conflicts]
-                own = segment.header.device_id == self._device_id  # restored: ours again
-                self._remember(conn, segment, synced_at, merged, written=own)
-                return outcome.result()
+            outcome = self._merge(batch.conn, job)
         except Stop as stop:
+            self._store_again(batch)
             return stop.outcome
+        except BaseException as error:  # the whole transaction goes, and the error on
+            self._batch = None
+            batch.stack.__exit__(type(error), error, error.__traceback__)
+            raise
+        batch.jobs.append(job)
+        if len(batch.jobs) >= _BATCH_SEGMENTS:
+            self.settle()
+        return outcome
 
-    def _known_digest(self, digest: str) -> bool:
-        with self._journal.read() as conn:
-            found = conn.execute("SELECT 1 FROM sync_segments WHERE digest = ?", (digest,))
-            return found.fetchone() is not None
+    def _store_again(self, batch: _Batch) -> None:
+        """Take the batch's transaction back (a segment did not go in) and store its
+        earlier segments again, in a new one: they went in before from the same state,
+        so they go in again the same way."""
+        batch.conn.execute("ROLLBACK")
+        batch.conn.execute("BEGIN IMMEDIATE")
+        for job in batch.jobs:
+            try:
+                self._merge(batch.conn, job)
+            except Stop as stop:  # cannot happen: the same segment into the same journal
+                raise JournalError(
+                    f"A sync segment did not go in a second time ({stop.outcome.reason}); "
+                    "sync again, and report this bug if it stays."
+                ) from None
+
+    def _merge(self, conn: sqlite3.Connection, job: _Job) -> SegmentOutcome:
+        segment, synced_at = job.segment, job.synced_at
+        if conn.execute(
+            "SELECT 1 FROM sync_segments WHERE digest = ?", (segment.digest,)
+        ).fetchone():
+            return SegmentOutcome("duplicate", duplicates=len(segment.records))
+        outcome = Merge(conn).run(segment, job.check, job.checked)
+        new_traces = outcome.pop()
+        if new_traces:
+            append_traces(conn, new_traces, synced_at, self._key)
+        merged = [r for r in segment.records if (r.kind, r.id) not in outcome.conflicts]
+        own = segment.header.device_id == self._device_id  # restored: ours again
+        self._remember(conn, segment, synced_at, merged, written=own)
+        return outcome.result()
+
+
+_BATCH_SEGMENTS = 4  # segments stored in one transaction during `importing()`
+
+
+@dataclass(frozen=True)
+class _Job:
+    segment: Segment
+    synced_at: str
+    check: SessionCheck
+    checked: Mapping[str, tuple[str, str] | None]
+
+
+class _Batch:
+    """One write transaction holding a few segments (`SqliteSyncJournal.importing`)."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.stack = contextlib.ExitStack()
+        # Not durable: a segment a power cut takes back is imported again next sync.
+        self.conn = self.stack.enter_context(journal.write(durable=False))
+        self.jobs: list[_Job] = []
+
+
+_NONE = "NoneType"
+_UNCHANGED = {
+    "integer": frozenset({"int", _NONE}),
+    "text": frozenset({"str", _NONE}),
+    "blob": frozenset({"int", "str", _NONE}),
+    "real": frozenset({_NONE}),  # an integer would be stored as a float
+    "numeric": frozenset({"int", _NONE}),
+}
+
+
+def _affinity(declared: str) -> str:
+    """SQLite's rules for a column's type affinity, from its declared type."""
+    declared = declared.upper()
+    if "INT" in declared:
+        return "integer"
+    if any(word in declared for word in ("CHAR", "CLOB", "TEXT")):
+        return "text"
+    if not declared or "BLOB" in declared:
+        return "blob"
+    if any(word in declared for word in ("REAL", "FLOA", "DOUB")):
+        return "real"
+    return "numeric"
 
 
 def _first_problem(records: Sequence[SyncRecord]) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from coach_gui.adapters.journal.records import read_records, trace_row
@@ -18,6 +19,7 @@ from coach_gui.adapters.journal.sync_kinds import (
 )
 from coach_gui.domain.session_records import StoredTrace
 from coach_gui.domain.sync import Segment, SegmentOutcome, SyncRecord, newer_rating
+from coach_gui.domain.traces import VerifyFailure
 from coach_gui.services.ports.sync import SessionCheck
 
 log = logging.getLogger(__name__)
@@ -70,11 +72,22 @@ class Merge:
         self.duplicates = 0
         self.conflicts: set[tuple[str, str]] = set()
         self.sessions: set[str] = set()
+        self.new_sessions: set[str] = set()  # sessions this segment brought (none was here)
         self.answers: dict[str, str] = {}  # attempt id -> session id, of this segment
         self.traces: list[tuple[str, str]] = []  # (sealed at, trace id) stored now
         self._pending_seals: list[tuple[str, str]] = []
 
-    def run(self, segment: Segment, check: SessionCheck) -> Merge:
+    def run(
+        self,
+        segment: Segment,
+        check: SessionCheck,
+        checked: Mapping[str, tuple[str, str] | None],
+    ) -> Merge:
+        """Store `segment`, then check every session it touches. `checked` holds the
+        result of checking the sessions that arrived whole in it before it was stored
+        (`services.sync_prepare`): it stands for a session none of which was here before
+        and no record of which was a conflict; every other session is read back and
+        checked here."""
         by_kind: dict[str, list[SyncRecord]] = {}
         for record in segment.records:
             by_kind.setdefault(record.kind, []).append(record)
@@ -106,14 +119,30 @@ class Merge:
         except sqlite3.DatabaseError as error:  # a trigger's refusal: a sealed record changed
             log.warning("a segment was refused: %s", error)
             raise Stop(SegmentOutcome("rejected", reason=_REFUSED)) from None
-        touched = read_records(self.conn, sorted(self.sessions))  # (UTF-8: it came as JSON)
-        failure = check(touched, TraceRows(self.conn))
+        self._check(check, checked)
+        return self
+
+    def _check(self, check: SessionCheck, checked: Mapping[str, tuple[str, str] | None]) -> None:
+        touched = sorted(self.sessions)
+        vouched = (
+            {}
+            if self.conflicts
+            else {s: checked[s] for s in touched if s in self.new_sessions and s in checked}
+        )
+        failure = next((f for f in vouched.values() if f is not None), None)
+        if failure is None:
+            rest = [s for s in touched if s not in vouched]
+            records = read_records(self.conn, rest)  # (UTF-8: it came as JSON)
+            unread = sorted(set(rest) - {r.session.id for r in records})
+            if unread:  # its row no longer reads as a session
+                failure = (unread[0], VerifyFailure.DIGEST_MISMATCH.value)
+            else:
+                failure = check(records, TraceRows(self.conn))
         if failure is not None:
             record_id, reason = failure
             raise Stop(
                 SegmentOutcome("rejected", reason=f"{record_id} does not check out: {reason}")
             )
-        return self
 
     def _stored(self, kind: Kind, records: list[SyncRecord]) -> dict[str, dict[str, Any]]:
         """The rows here that have the ids of `records` (a one-column key)."""
@@ -131,7 +160,7 @@ class Merge:
 
     def _store(self, kind: Kind, records: list[SyncRecord]) -> None:
         stored = self._stored(kind, records)
-        new: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        new: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
         seal: list[tuple[str, str]] = []
         for record in records:
             here = stored.get(record.id)
@@ -141,18 +170,20 @@ class Merge:
                 else:
                     self.conflicts.add((record.kind, record.id))
                 continue
-            row: dict[str, Any] = dict(record.row)
-            if kind.name == "session" and row.get("sealed_trace_id") is not None:
-                seal.append((str(row["sealed_trace_id"]), str(row["id"])))
-                row["sealed_trace_id"] = None  # sealed once its trace is stored
-            if kind.name == "trace":
+            row = record.row
+            if kind.name == "session":
+                self.new_sessions.add(record.id)
+                if row.get("sealed_trace_id") is not None:
+                    seal.append((str(row["sealed_trace_id"]), str(row["id"])))
+                    row = {**row, "sealed_trace_id": None}  # sealed once its trace is stored
+            elif kind.name == "trace":
                 self.traces.append((str(row["created_at"]), str(row["trace_id"])))
             new.setdefault(tuple(row), []).append(row)
         for columns, rows in new.items():
             marks = ", ".join("?" * len(columns))  # by position: faster than by name
             self.conn.executemany(
                 f"INSERT INTO {kind.table} ({', '.join(columns)}) VALUES ({marks})",
-                [tuple(row[column] for column in columns) for row in rows],
+                [tuple(row.values()) for row in rows],  # (each in the order of `columns`)
             )
             self.added += len(rows)
         self._pending_seals.extend(seal)

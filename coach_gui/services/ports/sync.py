@@ -5,11 +5,12 @@ Real adapters: `adapters.sync_folder.SyncFolder`, `adapters.journal.sync.SqliteS
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 from coach_gui.domain.session_records import SessionRecords
-from coach_gui.domain.sync import DeviceSeen, ExportBatch, Segment, SegmentOutcome
+from coach_gui.domain.sync import DeviceSeen, ExportBatch, Segment, SegmentOutcome, StoredTypes
 from coach_gui.services.ports.sealing import TraceRowReader
 
 # (records of the sessions a segment touches, their trace rows) -> (id, reason) or None
@@ -60,6 +61,25 @@ class SyncJournal(Protocol):
 
     def record_written(self, segment: Segment, synced_at: str) -> None: ...
 
+    def importing(self) -> AbstractContextManager[None]:
+        """Around the import of many segments (the journal may write them faster, and
+        commit a few at a time)."""
+        ...
+
+    def settle(self) -> None:
+        """Commit every segment imported so far (called before waiting for the next)."""
+        ...
+
+    def stored_types(self) -> StoredTypes:
+        """Per table of a session's records, the value types each column stores as given."""
+        ...
+
     def import_segment(
-        self, segment: Segment, synced_at: str, check: SessionCheck
-    ) -> SegmentOutcome: ...
+        self,
+        segment: Segment,
+        synced_at: str,
+        check: SessionCheck,
+        checked: Mapping[str, tuple[str, str] | None] | None = None,
+    ) -> SegmentOutcome:
+        """Merge `segment` in, all or nothing; `checked`: its whole sessions, checked."""
+        ...

@@ -1,0 +1,274 @@
+"""Issue 20: importing a long history (many segments) reads and checks the next segments
+in a second process while one is stored, and stores a few segments per transaction. What
+goes in, and what is refused and why, is the same with the helper process and without
+it, when a segment between good ones is forged or waits for another computer's records,
+when a value would be stored otherwise than it came, and when the helper process dies."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
+from sync_devices import KEY, Device
+
+import coach_gui.services.sync as sync_service
+from coach_gui.domain.digests import canonical_text
+
+START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
+GOOD = "It is slow because each step is slight and acts on inherited variation."
+
+
+@pytest.fixture
+def make_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[Callable[..., Device]]:
+    with FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = passes_items_whose_answer_contains("because")
+
+        def make(name: str, device_id: str | None = None) -> Device:
+            device = Device(tmp_path, name, gemini.url, monkeypatch, capsys, clock=START)
+            if device_id is not None:  # before its first sync: its folder's place in the list
+                (device.home / "sync-device.json").write_text(
+                    json.dumps({"device_id": device_id, "name": name}) + "\n", encoding="utf-8"
+                )
+            return device
+
+        yield make
+
+
+class HelperSpy:
+    """Counts the helper processes sync starts and the segments it gives them (the real
+    process pool still does the work)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, cores: int) -> None:
+        self.pools = 0
+        self.submitted = 0
+        real = sync_service._helper_pool
+        monkeypatch.setattr(os, "cpu_count", lambda: cores)
+
+        def counted() -> Any:
+            pool = real()
+            if pool is not None:
+                self.pools += 1
+                submit = pool.submit
+
+                def counting(*args: Any, **kwargs: Any) -> Any:
+                    self.submitted += 1
+                    return submit(*args, **kwargs)
+
+                pool.submit = counting  # type: ignore[method-assign]
+            return pool
+
+        monkeypatch.setattr(sync_service, "_helper_pool", counted)
+
+
+def evenings(device: Device, count: int) -> list[Path]:
+    """`count` evenings of practice, each synced: one segment each, in order."""
+    for n in range(count):
+        device.practise([GOOD if n % 2 else "Because of time.", "No idea."])
+        device.later(days=1)
+        device.ok("sync")
+    return sorted((device.shared / device.device_id).iterdir())
+
+
+def copy_in(target: Device, source: Device, files: list[Path]) -> None:
+    folder = target.shared / source.device_id
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in files:
+        shutil.copyfile(path, folder / path.name)
+
+
+def forged(path: Path, change: Callable[[dict[str, Any]], None]) -> tuple[str, bytes]:
+    """The segment with its records changed by `change`, made whole again (trailer and
+    name recomputed), so only the record checks can tell: (file name, bytes)."""
+    lines = path.read_bytes().decode("utf-8").split("\n")[:-2]
+    records = [json.loads(line) for line in lines[1:]]
+    for record in records:
+        change(record)
+    body = "\n".join([lines[0], *(canonical_text(r) for r in records)]) + "\n"
+    sha = hashlib.sha256(body.encode()).hexdigest()
+    trailer = canonical_text({"trailer": {"count": len(records), "sha256": sha}})
+    return f"{path.name[:8]}-{sha[:16]}.jsonl", (body + trailer + "\n").encode()
+
+
+def count(device: Device, table: str) -> int:
+    with sqlite3.connect(device.home / "journal.sqlite3") as conn:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def seen(device: Device) -> dict[str, Any]:
+    """What the learner sees of the history, to compare two computers."""
+    sessions = device.ok("sessions", "--limit", "0")["sessions"]
+    verify = device.ok("verify")
+    return {
+        "sessions": sorted((s["session_id"], s["passed"], s["pending"]) for s in sessions),
+        "gaps": device.ok("gaps")["open"],
+        "verify": (verify["ok"], verify["checked"], verify["first_failure"]),
+    }
+
+
+def test_a_long_history_goes_in_the_same_with_the_helper_process_and_without(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 4)
+    assert len(files) == 4
+
+    tablet = make_device("tablet")
+    copy_in(tablet, laptop, files)
+    spy = HelperSpy(monkeypatch, cores=2)
+    with_helper = tablet.ok("sync")
+    assert spy.pools == 1 and spy.submitted == 3  # the first is read here, while it starts
+
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, files)
+    alone = HelperSpy(monkeypatch, cores=1)  # one core: no second process
+    without = desktop.ok("sync")
+    assert alone.pools == 0
+
+    for report in (with_helper, without):
+        assert sorted(report["segments_imported"]) == [p.name for p in files]
+        assert report["rejected"] == [] and report["ignored"] == []
+    assert with_helper["records_in"] == without["records_in"] > 0
+    assert seen(tablet) == seen(desktop) == seen(laptop)
+    assert seen(tablet)["verify"][0] is True
+
+
+@pytest.mark.parametrize("cores", [2, 1], ids=["helper", "no-helper"])
+def test_a_forged_segment_between_good_ones_is_refused_alone(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch, cores: int
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 4)
+
+    def answer_changed(record: dict[str, Any]) -> None:
+        if record["kind"] == "attempt":
+            record["row"]["answer"] = "I knew it all along."
+
+    name, data = forged(files[1], answer_changed)
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, [files[0], files[2], files[3]])
+    (desktop.shared / laptop.device_id / name).write_bytes(data)
+    HelperSpy(monkeypatch, cores=cores)
+    code, report, err = desktop.coach("sync", "--json")
+
+    assert code == 1 and "was not imported" in err
+    (rejected,) = report["rejected"]
+    assert rejected["file"] == name and "does not check out: digest mismatch" in rejected["reason"]
+    assert sorted(report["segments_imported"]) == [files[0].name, files[2].name, files[3].name]
+    assert count(desktop, "sessions") == 3
+    assert desktop.ok("verify")["ok"]
+    assert count(desktop, "sync_segments") == 3  # the forged one is tried again next time
+
+
+@pytest.mark.parametrize("cores", [2, 1], ids=["helper", "no-helper"])
+def test_a_segment_that_waits_for_another_computer_leaves_the_rest_in(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch, cores: int
+) -> None:
+    # The desktop's folder is listed before the laptop's: its second segment (answers of
+    # the laptop's session, judged on the desktop) comes before the session it judged.
+    laptop = make_device("laptop", "f" * 32)
+    desktop = make_device("desktop", "0" * 32)
+    laptop.practise([GOOD, "No idea."], judge="off")
+    laptop.ok("sync")
+    copy_in(desktop, laptop, sorted((laptop.shared / laptop.device_id).iterdir()))
+    desktop.ok("sync")
+    desktop.practise(["Because of time.", "Not sure."])
+    desktop.ok("sync")  # its own session
+    assert [j["verdict"] for j in desktop.ok("judge-pending")["judged"]] == ["pass", "fail"]
+    desktop.ok("sync")  # the laptop's answers, judged here
+    own = sorted((desktop.shared / desktop.device_id).iterdir())
+    assert len(own) == 2
+
+    tablet = make_device("tablet")
+    copy_in(tablet, desktop, own)
+    copy_in(tablet, laptop, sorted((laptop.shared / laptop.device_id).iterdir()))
+    HelperSpy(monkeypatch, cores=cores)
+    report = tablet.ok("sync")
+
+    assert len(report["segments_imported"]) == 3 and report["ignored"] == []
+    assert report["rejected"] == [] and report["conflicts"] == []
+    assert seen(tablet) == seen(desktop)
+    pending = {s[0]: s[2] for s in seen(tablet)["sessions"]}
+    assert sorted(pending.values()) == [0, 0]  # the judged-later verdicts are bound there
+
+
+def test_values_stored_otherwise_than_they_came_are_checked_as_stored(
+    make_device: Callable[..., Device],
+) -> None:
+    laptop = make_device("laptop")
+    (first,) = evenings(laptop, 1)
+
+    def position_as_text(record: dict[str, Any]) -> None:
+        if record["kind"] == "challenge":  # an integer column keeps "1" as the number 1
+            record["row"]["position"] = str(record["row"]["position"])
+
+    def answer_as_number(record: dict[str, Any]) -> None:
+        if record["kind"] == "attempt":  # a text column keeps 12345 as the text "12345"
+            record["row"]["answer"] = 12345
+
+    desktop = make_device("desktop")
+    folder = desktop.shared / laptop.device_id
+    folder.mkdir(parents=True)
+    name, data = forged(first, answer_as_number)
+    (folder / name).write_bytes(data)
+    code, report, _ = desktop.coach("sync", "--json")
+    assert code == 1 and "does not check out: digest mismatch" in report["rejected"][0]["reason"]
+    (folder / name).unlink()
+
+    name, data = forged(first, position_as_text)
+    (folder / name).write_bytes(data)
+    report = desktop.ok("sync")  # stored as the numbers they were: the same records
+    assert report["segments_imported"] == [name] and report["rejected"] == []
+    assert desktop.ok("verify")["ok"]
+    assert seen(desktop)["sessions"] == seen(laptop)["sessions"]
+
+
+class Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_a_helper_process_that_dies_leaves_the_import_to_this_one(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 3)
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, files)
+
+    def dying() -> ProcessPoolExecutor:  # its process exits before it reads anything
+        return ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=os._exit,
+            initargs=(3,),
+        )
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sync_service, "_helper_pool", dying)
+    warnings, logger = Warnings(), logging.getLogger("coach_gui.services.sync")
+    logger.addHandler(warnings)
+    try:
+        report = desktop.ok("sync")
+    finally:
+        logger.removeHandler(warnings)
+    assert sorted(report["segments_imported"]) == [p.name for p in files]
+    assert any("without its helper process" in m for m in warnings.messages)
+    assert seen(desktop) == seen(laptop)
