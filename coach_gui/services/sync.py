@@ -59,6 +59,10 @@ def check_sessions(
     return None
 
 
+# What a helper process that did not start, died or hung gives instead of a result.
+_HELPER_FAILED = (BrokenExecutor, CancelledError, FutureTimeout, OSError, pickle.PickleError)
+
+
 class _Preparing:
     """The segments of `files` read and checked (`sync_prepare.prepare`), in order. With
     a helper, a second process does it for the next few while the caller stores one:
@@ -77,8 +81,10 @@ class _Preparing:
         self._folder = folder
         self._types = types
         self._files = files
-        use = len(files) >= 2 and (os.cpu_count() or 1) >= 2 if helper is None else helper
-        self._pool: Executor | None = _helper_pool() if use and len(files) >= 2 else None
+        if helper is None:  # worth it with a second core and more than one to read
+            helper = (os.cpu_count() or 1) >= 2
+        self._pool = _helper_pool() if helper and len(files) >= 2 else None
+        self._helped = 0  # segments the helper read
 
     def __enter__(self) -> Iterator[tuple[str, str, Prepared | Unreadable]]:
         return self._ready()
@@ -86,10 +92,16 @@ class _Preparing:
     def __exit__(self, *exc_info: object) -> None:
         self._close()
 
-    def _close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def _close(self, *, broken: bool = False) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if broken:  # a process that hangs or misbehaves does not stay behind
+                for process in list((getattr(pool, "_processes", None) or {}).values()):
+                    process.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+        if self._helped:
+            log.info("a helper process read %d of %d segments", self._helped, len(self._files))
+            self._helped = 0
 
     def _ready(self) -> Iterator[tuple[str, str, Prepared | Unreadable]]:
         files = iter(self._files)
@@ -136,31 +148,26 @@ class _Preparing:
         try:
             return self._pool.submit(prepare, data, device, name, self._types)
         except (RuntimeError, OSError) as error:  # the helper is gone: go on here
-            log.warning("sync goes on without its helper process: %s", error)
-            self._close()
+            log.warning("sync goes on without its helper process: %r", error)
+            self._close(broken=True)
             return None
 
     def _result(
         self, future: Future[Prepared | Unreadable] | None, data: bytes, device: str, name: str
     ) -> Prepared | Unreadable:
-        if future is not None:
+        if future is not None and self._pool is not None:
             if not future.done():
                 self._before_waiting()  # what went in is committed while the helper works
             try:
-                return future.result(timeout=_HELPER_SECONDS)
-            except (
-                BrokenExecutor,
-                CancelledError,
-                FutureTimeout,
-                OSError,
-                pickle.PickleError,
-            ) as error:
+                prepared = future.result(timeout=_HELPER_SECONDS)
+            except _HELPER_FAILED as error:
                 log.warning("sync goes on without its helper process: %r", error)
-                self._close()
+                self._close(broken=True)
+            else:
+                self._helped += 1
+                return prepared
+        self._before_waiting()  # reading it here takes as long as storing one
         return prepare(data, device, name, self._types)
-
-
-_HELPER_FAILED = (BrokenExecutor, CancelledError, FutureTimeout, OSError, pickle.PickleError)
 
 
 def _helper_pool() -> Executor | None:

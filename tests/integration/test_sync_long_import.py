@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import shutil
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime
@@ -24,7 +25,11 @@ from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from sync_devices import KEY, Device
 
 import coach_gui.services.sync as sync_service
+from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.sync import SqliteSyncJournal
 from coach_gui.domain.digests import canonical_text
+from coach_gui.domain.sync import parse_segment
+from coach_gui.services.sync import check_sessions
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
 GOOD = "It is slow because each step is slight and acts on inherited variation."
@@ -272,3 +277,83 @@ def test_a_helper_process_that_dies_leaves_the_import_to_this_one(
     assert sorted(report["segments_imported"]) == [p.name for p in files]
     assert any("without its helper process" in m for m in warnings.messages)
     assert seen(desktop) == seen(laptop)
+
+
+def test_a_helper_process_that_hangs_is_stopped_and_the_import_goes_on_here(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 3)
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, files)
+
+    def hanging() -> ProcessPoolExecutor:  # its process never gets to the segments
+        return ProcessPoolExecutor(
+            max_workers=1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=time.sleep,
+            initargs=(120,),
+        )
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sync_service, "_helper_pool", hanging)
+    monkeypatch.setattr(sync_service, "_HELPER_SECONDS", 1.0)
+    began = time.monotonic()
+    report = desktop.ok("sync")
+    assert sorted(report["segments_imported"]) == [p.name for p in files]
+    assert time.monotonic() - began < 60  # it did not wait for the helper's two minutes
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []  # the hung process was stopped
+    assert seen(desktop) == seen(laptop)
+
+
+class Keys:
+    """The trace log's signing key, in memory."""
+
+    key = ("test-key", b"k" * 32)
+
+    def signing_key(self) -> tuple[str, bytes]:
+        return self.key
+
+    def existing_key(self) -> tuple[str, bytes] | None:
+        return self.key
+
+    def has_key(self) -> bool:
+        return True
+
+
+def test_a_segment_refused_inside_a_batch_takes_none_of_the_batch_with_it(
+    make_device: Callable[..., Device], tmp_path: Path
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 3)
+
+    def answer_changed(record: dict[str, Any]) -> None:
+        if record["kind"] == "attempt":
+            record["row"]["answer"] = "I knew it all along."
+
+    name, data = forged(files[1], answer_changed)
+    device = laptop.device_id
+    segments = [
+        parse_segment(files[0].read_bytes(), device_id=device, file_name=files[0].name),
+        parse_segment(data, device_id=device, file_name=name),
+        parse_segment(files[2].read_bytes(), device_id=device, file_name=files[2].name),
+    ]
+    now = "2026-11-10T19:00:00.000000+00:00"
+    with Journal.open(tmp_path / "other.sqlite3", keys=Keys()) as journal:
+        sync = SqliteSyncJournal(journal, "a" * 32)
+        with sync.importing():  # one transaction for all three, none committed early
+            outcomes = [
+                sync.import_segment(s, now, check_sessions)  # type: ignore[arg-type]
+                for s in segments
+            ]
+            assert journal.counts()["sessions"] == 0  # (a reader sees nothing yet)
+        assert [o.status for o in outcomes] == ["imported", "rejected", "imported"]
+        assert "digest mismatch" in (outcomes[1].reason or "")
+        counts = journal.counts()
+        assert counts["sessions"] == 2 and counts["sync_segments"] == 2
+        with journal.read() as conn:
+            kept = {str(r[0]) for r in conn.execute("SELECT file_name FROM sync_segments")}
+        assert kept == {files[0].name, files[2].name}
