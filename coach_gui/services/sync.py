@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
@@ -45,6 +46,7 @@ MAX_SEGMENT_RECORDS = 5000  # a segment holds whole sessions, about this many re
 _NOT_SEGMENT = "not a Coach sync segment; left as it is"
 _AHEAD = 3  # segments the helper process reads ahead of the one being stored
 _HELPER_SECONDS = 120.0  # a segment takes the helper about half a second
+_POLL_SECONDS = 0.25  # how often a wait for the helper looks whether sync is stopping
 
 
 def check_sessions(
@@ -76,13 +78,16 @@ class _Preparing:
         files: list[tuple[str, str]],
         helper: bool | None,
         before_waiting: Callable[[], None],
+        stop: Callable[[], bool],
     ) -> None:
         self._before_waiting = before_waiting
+        self._stop = stop
+        self._finished = False
         self._folder = folder
         self._types = types
         self._files = files
         if helper is None:  # worth it with a second core and more than one to read
-            helper = (os.cpu_count() or 1) >= 2
+            helper = _cores() >= 2
         self._pool = _helper_pool() if helper and len(files) >= 2 else None
         self._helped = 0  # segments the helper read
 
@@ -90,7 +95,7 @@ class _Preparing:
         return self._ready()
 
     def __exit__(self, *exc_info: object) -> None:
-        self._close()
+        self._close(broken=not self._finished)  # stopped early: the helper goes too
 
     def _close(self, *, broken: bool = False) -> None:
         pool, self._pool = self._pool, None
@@ -120,6 +125,7 @@ class _Preparing:
             if not ahead:
                 item = next(files, None)
                 if item is None:
+                    self._finished = True
                     return
                 data = self._folder.read(*item)
                 if data is not None:
@@ -159,15 +165,38 @@ class _Preparing:
             if not future.done():
                 self._before_waiting()  # what went in is committed while the helper works
             try:
-                prepared = future.result(timeout=_HELPER_SECONDS)
+                prepared = self._wait(future)
             except _HELPER_FAILED as error:
                 log.warning("sync goes on without its helper process: %r", error)
                 self._close(broken=True)
             else:
+                if prepared is None:  # stopping: the caller sees it next
+                    return Unreadable("sync was stopped", complete=False)
                 self._helped += 1
                 return prepared
         self._before_waiting()  # reading it here takes as long as storing one
         return prepare(data, device, name, self._types)
+
+    def _wait(self, future: Future[Prepared | Unreadable]) -> Prepared | Unreadable | None:
+        """The helper's result (None: sync is stopping); `FutureTimeout` after two minutes."""
+        deadline = time.monotonic() + _HELPER_SECONDS
+        while True:
+            try:
+                return future.result(timeout=_POLL_SECONDS)
+            except FutureTimeout:
+                if self._stop():
+                    return None
+                if time.monotonic() > deadline:
+                    raise
+
+
+def _cores() -> int:
+    """The cores this process may run on (fewer than the machine's under `taskset` or a
+    container's CPU set)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        return os.cpu_count() or 1
 
 
 def _helper_pool() -> Executor | None:
@@ -214,7 +243,7 @@ class _Run:
         pending: list[tuple[Prepared, str]] = []
         types = self.journal.stored_types()
         bulk = self.journal.importing() if len(files) >= 2 else contextlib.nullcontext()
-        preparing = _Preparing(self.folder, types, files, helper, self.journal.settle)
+        preparing = _Preparing(self.folder, types, files, helper, self.journal.settle, self.stop)
         with bulk, preparing as ready:
             for device, name, prepared in ready:
                 if self.stop():  # quitting: what went in stays in, the rest next time

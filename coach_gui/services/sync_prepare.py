@@ -97,7 +97,11 @@ def prepare(
     parsed = parse_segment(data, device_id=device_id, file_name=file_name)
     if isinstance(parsed, Unreadable):
         return parsed
-    return Prepared(parsed, check_whole_sessions(parsed.records, types))
+    try:
+        checked = check_whole_sessions(parsed.records, types)
+    except Exception:  # what cannot be read here, the journal judges once it is stored
+        checked = {}  # (nested too deep, text that is not Unicode, ...): vouch for nothing
+    return Prepared(parsed, checked)
 
 
 def check_whole_sessions(
@@ -112,19 +116,25 @@ def check_whole_sessions(
     if not sessions:
         return {}
     as_is = _AsIs(types)
+    # A row of a session's tables with any value stored otherwise than it came (an owner
+    # given as a number, say, which SQLite stores as text and so as that session's row)
+    # could be stored as another session's than it reads here: then none is vouched for.
+    for kind, table in SESSION_TABLES.items():
+        if not all(as_is(table, r.row) for r in by_kind.get(kind, [])):
+            return {}
+    if not all(as_is("scheduler_decisions", r.row) for r in by_kind.get("scheduler_decision", [])):
+        return {}
     outbox = {r.id: r for r in by_kind.get("outbox", [])}
     traces = {r.id: r for r in by_kind.get("trace", [])}
     decision_rows = {r.id: r.row for r in by_kind.get("scheduler_decision", [])}
     decisions = {key: str(row.get("fields")) for key, row in decision_rows.items()}
-    # The sessions that cannot be vouched for here: a value stored otherwise than it came,
-    # or a request or decision not in the segment (the journal may hold it).
-    unknown = {sid for sid, r in sessions.items() if not as_is("sessions", r.row)}
+    # The sessions that cannot be vouched for here: they refer to a request or decision
+    # not in the segment (the journal may hold it).
+    unknown: set[str] = set()
     for sid, session in sessions.items():
         decision_id = session.row.get("scheduler_decision_id")
-        if decision_id is not None:
-            decision = decision_rows.get(str(decision_id))
-            if decision is None or not as_is("scheduler_decisions", decision):
-                unknown.add(sid)
+        if decision_id is not None and decision_id not in decision_rows:
+            unknown.add(sid)
     # Every other row of each session, by table: (session id, row).
     owned: dict[str, list[tuple[str, Mapping[str, Any]]]] = {table: [] for table in SORT_KEYS}
     answers = {r.id: str(r.row.get("session_id")) for r in by_kind.get("attempt", [])}
@@ -140,14 +150,12 @@ def check_whole_sessions(
             )
             if owner not in sessions:
                 continue
-            if not as_is(table, row):
-                unknown.add(str(owner))
             owned[table].append((str(owner), row))
             if kind != "binding" and row.get("outbox_id"):
                 cited.add((str(owner), str(row["outbox_id"])))
     for owner, outbox_id in cited:
         request = outbox.get(outbox_id)
-        if request is None or not as_is("outbox", request.row):
+        if request is None:
             unknown.add(owner)
         else:
             owned["outbox"].append((owner, request.row))

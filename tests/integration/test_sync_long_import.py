@@ -7,6 +7,7 @@ when a value would be stored otherwise than it came, and when the helper process
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import multiprocessing
@@ -24,11 +25,15 @@ import pytest
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from sync_devices import KEY, Device
 
+import coach_gui.services.practice as practice
 import coach_gui.services.sync as sync_service
+from coach_gui.adapters.journal import sync_merge
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.sync import SqliteSyncJournal
+from coach_gui.adapters.sync_folder import SyncFolder
 from coach_gui.domain.digests import canonical_text
-from coach_gui.domain.sync import parse_segment
+from coach_gui.domain.errors import JournalError
+from coach_gui.domain.sync import SegmentOutcome, parse_segment
 from coach_gui.services.sync import check_sessions
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
@@ -61,7 +66,7 @@ class HelperSpy:
         self.pools = 0
         self.submitted = 0
         real = sync_service._helper_pool
-        monkeypatch.setattr(os, "cpu_count", lambda: cores)
+        monkeypatch.setattr(sync_service, "_cores", lambda: cores)
 
         def counted() -> Any:
             pool = real()
@@ -77,6 +82,35 @@ class HelperSpy:
             return pool
 
         monkeypatch.setattr(sync_service, "_helper_pool", counted)
+
+
+class Logged(logging.Handler):
+    """What sync logs while it is attached (the app's log file gets the same lines)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+        self._logger = logging.getLogger("coach_gui.services.sync")
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+    def __enter__(self) -> Logged:
+        self._logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._logger.removeHandler(self)
+
+
+def hanging_pool() -> ProcessPoolExecutor:
+    """A helper whose process never gets to the segments (it sleeps two minutes first)."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=time.sleep,
+        initargs=(120,),
+    )
 
 
 def evenings(device: Device, count: int) -> list[Path]:
@@ -95,14 +129,18 @@ def copy_in(target: Device, source: Device, files: list[Path]) -> None:
         shutil.copyfile(path, folder / path.name)
 
 
-def forged(path: Path, change: Callable[[dict[str, Any]], None]) -> tuple[str, bytes]:
+def forged(
+    path: Path, change: Callable[[dict[str, Any]], None], *, escaped: str = ""
+) -> tuple[str, bytes]:
     """The segment with its records changed by `change`, made whole again (trailer and
-    name recomputed), so only the record checks can tell: (file name, bytes)."""
+    name recomputed), so only the record checks can tell: (file name, bytes). `escaped`:
+    a JSON escape written where `change` put the text "ESCAPED"."""
     lines = path.read_bytes().decode("utf-8").split("\n")[:-2]
     records = [json.loads(line) for line in lines[1:]]
     for record in records:
         change(record)
     body = "\n".join([lines[0], *(canonical_text(r) for r in records)]) + "\n"
+    body = body.replace("ESCAPED", escaped) if escaped else body
     sha = hashlib.sha256(body.encode()).hexdigest()
     trailer = canonical_text({"trailer": {"count": len(records), "sha256": sha}})
     return f"{path.name[:8]}-{sha[:16]}.jsonl", (body + trailer + "\n").encode()
@@ -134,8 +172,10 @@ def test_a_long_history_goes_in_the_same_with_the_helper_process_and_without(
     tablet = make_device("tablet")
     copy_in(tablet, laptop, files)
     spy = HelperSpy(monkeypatch, cores=2)
-    with_helper = tablet.ok("sync")
+    with Logged() as logged:
+        with_helper = tablet.ok("sync")
     assert spy.pools == 1 and spy.submitted == 3  # the first is read here, while it starts
+    assert "a helper process read 3 of 4 segments" in logged.messages  # none fell back
 
     desktop = make_device("desktop")
     copy_in(desktop, laptop, files)
@@ -241,15 +281,6 @@ def test_values_stored_otherwise_than_they_came_are_checked_as_stored(
     assert seen(desktop)["sessions"] == seen(laptop)["sessions"]
 
 
-class Warnings(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
 def test_a_helper_process_that_dies_leaves_the_import_to_this_one(
     make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,16 +297,12 @@ def test_a_helper_process_that_dies_leaves_the_import_to_this_one(
             initargs=(3,),
         )
 
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sync_service, "_cores", lambda: 2)
     monkeypatch.setattr(sync_service, "_helper_pool", dying)
-    warnings, logger = Warnings(), logging.getLogger("coach_gui.services.sync")
-    logger.addHandler(warnings)
-    try:
+    with Logged() as logged:
         report = desktop.ok("sync")
-    finally:
-        logger.removeHandler(warnings)
     assert sorted(report["segments_imported"]) == [p.name for p in files]
-    assert any("without its helper process" in m for m in warnings.messages)
+    assert any("without its helper process" in m for m in logged.messages)
     assert seen(desktop) == seen(laptop)
 
 
@@ -287,16 +314,8 @@ def test_a_helper_process_that_hangs_is_stopped_and_the_import_goes_on_here(
     desktop = make_device("desktop")
     copy_in(desktop, laptop, files)
 
-    def hanging() -> ProcessPoolExecutor:  # its process never gets to the segments
-        return ProcessPoolExecutor(
-            max_workers=1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=time.sleep,
-            initargs=(120,),
-        )
-
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(sync_service, "_helper_pool", hanging)
+    monkeypatch.setattr(sync_service, "_cores", lambda: 2)
+    monkeypatch.setattr(sync_service, "_helper_pool", hanging_pool)
     monkeypatch.setattr(sync_service, "_HELPER_SECONDS", 1.0)
     began = time.monotonic()
     report = desktop.ok("sync")
@@ -357,3 +376,129 @@ def test_a_segment_refused_inside_a_batch_takes_none_of_the_batch_with_it(
         with journal.read() as conn:
             kept = {str(r[0]) for r in conn.execute("SELECT file_name FROM sync_segments")}
         assert kept == {files[0].name, files[2].name}
+
+
+def test_a_batch_that_does_not_go_in_again_the_same_way_is_taken_back_whole(
+    make_device: Callable[..., Device], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 2)
+
+    def answer_changed(record: dict[str, Any]) -> None:
+        if record["kind"] == "attempt":
+            record["row"]["answer"] = "I knew it all along."
+
+    name, data = forged(files[1], answer_changed)
+    device = laptop.device_id
+    good = parse_segment(files[0].read_bytes(), device_id=device, file_name=files[0].name)
+    bad = parse_segment(data, device_id=device, file_name=name)
+    checks = {"n": 0}
+    real = sync_merge.Merge._check
+
+    def changed_meanwhile(self: sync_merge.Merge, *args: Any) -> None:
+        checks["n"] += 1  # the third check is the good segment's, stored again: as if
+        if checks["n"] == 3:  # another Coach had written to the journal in between
+            raise sync_merge.Stop(SegmentOutcome("waiting", reason="not here yet"))
+        real(self, *args)
+
+    monkeypatch.setattr(sync_merge.Merge, "_check", changed_meanwhile)
+    now = "2026-11-10T19:00:00.000000+00:00"
+    with Journal.open(tmp_path / "other.sqlite3", keys=Keys()) as journal:
+        sync = SqliteSyncJournal(journal, "a" * 32)
+        with pytest.raises(JournalError, match="sync again"), sync.importing():
+            assert sync.import_segment(good, now, check_sessions).status == "imported"  # type: ignore[arg-type]
+            sync.import_segment(bad, now, check_sessions)  # type: ignore[arg-type]
+        counts = journal.counts()  # nothing of either went in, not half of one
+        assert counts["sessions"] == counts["attempts"] == counts["sealed_traces"] == 0
+        assert counts["trace_log"] == counts["sync_segments"] == counts["sync_records"] == 0
+        with journal.write() as conn:
+            assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
+            assert conn.execute("PRAGMA cache_size").fetchone()[0] == -2000
+
+
+def test_a_row_that_names_its_session_by_a_number_is_checked_as_stored(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A session id of digits only; a forged extra challenge names it as the number,
+    # which SQLite stores as that session's id text: the check must see it there too.
+    laptop = make_device("laptop")
+    ids = itertools.count(1)
+    monkeypatch.setattr(practice, "new_id", lambda: f"9{next(ids):015d}")
+    (segment,) = evenings(laptop, 1)
+    extra: dict[str, Any] = {}
+
+    def add_challenge(record: dict[str, Any]) -> None:
+        if record["kind"] == "challenge" and not extra:
+            row = dict(record["row"], id="abcdef0123", position=99, text="Never sealed.")
+            extra.update(kind="challenge", id="abcdef0123", row=row)
+            row["session_id"] = int(row["session_id"])
+
+    forged(segment, add_challenge)  # (finds the row to copy)
+    lines = segment.read_bytes().decode("utf-8").split("\n")[:-2]
+    path = tmp_path / segment.name  # (forged() keeps the sequence of the name it is given)
+    path.write_text("\n".join([*lines, canonical_text(extra), "trailer", ""]), encoding="utf-8")
+    name, data = forged(path, lambda record: None)  # made whole: trailer and name
+    desktop = make_device("desktop")
+    folder = desktop.shared / laptop.device_id
+    folder.mkdir(parents=True)
+    (folder / name).write_bytes(data)
+    code, report, _ = desktop.coach("sync", "--json")
+    assert code == 1 and report["segments_imported"] == []
+    assert "abcdef0123 does not check out" in report["rejected"][0]["reason"]
+    assert count(desktop, "sessions") == 0 and desktop.ok("verify")["ok"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "column", "value"),
+    [("attempt", "answer", "ESCAPED"), ("challenge", "position", 2**70)],
+    ids=["lone-surrogate", "huge-number"],
+)
+def test_a_value_no_column_can_hold_refuses_its_segment_and_the_sync_goes_on(
+    make_device: Callable[..., Device], kind: str, column: str, value: Any
+) -> None:
+    laptop = make_device("laptop")
+    first, second = evenings(laptop, 2)
+
+    def unstorable(record: dict[str, Any]) -> None:
+        if record["kind"] == kind:
+            record["row"][column] = value
+
+    name, data = forged(first, unstorable, escaped="\\ud800")  # a lone surrogate
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, [second])
+    (desktop.shared / laptop.device_id / name).write_bytes(data)
+    code, report, err = desktop.coach("sync", "--json")
+    assert code == 1 and "Traceback" not in err
+    (rejected,) = report["rejected"]
+    assert rejected["file"] == name and "no journal column holds" in rejected["reason"]
+    assert report["segments_imported"] == [second.name] and desktop.ok("verify")["ok"]
+
+
+def test_closing_the_window_stops_an_import_waiting_for_a_hung_helper_at_once(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 3)
+    monkeypatch.setattr(sync_service, "_helper_pool", hanging_pool)  # two minutes a segment
+    now = "2026-11-10T19:00:00.000000+00:00"
+    with Journal.open(tmp_path / "other.sqlite3", keys=Keys()) as journal:
+        folder = SyncFolder(laptop.shared, "b" * 32)
+        sync = SqliteSyncJournal(journal, "b" * 32)
+        closing = {"now": False}
+
+        def stop() -> bool:  # the window closes once the first file is in
+            closing["now"] = closing["now"] or journal.counts()["sync_segments"] > 0
+            return closing["now"]
+
+        began = time.monotonic()
+        report = sync_service.sync_now(
+            folder, sync, device_name="desktop", location="", now=lambda: now, stop=stop,
+            helper=True,
+        )  # fmt: skip
+        assert time.monotonic() - began < 30  # not the helper's two minutes
+        assert report.segments_imported == [files[0].name]  # what went in stays in
+        assert journal.counts()["sessions"] == 1
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []  # the hung helper was stopped too

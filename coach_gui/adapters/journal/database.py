@@ -93,6 +93,14 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def _back_to_full(conn: sqlite3.Connection) -> None:
+    """After a write that did not wait for the disk, every later one does again."""
+    try:
+        conn.execute("PRAGMA synchronous = FULL")
+    except sqlite3.Error as error:  # only inside a transaction, which a write never leaves
+        log.warning("the journal could not go back to waiting for the disk: %s", error)
+
+
 def _use_wal(conn: sqlite3.Connection) -> None:
     """Switch to WAL. Changing the journal mode does not wait on SQLite's busy handler, so
     two first opens at once (the GUI's workers, or the GUI and a `coach` command) would
@@ -365,8 +373,7 @@ class Journal:
                 raise
             finally:
                 if not durable:
-                    with contextlib.suppress(sqlite3.Error):
-                        conn.execute("PRAGMA synchronous = FULL")
+                    _back_to_full(conn)
         finally:
             self._writing_thread = None
             self._write_lock.release()
@@ -375,18 +382,25 @@ class Journal:
     def bulk(self) -> Iterator[None]:
         """Many write transactions in a row (a first sync's import of a long history): the
         writer keeps a larger page cache and checkpoints the write-ahead log every 64 MB
-        instead of every 4 MB, then checkpoints once at the end. Each transaction is as
-        durable as any (ADR 0027 has the figures)."""
+        instead of every 4 MB, then checkpoints once at the end (ADR 0027 has the
+        figures). How durable each transaction is stays the caller's (`write`)."""
         with self.write() as conn:
+            before = [
+                (name, int(conn.execute(f"PRAGMA {name}").fetchone()[0]))
+                for name in ("cache_size", "wal_autocheckpoint")
+            ]
             conn.execute(f"PRAGMA cache_size = -{_BULK_CACHE_KIB}")
             conn.execute(f"PRAGMA wal_autocheckpoint = {_BULK_CHECKPOINT_PAGES}")
         try:
             yield
         finally:
-            with self.write() as conn:
-                conn.execute("PRAGMA cache_size = -2000")  # SQLite's default
-                conn.execute("PRAGMA wal_autocheckpoint = 1000")
-            self._checkpoint()
+            try:
+                with self.write() as conn:
+                    for name, value in before:
+                        conn.execute(f"PRAGMA {name} = {value}")
+                self._checkpoint()
+            except JournalError as error:  # closed meanwhile: nothing left to put back
+                log.info("the journal's bulk settings were not put back: %s", error)
 
     def _checkpoint(self) -> None:
         """Copy the write-ahead log into the file, as far as no reader needs it (never

@@ -259,24 +259,32 @@ class SqliteSyncJournal:
             batch.stack.__exit__(type(error), error, error.__traceback__)
             raise
         batch.jobs.append(job)
+        batch.outcomes.append(outcome)
         if len(batch.jobs) >= _BATCH_SEGMENTS:
             self.settle()
         return outcome
 
     def _store_again(self, batch: _Batch) -> None:
         """Take the batch's transaction back (a segment did not go in) and store its
-        earlier segments again, in a new one: they went in before from the same state,
-        so they go in again the same way."""
-        batch.conn.execute("ROLLBACK")
-        batch.conn.execute("BEGIN IMMEDIATE")
-        for job in batch.jobs:
-            try:
-                self._merge(batch.conn, job)
-            except Stop as stop:  # cannot happen: the same segment into the same journal
+        earlier segments again, in a new one. They go in the same way unless another
+        Coach wrote to the journal in between (the lock is let go for a moment): then,
+        or on any error, the whole batch is taken back and the learner asked to sync
+        again (the next sync imports it all; nothing half-stored is ever committed)."""
+        try:
+            batch.conn.execute("ROLLBACK")
+            batch.conn.execute("BEGIN IMMEDIATE")
+            for job, before in zip(batch.jobs, batch.outcomes, strict=True):
+                if self._merge(batch.conn, job) != before:
+                    raise _Changed
+        except BaseException as error:
+            self._batch = None
+            batch.stack.__exit__(type(error), error, error.__traceback__)  # rolls back
+            if isinstance(error, _Changed | Stop):
                 raise JournalError(
-                    f"A sync segment did not go in a second time ({stop.outcome.reason}); "
-                    "sync again, and report this bug if it stays."
+                    "The journal changed while sync was storing files from another computer;"
+                    " sync again."
                 ) from None
+            raise
 
     def _merge(self, conn: sqlite3.Connection, job: _Job) -> SegmentOutcome:
         segment, synced_at = job.segment, job.synced_at
@@ -313,6 +321,11 @@ class _Batch:
         # Not durable: a segment a power cut takes back is imported again next sync.
         self.conn = self.stack.enter_context(journal.write(durable=False))
         self.jobs: list[_Job] = []
+        self.outcomes: list[SegmentOutcome] = []  # what each job did (the same if redone)
+
+
+class _Changed(Exception):
+    """A segment stored again did not go in as it did the first time."""
 
 
 _NONE = "NoneType"

@@ -25,6 +25,7 @@ from coach_gui.services.ports.sync import SessionCheck
 log = logging.getLogger(__name__)
 _WAITING = "it refers to records not here yet (an earlier segment)"
 _NEWER = "written by a newer Coach; update Coach here"
+_UNSTORABLE = "it holds a value no journal column holds (a number too large, or broken text)"
 _REFUSED = (
     "the journal refused one of its records (it would change a sealed record or break a "
     "rule every record keeps); the log file has the details"
@@ -119,6 +120,8 @@ class Merge:
         except sqlite3.DatabaseError as error:  # a trigger's refusal: a sealed record changed
             log.warning("a segment was refused: %s", error)
             raise Stop(SegmentOutcome("rejected", reason=_REFUSED)) from None
+        except (OverflowError, UnicodeEncodeError):  # a number or text no column can hold
+            raise Stop(SegmentOutcome("rejected", reason=_UNSTORABLE)) from None
         self._check(check, checked)
         return self
 
