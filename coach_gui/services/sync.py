@@ -15,13 +15,11 @@ import contextlib
 import logging
 import multiprocessing
 import os
-import pickle
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool as BrokenExecutor
 
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.sync import (
@@ -59,10 +57,6 @@ def check_sessions(
         if failure is not None:
             return failure.id, failure.reason
     return None
-
-
-# What a helper process that did not start, died or hung gives instead of a result.
-_HELPER_FAILED = (BrokenExecutor, CancelledError, FutureTimeout, OSError, pickle.PickleError)
 
 
 class _Preparing:
@@ -163,10 +157,13 @@ class _Preparing:
     ) -> Prepared | Unreadable:
         if future is not None and self._pool is not None:
             if not future.done():
-                self._before_waiting()  # what went in is committed while the helper works
+                self._before_waiting()  # what went in may be committed meanwhile
             try:
                 prepared = self._wait(future)
-            except _HELPER_FAILED as error:
+            # It did not start, died or hung, or something else went wrong there (a value
+            # that did not travel between the processes, say): the segment is read here
+            # instead, where a fault of its own shows as it would without a helper.
+            except Exception as error:
                 log.warning("sync goes on without its helper process: %r", error)
                 self._close(broken=True)
             else:
@@ -174,7 +171,7 @@ class _Preparing:
                     return Unreadable("sync was stopped", complete=False)
                 self._helped += 1
                 return prepared
-        self._before_waiting()  # reading it here takes as long as storing one
+        self._before_waiting()  # (reading one here takes as long as storing one)
         return prepare(data, device, name, self._types)
 
     def _wait(self, future: Future[Prepared | Unreadable]) -> Prepared | Unreadable | None:
@@ -184,6 +181,7 @@ class _Preparing:
             try:
                 return future.result(timeout=_POLL_SECONDS)
             except FutureTimeout:
+                self._before_waiting()  # a batch open a second by now is committed
                 if self._stop():
                     return None
                 if time.monotonic() > deadline:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -203,10 +204,17 @@ class SqliteSyncJournal:
                 yield
             finally:
                 self._batching = False
-                self.settle()
+                self._commit()
 
     def settle(self) -> None:
-        """Commit the segments stored so far (before waiting for the next one)."""
+        """Before waiting for the next segment: commit the segments stored so far, if
+        the transaction has been open a while (so another write waits a second at most,
+        and a commit is not paid for every segment)."""
+        batch = self._batch
+        if batch is not None and time.monotonic() - batch.began >= _BATCH_SECONDS:
+            self._commit()
+
+    def _commit(self) -> None:
         batch, self._batch = self._batch, None
         if batch is not None:
             batch.stack.close()
@@ -261,7 +269,7 @@ class SqliteSyncJournal:
         batch.jobs.append(job)
         batch.outcomes.append(outcome)
         if len(batch.jobs) >= _BATCH_SEGMENTS:
-            self.settle()
+            self._commit()
         return outcome
 
     def _store_again(self, batch: _Batch) -> None:
@@ -303,6 +311,7 @@ class SqliteSyncJournal:
 
 
 _BATCH_SEGMENTS = 4  # segments stored in one transaction during `importing()`
+_BATCH_SECONDS = 1.0  # ... or fewer, if the import would wait with it open this long
 
 
 @dataclass(frozen=True)
@@ -320,6 +329,7 @@ class _Batch:
         self.stack = contextlib.ExitStack()
         # Not durable: a segment a power cut takes back is imported again next sync.
         self.conn = self.stack.enter_context(journal.write(durable=False))
+        self.began = time.monotonic()
         self.jobs: list[_Job] = []
         self.outcomes: list[SegmentOutcome] = []  # what each job did (the same if redone)
 

@@ -67,7 +67,8 @@ class SyncJournal(Protocol):
         ...
 
     def settle(self) -> None:
-        """Commit every segment imported so far (called before waiting for the next)."""
+        """Called while waiting for the next segment: commit the ones imported so far if
+        they have been held a while (another write then waits a second at most)."""
         ...
 
     def stored_types(self) -> StoredTypes:
