@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.sync import (
@@ -57,6 +58,17 @@ def check_sessions(
         if failure is not None:
             return failure.id, failure.reason
     return None
+
+
+@dataclass
+class _Ahead:
+    """A file read, on its way to being prepared: by the helper (`future`) or here."""
+
+    device: str
+    name: str
+    data: bytes
+    future: Future[Prepared | Unreadable] | None = None
+    ready: Prepared | Unreadable | None = None
 
 
 class _Preparing:
@@ -104,16 +116,16 @@ class _Preparing:
 
     def _ready(self) -> Iterator[tuple[str, str, Prepared | Unreadable]]:
         files = iter(self._files)
-        first: tuple[str, str, bytes] | None = None
+        first: _Ahead | None = None
         for device, name in files:  # the first one is done here, while the helper starts
             data = self._folder.read(device, name)
             if data is not None:
-                first = (device, name, data)
+                first = _Ahead(device, name, data)
                 break
-        ahead: deque[tuple[str, str, bytes, Future[Prepared | Unreadable] | None]] = deque()
+        ahead: deque[_Ahead] = deque()
         self._fill(ahead, files)
         if first is not None:
-            yield first[0], first[1], prepare(first[2], first[0], first[1], self._types)
+            yield first.device, first.name, self._here(first)
         while True:
             self._fill(ahead, files)
             if not ahead:
@@ -123,16 +135,12 @@ class _Preparing:
                     return
                 data = self._folder.read(*item)
                 if data is not None:
-                    ahead.append((*item, data, None))
+                    ahead.append(_Ahead(*item, data))
                 continue
-            device, name, data, future = ahead.popleft()
-            yield device, name, self._result(future, data, device, name)
+            entry = ahead.popleft()
+            yield entry.device, entry.name, self._result(entry, ahead)
 
-    def _fill(
-        self,
-        ahead: deque[tuple[str, str, bytes, Future[Prepared | Unreadable] | None]],
-        files: Iterator[tuple[str, str]],
-    ) -> None:
+    def _fill(self, ahead: deque[_Ahead], files: Iterator[tuple[str, str]]) -> None:
         """Give the helper the next few files to read and check."""
         while self._pool is not None and len(ahead) < _AHEAD:
             item = next(files, None)
@@ -140,24 +148,32 @@ class _Preparing:
                 return
             data = self._folder.read(*item)
             if data is not None:
-                ahead.append((*item, data, self._submit(data, *item)))
+                entry = _Ahead(*item, data)
+                entry.future = self._submit(entry)
+                ahead.append(entry)
 
-    def _submit(self, data: bytes, device: str, name: str) -> Future[Prepared | Unreadable] | None:
+    def _submit(self, entry: _Ahead) -> Future[Prepared | Unreadable] | None:
         if self._pool is None:
             return None
         try:
-            return self._pool.submit(prepare, data, device, name, self._types)
+            return self._pool.submit(prepare, entry.data, entry.device, entry.name, self._types)
         except (RuntimeError, OSError) as error:  # the helper is gone: go on here
             log.warning("sync goes on without its helper process: %r", error)
             self._close(broken=True)
             return None
 
-    def _result(
-        self, future: Future[Prepared | Unreadable] | None, data: bytes, device: str, name: str
-    ) -> Prepared | Unreadable:
+    def _here(self, entry: _Ahead) -> Prepared | Unreadable:
+        self._before_waiting()  # (reading one here takes as long as storing one)
+        return prepare(entry.data, entry.device, entry.name, self._types)
+
+    def _result(self, entry: _Ahead, ahead: deque[_Ahead]) -> Prepared | Unreadable:
+        if entry.ready is not None:
+            return entry.ready
+        future = entry.future
         if future is not None and self._pool is not None:
             if not future.done():
                 self._before_waiting()  # what went in may be committed meanwhile
+                self._take_back(ahead)
             try:
                 prepared = self._wait(future)
             # It did not start, died or hung, or something else went wrong there (a value
@@ -171,8 +187,16 @@ class _Preparing:
                     return Unreadable("sync was stopped", complete=False)
                 self._helped += 1
                 return prepared
-        self._before_waiting()  # (reading one here takes as long as storing one)
-        return prepare(data, device, name, self._types)
+        return self._here(entry)
+
+    def _take_back(self, ahead: deque[_Ahead]) -> None:
+        """Rather than wait idle for the helper, read here the furthest file it has not
+        begun (the order they are stored in stays the same)."""
+        for entry in reversed(ahead):
+            if entry.ready is None and entry.future is not None and entry.future.cancel():
+                entry.future = None
+                entry.ready = prepare(entry.data, entry.device, entry.name, self._types)
+                return
 
     def _wait(self, future: Future[Prepared | Unreadable]) -> Prepared | Unreadable | None:
         """The helper's result (None: sync is stopping); `FutureTimeout` after two minutes."""
