@@ -6,6 +6,7 @@ when a value would be stored otherwise than it came, and when the helper process
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
@@ -172,8 +173,10 @@ def test_a_long_history_goes_in_the_same_with_the_helper_process_and_without(
     tablet = make_device("tablet")
     copy_in(tablet, laptop, files)
     spy = HelperSpy(monkeypatch, cores=2)
+    assert gc.isenabled()
     with Logged() as logged:
         with_helper = tablet.ok("sync")
+    assert gc.isenabled()  # paused during the long import only
     assert spy.pools == 1 and spy.submitted == 3  # the first is read here, while it starts
     # The helper read those this process did not take back while it would have waited.
     (read,) = [m for m in logged.messages if m.startswith("a helper process read")]
