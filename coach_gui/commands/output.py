@@ -18,5 +18,9 @@ def say(message: str) -> None:
 
 
 def emit_json(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    text = json.dumps(payload, ensure_ascii=False, indent=2)
+    try:
+        sys.stdout.write(text + "\n")
+    except UnicodeEncodeError:  # text from elsewhere that is not Unicode: escaped instead
+        sys.stdout.write(json.dumps(payload, ensure_ascii=True, indent=2) + "\n")
     sys.stdout.flush()

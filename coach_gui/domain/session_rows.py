@@ -177,7 +177,7 @@ def assemble(
     for row in session_rows:
         try:
             sessions[row["id"]] = session_record(row)
-        except (ValueError, TypeError) as error:
+        except (ValueError, TypeError, RecursionError) as error:  # (nested too deep)
             parts[row["id"]]["broken"].append(
                 BrokenRow(table="sessions", id=row["id"], problem=_problem(error))
             )
@@ -185,7 +185,7 @@ def assemble(
         bucket = parts[owner]
         try:
             bucket[table].append(DECODERS[table](row))
-        except (ValueError, TypeError) as error:
+        except (ValueError, TypeError, RecursionError) as error:  # (nested too deep)
             bucket["broken"].append(
                 BrokenRow(table=table, id=row_id(table, row), problem=_problem(error))
             )

@@ -135,7 +135,7 @@ def _trailer(data: bytes) -> tuple[bytes, int, str] | Unreadable:
     try:
         trailer = json.loads(last)["trailer"]
         count, sha = trailer["count"], trailer["sha256"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):  # (nested too deep)
         return Unreadable(_INCOMPLETE, complete=False)
     if not isinstance(count, int) or not isinstance(sha, str) or cut < 0:
         return Unreadable(_INCOMPLETE, complete=False)
@@ -150,7 +150,8 @@ _COLUMN_TYPES = frozenset({str, int, type(None)})  # not bool, float, list or di
 
 def _records(lines: list[str]) -> tuple[SyncRecord, ...]:
     """The record lines, read in one go as the items of one JSON array (one call of the
-    parser: faster, and the rows share their column names); there must be one per line."""
+    parser: faster, and the rows share their column names); there must be as many
+    records as lines (ADR 0027 says what that does not prove)."""
     raw = json.loads("[" + ",".join(lines) + "]") if lines else []
     if len(raw) != len(lines):
         raise ValueError("its lines are not one record each")
@@ -183,7 +184,7 @@ def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | U
         if _line(header.model_dump(mode="json")) != lines[0]:
             raise ValueError("the header is not in canonical form")
         records = _records(lines[1:])
-    except (ValueError, IndexError, ValidationError) as error:
+    except (ValueError, IndexError, ValidationError, RecursionError) as error:
         problem = str(error).splitlines()[0][:160]
         return Unreadable(f"not a Coach sync segment ({problem})", complete=True)
     if header.version > VERSION:
@@ -196,6 +197,12 @@ def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | U
     if int(match["sequence"]) != header.sequence or len(records) != count:
         return Unreadable("its name or trailer does not match its content", complete=True)
     return Segment(header, records, sha)
+
+
+def shown(text: str) -> str:
+    """Text from a file or file name (another computer's, or the sync tool's) as it can be
+    shown: what is not Unicode (a lone surrogate, a byte that is no character) escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def self_rating_id(row: Mapping[str, Any]) -> str:

@@ -158,7 +158,7 @@ def _parsed(body: str) -> tuple[dict[str, Any], SealedPracticeTrace] | VerifyFai
     try:
         raw = json.loads(body)
         version = raw["input"]["policy_version"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):  # (nested too deep)
         return VerifyFailure.DIGEST_MISMATCH
     if version not in SUPPORTED_POLICY_VERSIONS:
         return VerifyFailure.UNSUPPORTED_POLICY_VERSION

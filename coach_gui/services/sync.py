@@ -35,6 +35,7 @@ from coach_gui.domain.sync import (
     Unreadable,
     device_label,
     segment_bytes,
+    shown,
 )
 from coach_gui.services.ports.sealing import TraceRowReader
 from coach_gui.services.ports.sync import SyncFolder, SyncJournal
@@ -84,7 +85,7 @@ class _Preparing:
         types: StoredTypes,
         files: list[tuple[str, str]],
         helper: bool | None,
-        before_waiting: Callable[[], None],
+        before_waiting: Callable[[bool], None],
         stop: Callable[[], bool],
     ) -> None:
         self._before_waiting = before_waiting
@@ -164,7 +165,7 @@ class _Preparing:
             return None
 
     def _here(self, entry: _Ahead) -> Prepared | Unreadable:
-        self._before_waiting()  # (reading one here takes as long as storing one)
+        self._before_waiting(True)  # reading one here takes as long as storing one
         return prepare(entry.data, entry.device, entry.name, self._types)
 
     def _result(self, entry: _Ahead, ahead: deque[_Ahead]) -> Prepared | Unreadable:
@@ -173,15 +174,11 @@ class _Preparing:
         future = entry.future
         if future is not None and self._pool is not None:
             if not future.done():
-                self._before_waiting()  # what went in may be committed meanwhile
                 self._take_back(ahead)
             try:
                 prepared = self._wait(future)
-            # It did not start, died or hung, or something else went wrong there (a value
-            # that did not travel between the processes, say): the segment is read here
-            # instead, where a fault of its own shows as it would without a helper.
-            except Exception as error:
-                log.warning("sync goes on without its helper process: %r", error)
+            except _HelperFailed as failed:
+                log.warning("sync goes on without its helper process: %r", failed.__cause__)
                 self._close(broken=True)
             else:
                 if prepared is None:  # stopping: the caller sees it next
@@ -191,33 +188,46 @@ class _Preparing:
         return self._here(entry)
 
     def _take_back(self, ahead: deque[_Ahead]) -> None:
-        """Rather than wait idle for the helper, read here the furthest file it has not
-        begun (the order they are stored in stays the same)."""
+        """Rather than wait idle for the helper, read here the furthest file not yet
+        handed to its process (the pool hands over one more than it is working on; the
+        order they are stored in stays the same)."""
         for entry in reversed(ahead):
             if entry.ready is None and entry.future is not None and entry.future.cancel():
                 entry.future = None
-                entry.ready = prepare(entry.data, entry.device, entry.name, self._types)
+                entry.ready = self._here(entry)
                 return
 
     def _wait(self, future: Future[Prepared | Unreadable]) -> Prepared | Unreadable | None:
-        """The helper's result (None: sync is stopping); `FutureTimeout` after two minutes."""
+        """The helper's result (None: sync is stopping); `_HelperFailed` when it did not
+        start, died, hung two minutes, or anything else went wrong there (a value that
+        did not travel between the processes, say): the segment is then read here, where
+        a fault of its own shows as it would without a helper. An error of this process
+        (committing what went in, say) is not the helper's and goes on up."""
         deadline = time.monotonic() + _HELPER_SECONDS
         while True:
             try:
                 return future.result(timeout=_POLL_SECONDS)
             except FutureTimeout:
-                self._before_waiting()  # a batch open a second by now is committed
-                if self._stop():
-                    return None
-                if time.monotonic() > deadline:
-                    raise
+                pass
+            except Exception as error:
+                raise _HelperFailed from error
+            self._before_waiting(False)  # a batch open a second by now is committed
+            if self._stop():
+                return None
+            if time.monotonic() > deadline:
+                raise _HelperFailed from FutureTimeout()
+
+
+class _HelperFailed(Exception):
+    """The helper process gave no result for a segment (`__cause__` says why)."""
 
 
 @contextlib.contextmanager
 def _cyclic_gc_paused() -> Iterator[None]:
     """A long import makes millions of short-lived objects, none in a cycle (refcounts
     free them): the cyclic collector's full passes over them cost a tenth of the import.
-    Paused meanwhile, and in the helper process (`_helper_pool`); resumed as it was."""
+    Paused meanwhile, for the whole process (the window's own cycles wait till after),
+    and in the helper process (`_helper_pool`); resumed as it was."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -273,7 +283,9 @@ class _Run:
         found: list[tuple[str, str]] = []
         for device in self.folder.devices():
             segments, others = self.folder.files(device)
-            self.report.ignored += [Ignored(self.label(device), n, _NOT_SEGMENT) for n in others]
+            self.report.ignored += [
+                Ignored(self.label(device), shown(n), _NOT_SEGMENT) for n in others
+            ]
             found += [(device, name) for name in segments if (device, name) not in known]
         return found
 

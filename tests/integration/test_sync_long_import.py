@@ -13,6 +13,7 @@ import json
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -180,7 +181,7 @@ def test_a_long_history_goes_in_the_same_with_the_helper_process_and_without(
     assert spy.pools == 1 and spy.submitted == 3  # the first is read here, while it starts
     # The helper read those this process did not take back while it would have waited.
     (read,) = [m for m in logged.messages if m.startswith("a helper process read")]
-    assert read.endswith("of 4 segments") and not read.startswith("a helper process read 0")
+    assert re.fullmatch(r"a helper process read [123] of 4 segments", read), read
     assert not any("without its helper process" in m for m in logged.messages)
 
     desktop = make_device("desktop")
@@ -384,8 +385,12 @@ def test_a_segment_refused_inside_a_batch_takes_none_of_the_batch_with_it(
         assert kept == {files[0].name, files[2].name}
 
 
+@pytest.mark.parametrize("again", ["refused", "otherwise"])
 def test_a_batch_that_does_not_go_in_again_the_same_way_is_taken_back_whole(
-    make_device: Callable[..., Device], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_device: Callable[..., Device],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    again: str,
 ) -> None:
     laptop = make_device("laptop")
     files = evenings(laptop, 2)
@@ -400,14 +405,20 @@ def test_a_batch_that_does_not_go_in_again_the_same_way_is_taken_back_whole(
     bad = parse_segment(data, device_id=device, file_name=name)
     checks = {"n": 0}
     real = sync_merge.Merge._check
+    real_result = sync_merge.Merge.result
 
     def changed_meanwhile(self: sync_merge.Merge, *args: Any) -> None:
         checks["n"] += 1  # the third check is the good segment's, stored again: as if
-        if checks["n"] == 3:  # another Coach had written to the journal in between
-            raise sync_merge.Stop(SegmentOutcome("waiting", reason="not here yet"))
+        if checks["n"] == 3 and again == "refused":  # another Coach had written to the
+            raise sync_merge.Stop(SegmentOutcome("waiting", reason="not here yet"))  # journal
         real(self, *args)
 
+    def counted_otherwise(self: sync_merge.Merge) -> SegmentOutcome:
+        outcome = real_result(self)  # ... or it went in, but not as it did before
+        return SegmentOutcome("duplicate") if checks["n"] == 3 else outcome
+
     monkeypatch.setattr(sync_merge.Merge, "_check", changed_meanwhile)
+    monkeypatch.setattr(sync_merge.Merge, "result", counted_otherwise)
     now = "2026-11-10T19:00:00.000000+00:00"
     with Journal.open(tmp_path / "other.sqlite3", keys=Keys()) as journal:
         sync = SqliteSyncJournal(journal, "a" * 32)
@@ -508,3 +519,59 @@ def test_closing_the_window_stops_an_import_waiting_for_a_hung_helper_at_once(
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []  # the hung helper was stopped too
+
+
+def test_values_nested_deeper_than_coach_writes_refuse_their_file_and_the_sync_goes_on(
+    make_device: Callable[..., Device],
+) -> None:
+    laptop = make_device("laptop")
+    first, second, third = evenings(laptop, 3)
+    deep = "[" * 1500 + "]" * 1500  # valid JSON, and SQLite's json_valid takes it
+
+    def deep_gaps(record: dict[str, Any]) -> None:
+        if record["kind"] == "verdict":
+            record["row"]["gaps"] = deep
+
+    name, data = forged(first, deep_gaps)
+    desktop = make_device("desktop")
+    folder = desktop.shared / laptop.device_id
+    folder.mkdir(parents=True)
+    (folder / name).write_bytes(data)
+    shutil.copyfile(second, folder / second.name)
+    # A file named as a segment whose last line is nested 5,000 deep: not a trailer.
+    (folder / third.name).write_bytes(b"{}\n" + b"[" * 5000 + b"]" * 5000 + b"\n")
+    code, report, err = desktop.coach("sync", "--json")
+    assert code == 1 and "Traceback" not in err
+    (rejected,) = report["rejected"]
+    assert rejected["file"] == name
+    assert report["segments_imported"] == [second.name]
+    assert [i["file"] for i in report["ignored"]] == [third.name]
+    assert desktop.ok("verify")["ok"]
+
+
+def test_a_commit_that_fails_while_waiting_for_the_helper_stops_the_sync(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 3)
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, files)
+    monkeypatch.setattr(sync_service, "_helper_pool", hanging_pool)
+    monkeypatch.setattr(sync_service, "_cores", lambda: 2)
+
+    real = SqliteSyncJournal.settle
+
+    def disk_full(self: SqliteSyncJournal, now: bool = False) -> None:
+        if not now:  # the commit made while it waits for the (hung) helper
+            raise JournalError("The disk is full; free some space and try again.")
+        real(self, now)
+
+    monkeypatch.setattr(SqliteSyncJournal, "settle", disk_full)
+    began = time.monotonic()
+    code, _, err = desktop.coach("sync", "--json")
+    assert time.monotonic() - began < 60  # at the first wait, not after the helper's
+    assert code != 0 and "The disk is full" in err and "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []

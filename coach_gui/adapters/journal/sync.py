@@ -32,6 +32,7 @@ from coach_gui.domain.sync import (
     SegmentOutcome,
     StoredTypes,
     SyncRecord,
+    shown,
 )
 from coach_gui.services.ports.sync import SessionCheck
 
@@ -206,12 +207,13 @@ class SqliteSyncJournal:
                 self._batching = False
                 self._commit()
 
-    def settle(self) -> None:
-        """Before waiting for the next segment: commit the segments stored so far, if
-        the transaction has been open a while (so another write waits a second at most,
-        and a commit is not paid for every segment)."""
+    def settle(self, now: bool = False) -> None:
+        """While the import waits for the next segment, or before it reads one itself:
+        commit the segments stored so far, if `now` or if the transaction has been open
+        a while (so another write waits about a second, and a commit is not paid for
+        every segment)."""
         batch = self._batch
-        if batch is not None and time.monotonic() - batch.began >= _BATCH_SECONDS:
+        if batch is not None and (now or time.monotonic() - batch.began >= _BATCH_SECONDS):
             self._commit()
 
     def _commit(self) -> None:
@@ -365,14 +367,15 @@ def _affinity(declared: str) -> str:
 def _first_problem(records: Sequence[SyncRecord]) -> str | None:
     for record in records:
         kind = BY_NAME.get(record.kind)
+        named = f"{shown(record.kind)[:40]} {shown(record.id)[:80]}"
         if kind is None:
             return (
-                f"it holds a kind of record this Coach does not know ({record.kind}); "
-                "update Coach here"
+                f"it holds a kind of record this Coach does not know ({shown(record.kind)[:40]});"
+                " update Coach here"
             )
         if kind.record_id(record.row) != record.id:
-            return f"{record.kind} {record.id} does not match its id"
+            return f"{named} does not match its id"
         problem = None if kind.problem is None else kind.problem(record.row)
         if problem is not None:
-            return f"{record.kind} {record.id}: {problem}"
+            return f"{named}: {problem}"
     return None

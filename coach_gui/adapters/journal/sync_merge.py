@@ -25,7 +25,10 @@ from coach_gui.services.ports.sync import SessionCheck
 log = logging.getLogger(__name__)
 _WAITING = "it refers to records not here yet (an earlier segment)"
 _NEWER = "written by a newer Coach; update Coach here"
-_UNSTORABLE = "it holds a value no journal column holds (a number too large, or broken text)"
+_UNSTORABLE = (
+    "it holds a value no journal column holds (a number too large, broken text, or a value"
+    " nested deeper than Coach ever writes)"
+)
 _REFUSED = (
     "the journal refused one of its records (it would change a sealed record or break a "
     "rule every record keeps); the log file has the details"
@@ -135,12 +138,15 @@ class Merge:
         failure = next((f for f in vouched.values() if f is not None), None)
         if failure is None:
             rest = [s for s in touched if s not in vouched]
-            records = read_records(self.conn, rest)  # (UTF-8: it came as JSON)
-            unread = sorted(set(rest) - {r.session.id for r in records})
-            if unread:  # its row no longer reads as a session
-                failure = (unread[0], VerifyFailure.DIGEST_MISMATCH.value)
-            else:
-                failure = check(records, TraceRows(self.conn))
+            try:
+                records = read_records(self.conn, rest)  # (UTF-8: it came as JSON)
+                unread = sorted(set(rest) - {r.session.id for r in records})
+                if unread:  # its row no longer reads as a session
+                    failure = (unread[0], VerifyFailure.DIGEST_MISMATCH.value)
+                else:
+                    failure = check(records, TraceRows(self.conn))
+            except RecursionError:  # a value nested deeper than anything Coach writes
+                raise Stop(SegmentOutcome("rejected", reason=_UNSTORABLE)) from None
         if failure is not None:
             record_id, reason = failure
             raise Stop(

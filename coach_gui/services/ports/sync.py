@@ -66,9 +66,9 @@ class SyncJournal(Protocol):
         commit a few at a time)."""
         ...
 
-    def settle(self) -> None:
-        """Called while waiting for the next segment: commit the ones imported so far if
-        they have been held a while (another write then waits a second at most)."""
+    def settle(self, now: bool = False) -> None:
+        """Called while waiting for the next segment (or before reading one here, `now`):
+        commit the ones imported so far if `now` or if they have been held a while."""
         ...
 
     def stored_types(self) -> StoredTypes:
