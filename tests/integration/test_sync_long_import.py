@@ -575,3 +575,31 @@ def test_a_commit_that_fails_while_waiting_for_the_helper_stops_the_sync(
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []
+
+
+def slow_pool() -> ProcessPoolExecutor:
+    """A helper whose process takes three seconds to start."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=time.sleep,
+        initargs=(3,),
+    )
+
+
+def test_while_the_helper_is_slow_this_process_reads_the_furthest_file_itself_in_order(
+    make_device: Callable[..., Device], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    laptop = make_device("laptop")
+    files = evenings(laptop, 4)
+    desktop = make_device("desktop")
+    copy_in(desktop, laptop, files)
+    monkeypatch.setattr(sync_service, "_helper_pool", slow_pool)
+    monkeypatch.setattr(sync_service, "_cores", lambda: 2)
+    with Logged() as logged:
+        report = desktop.ok("sync")
+    # The first is read here; the pool holds the next two for its process, which is
+    # still starting; the fourth it has not handed over is taken back and read here.
+    assert "a helper process read 2 of 4 segments" in logged.messages
+    assert report["segments_imported"] == [p.name for p in files]  # in their order
+    assert seen(desktop) == seen(laptop)
