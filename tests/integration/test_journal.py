@@ -174,6 +174,40 @@ def test_bulk_writes_use_a_larger_cache_and_leave_the_log_small(tmp_path: Path) 
         assert journal.counts()["sync_state"] == 41
 
 
+def test_closing_the_journal_leaves_a_read_in_progress_to_finish_then_closes_it(
+    tmp_path: Path,
+) -> None:
+    journal = Journal.open(tmp_path / "journal.sqlite3")
+    reading, closed = threading.Event(), threading.Event()
+    seen: dict[str, object] = {}
+
+    def long_read() -> None:
+        with journal.read() as conn:
+            reading.set()
+            assert closed.wait(10)
+            # Still this thread's, and still working, after the journal was closed.
+            seen["count"] = conn.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n"
+                " WHERE i < 200000) SELECT count(*) FROM n"
+            ).fetchone()[0]
+            seen["conn"] = conn
+        try:
+            seen["conn"].execute("SELECT 1")  # type: ignore[attr-defined]
+        except sqlite3.ProgrammingError as error:
+            seen["after"] = str(error)
+
+    worker = threading.Thread(target=long_read)
+    worker.start()
+    assert reading.wait(10)
+    journal.close()  # does not wait for the read, and does not close its connection
+    closed.set()
+    worker.join(10)
+    assert seen["count"] == 200000
+    assert "closed" in str(seen["after"])  # closed by its own thread when the read ended
+    with pytest.raises(JournalError, match="closed"), journal.read():
+        pass
+
+
 def test_an_empty_file_is_migrated_from_v0_without_a_backup(tmp_path: Path) -> None:
     path = tmp_path / "journal.sqlite3"
     path.write_bytes(b"")

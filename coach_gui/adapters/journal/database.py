@@ -221,6 +221,11 @@ class Journal:
         self._writing_thread: int | None = None
         self._readers_lock = threading.Lock()
         self._readers: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
+        # Reader connections inside a read now, and those `close()` left to their own
+        # thread to close when that read ends (closing one another thread is reading
+        # with can crash the process).
+        self._reading: set[sqlite3.Connection] = set()
+        self._left: set[sqlite3.Connection] = set()
 
     @classmethod
     def open(
@@ -414,8 +419,7 @@ class Journal:
     def read(self) -> Iterator[sqlite3.Connection]:
         """This thread's read-only connection, in one snapshot (WAL: never blocked by the
         writer). It does not see a write still open in the same thread."""
-        conn = self._reader()
-        outer = not conn.in_transaction  # a nested read shares the outer snapshot
+        conn, outer = self._reader()  # outer: not inside a read of this thread already
         try:
             if outer:
                 conn.execute("BEGIN")
@@ -423,30 +427,43 @@ class Journal:
         except sqlite3.Error as error:
             raise _journal_error(self._path, error, "be read") from error
         finally:
-            if outer and conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
+            if outer:
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                with self._readers_lock:
+                    self._reading.discard(conn)
+                    left = conn in self._left
+                    self._left.discard(conn)
+                if left:  # the journal was closed while this thread read
+                    conn.close()
 
-    def _reader(self) -> sqlite3.Connection:
+    def _reader(self) -> tuple[sqlite3.Connection, bool]:
+        """This thread's reader connection, and whether this is its outermost read (then
+        it counts as reading until the read ends)."""
         ident, me = threading.get_ident(), threading.current_thread()
         with self._readers_lock:
             if self._writer is None:
                 raise JournalError("The journal is closed; restart Coach.")
             entry = self._readers.get(ident)
             if entry is not None and entry[0] is me:
-                return entry[1]
-            # Close the connections of threads that have ended (or whose id was reused).
-            for key, (thread, stale) in list(self._readers.items()):
-                if key == ident or not thread.is_alive():
-                    stale.close()
-                    del self._readers[key]
-            try:
-                conn = _connect(self._path)
-                conn.execute("PRAGMA query_only = ON")
-            except sqlite3.Error as error:
-                raise _journal_error(self._path, error, "be read") from error
-            self._readers[ident] = (me, conn)
-            return conn
+                conn = entry[1]
+            else:
+                # Close the connections of threads that have ended (or whose id was reused).
+                for key, (thread, stale) in list(self._readers.items()):
+                    if key == ident or not thread.is_alive():
+                        stale.close()
+                        del self._readers[key]
+                try:
+                    conn = _connect(self._path)
+                    conn.execute("PRAGMA query_only = ON")
+                except sqlite3.Error as error:
+                    raise _journal_error(self._path, error, "be read") from error
+                self._readers[ident] = (me, conn)
+            outer = not conn.in_transaction
+            if outer:
+                self._reading.add(conn)
+            return conn, outer
 
     def integrity_check(self) -> list[str]:
         """Problems found by SQLite's integrity and foreign-key checks; empty when sound."""
@@ -475,10 +492,14 @@ class Journal:
             }
 
     def close(self) -> None:
-        """Wait for a write in progress, then close every connection. Idempotent."""
+        """Wait for a write in progress, then close every connection; one another thread
+        is reading with is closed by that thread when its read ends. Idempotent."""
         with self._write_lock, self._readers_lock:
             for _, conn in self._readers.values():
-                conn.close()
+                if conn in self._reading:  # its thread closes it when its read ends
+                    self._left.add(conn)
+                else:
+                    conn.close()
             self._readers.clear()
             if self._writer is not None:
                 with contextlib.suppress(sqlite3.Error):
