@@ -367,15 +367,19 @@ def _affinity(declared: str) -> str:
 def _first_problem(records: Sequence[SyncRecord]) -> str | None:
     for record in records:
         kind = BY_NAME.get(record.kind)
-        named = f"{shown(record.kind)[:40]} {shown(record.id)[:80]}"
         if kind is None:
             return (
                 f"it holds a kind of record this Coach does not know ({shown(record.kind)[:40]});"
                 " update Coach here"
             )
         if kind.record_id(record.row) != record.id:
-            return f"{named} does not match its id"
+            return f"{_named(record)} does not match its id"
         problem = None if kind.problem is None else kind.problem(record.row)
         if problem is not None:
-            return f"{named}: {problem}"
+            return f"{_named(record)}: {problem}"
     return None
+
+
+def _named(record: SyncRecord) -> str:
+    """A record from a file as a reason names it (escaped where it is not Unicode)."""
+    return f"{shown(record.kind)[:40]} {shown(record.id)[:80]}"
