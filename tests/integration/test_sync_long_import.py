@@ -105,14 +105,38 @@ class Logged(logging.Handler):
         self._logger.removeHandler(self)
 
 
-def hanging_pool() -> ProcessPoolExecutor:
-    """A helper whose process never gets to the segments (it sleeps two minutes first)."""
+def helper_pool(initializer: Callable[..., object], *args: object) -> ProcessPoolExecutor:
+    """A helper process that runs `initializer(*args)` before it reads any segment."""
     return ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=time.sleep,
-        initargs=(120,),
+        initializer=initializer,
+        initargs=args,
     )
+
+
+def hanging_pool() -> ProcessPoolExecutor:
+    """A helper whose process never gets to the segments (it sleeps two minutes first)."""
+    return helper_pool(time.sleep, 120)
+
+
+def slow_pool() -> ProcessPoolExecutor:
+    """A helper whose process takes three seconds to start."""
+    return helper_pool(time.sleep, 3)
+
+
+def no_helper_left() -> None:
+    """Every helper process has gone (a stopped one within ten seconds)."""
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+
+
+def answer_changed(record: dict[str, Any]) -> None:
+    """A forgery: every answer in the segment says something else."""
+    if record["kind"] == "attempt":
+        record["row"]["answer"] = "I knew it all along."
 
 
 def evenings(device: Device, count: int) -> list[Path]:
@@ -205,10 +229,6 @@ def test_a_forged_segment_between_good_ones_is_refused_alone(
     laptop = make_device("laptop")
     files = evenings(laptop, 4)
 
-    def answer_changed(record: dict[str, Any]) -> None:
-        if record["kind"] == "attempt":
-            record["row"]["answer"] = "I knew it all along."
-
     name, data = forged(files[1], answer_changed)
     desktop = make_device("desktop")
     copy_in(desktop, laptop, [files[0], files[2], files[3]])
@@ -297,12 +317,7 @@ def test_a_helper_process_that_dies_leaves_the_import_to_this_one(
     copy_in(desktop, laptop, files)
 
     def dying() -> ProcessPoolExecutor:  # its process exits before it reads anything
-        return ProcessPoolExecutor(
-            max_workers=1,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=os._exit,
-            initargs=(3,),
-        )
+        return helper_pool(os._exit, 3)
 
     monkeypatch.setattr(sync_service, "_cores", lambda: 2)
     monkeypatch.setattr(sync_service, "_helper_pool", dying)
@@ -328,10 +343,7 @@ def test_a_helper_process_that_hangs_is_stopped_and_the_import_goes_on_here(
     report = desktop.ok("sync")
     assert sorted(report["segments_imported"]) == [p.name for p in files]
     assert time.monotonic() - began < 60  # it did not wait for the helper's two minutes
-    deadline = time.monotonic() + 10
-    while multiprocessing.active_children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert multiprocessing.active_children() == []  # the hung process was stopped
+    no_helper_left()  # the hung process was stopped
     assert seen(desktop) == seen(laptop)
 
 
@@ -355,10 +367,6 @@ def test_a_segment_refused_inside_a_batch_takes_none_of_the_batch_with_it(
 ) -> None:
     laptop = make_device("laptop")
     files = evenings(laptop, 3)
-
-    def answer_changed(record: dict[str, Any]) -> None:
-        if record["kind"] == "attempt":
-            record["row"]["answer"] = "I knew it all along."
 
     name, data = forged(files[1], answer_changed)
     device = laptop.device_id
@@ -394,10 +402,6 @@ def test_a_batch_that_does_not_go_in_again_the_same_way_is_taken_back_whole(
 ) -> None:
     laptop = make_device("laptop")
     files = evenings(laptop, 2)
-
-    def answer_changed(record: dict[str, Any]) -> None:
-        if record["kind"] == "attempt":
-            record["row"]["answer"] = "I knew it all along."
 
     name, data = forged(files[1], answer_changed)
     device = laptop.device_id
@@ -515,10 +519,7 @@ def test_closing_the_window_stops_an_import_waiting_for_a_hung_helper_at_once(
         assert time.monotonic() - began < 30  # not the helper's two minutes
         assert report.segments_imported == [files[0].name]  # what went in stays in
         assert journal.counts()["sessions"] == 1
-    deadline = time.monotonic() + 10
-    while multiprocessing.active_children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert multiprocessing.active_children() == []  # the hung helper was stopped too
+    no_helper_left()  # the hung helper was stopped too
 
 
 def test_values_nested_deeper_than_coach_writes_refuse_their_file_and_the_sync_goes_on(
@@ -571,20 +572,7 @@ def test_a_commit_that_fails_while_waiting_for_the_helper_stops_the_sync(
     code, _, err = desktop.coach("sync", "--json")
     assert time.monotonic() - began < 60  # at the first wait, not after the helper's
     assert code != 0 and "The disk is full" in err and "Traceback" not in err
-    deadline = time.monotonic() + 10
-    while multiprocessing.active_children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert multiprocessing.active_children() == []
-
-
-def slow_pool() -> ProcessPoolExecutor:
-    """A helper whose process takes three seconds to start."""
-    return ProcessPoolExecutor(
-        max_workers=1,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=time.sleep,
-        initargs=(3,),
-    )
+    no_helper_left()
 
 
 def test_while_the_helper_is_slow_this_process_reads_the_furthest_file_itself_in_order(
