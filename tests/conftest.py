@@ -68,6 +68,21 @@ socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
 socket.create_connection = _guarded_create_connection  # type: ignore[assignment]
 
 
+_GUI_TESTS = Path(_TESTS) / "gui"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """A window's tests run with the cyclic garbage collector on the GUI thread only, as
+    the app does (`tasks.collect_on_gui_thread`); the first test after them that is not a
+    window's gets Python's own collector back, after every fixture is torn down."""
+    result = yield
+    tasks = sys.modules.get("coach_gui.ui.tasks")
+    if tasks is not None and (nextitem is None or _GUI_TESTS not in nextitem.path.parents):
+        tasks.collect_automatically()
+    return result
+
+
 @pytest.fixture(autouse=True)
 def contexts_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Close the journal of every app context a test built (the window leaves its context to

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.domain.errors import ConfigError
-from coach_gui.ui import window_state
+from coach_gui.ui import tasks, window_state
 from coach_gui.ui.button_keys import tell
 from coach_gui.ui.failures import install_excepthook, learner_message, set_log_file
 
@@ -85,6 +85,7 @@ def create_application(argv: list[str]) -> QApplication:
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP_ID)  # windows match the menu entry (<APP_ID>.desktop)
     app.setWindowIcon(app_icon())
+    tasks.collect_on_gui_thread()  # before any worker or watcher thread starts
     return app
 
 

@@ -8,11 +8,14 @@ single-thread pool, so they happen one at a time and in order; everything else g
 the `GENERAL` lane, unless its owner has an `OrderedLane` of its own (the practice pane:
 a session's calls run one at a time, in order, and a long generation never holds up note
 saves). A task whose parent widget is gone delivers nothing. This is the one worker
-system: every background job in the window is a Task.
+system: every background job in the window is a Task. Because workers run Python, the
+cyclic garbage collector runs on the GUI thread only (`collect_on_gui_thread`, ADR 0029):
+run on a worker, it would free widgets there.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -23,7 +26,7 @@ from enum import Enum
 from typing import Any, Generic, TypeVar
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QThreadPool, QTimer, Signal, Slot
 
 log = logging.getLogger(__name__)
 
@@ -72,37 +75,55 @@ class TaskProgress:
         self._emit(ProgressUpdate(done, total, text))
 
 
-class _TaskSignals(QObject):
-    """Created on the GUI thread, so the worker's emits are delivered there (queued)."""
+class _Relay(QObject):
+    """Every task's results come back to the GUI thread through this one object, made
+    there and kept for the app's life. A worker never emits on an object the GUI thread
+    may delete meanwhile: each task used to have a signals object of its own, deleted
+    after its last delivery, possibly while its worker was still inside that emit."""
 
-    succeeded = Signal(object)
-    failed = Signal(object)
-    progressed = Signal(object)
-    cancelled = Signal()
+    succeeded = Signal(object, object)  # Task, its result
+    failed = Signal(object, object)  # Task, the exception
+    progressed = Signal(object, object)  # Task, ProgressUpdate
+    cancelled = Signal(object)  # Task
 
-    def __init__(self, task: Task[Any]) -> None:
-        super().__init__()
-        self._task = task
+    def __init__(self, app: QCoreApplication) -> None:
+        super().__init__(app)
+        self.setObjectName("coach-task-relay")
         self.succeeded.connect(self._on_succeeded)
         self.failed.connect(self._on_failed)
         self.progressed.connect(self._on_progressed)
         self.cancelled.connect(self._on_cancelled)
 
-    @Slot(object)
-    def _on_succeeded(self, result: object) -> None:
-        self._task._deliver_success(result)
+    @Slot(object, object)
+    def _on_succeeded(self, task: Task[Any], result: object) -> None:
+        task._deliver_success(result)
+
+    @Slot(object, object)
+    def _on_failed(self, task: Task[Any], error: Exception) -> None:
+        task._deliver_failure(error)
+
+    @Slot(object, object)
+    def _on_progressed(self, task: Task[Any], update: ProgressUpdate) -> None:
+        task._deliver_progress(update)
 
     @Slot(object)
-    def _on_failed(self, error: object) -> None:
-        self._task._deliver_failure(error)  # type: ignore[arg-type]
+    def _on_cancelled(self, task: Task[Any]) -> None:
+        task._finish()
 
-    @Slot(object)
-    def _on_progressed(self, update: object) -> None:
-        self._task._deliver_progress(update)  # type: ignore[arg-type]
 
-    @Slot()
-    def _on_cancelled(self) -> None:
-        self._task._finish()
+_relay_object: _Relay | None = None
+
+
+def _relay() -> _Relay:
+    """The relay, made on first use (on the GUI thread, where `Task.run` is called)."""
+    global _relay_object
+    relay = _relay_object
+    if relay is None or not shiboken6.isValid(relay):
+        app = QCoreApplication.instance()
+        if app is None:
+            raise RuntimeError("a Task needs a QApplication")
+        relay = _relay_object = _Relay(app)
+    return relay
 
 
 class Latest(Generic[T]):
@@ -183,6 +204,87 @@ def _pool(lane: Lane) -> QThreadPool:
     return pool
 
 
+# --- the cyclic garbage collector runs on the GUI thread only (ADR 0029) -------------
+COLLECT_EVERY_MS = 500  # how often the GUI thread looks whether a collection is due
+FULL_COLLECTION_GAP_S = 30.0  # at most one full collection in this time
+
+
+class _GuiThreadCollector(QObject):
+    """Python's cyclic collector runs in whichever thread allocates when one is due: on a
+    worker it frees the widgets of a garbage cycle there, and a widget freed off the GUI
+    thread crashes Qt (a window's test in CI died so, inside a worker's emit). So the
+    automatic collector is off, and this timer on the GUI thread collects what is due,
+    by the collector's own counts and thresholds (as Anki, pyqtgraph and others do)."""
+
+    def __init__(self, app: QCoreApplication) -> None:
+        super().__init__(app)
+        self.setObjectName("coach-gui-thread-collector")
+        self._last_full = time.monotonic()
+        self._timer = QTimer(self)
+        self._timer.setInterval(COLLECT_EVERY_MS)
+        self._timer.timeout.connect(self.collect_due)
+        self._timer.start()
+
+    @Slot()
+    def collect_due(self) -> None:
+        if gc.isenabled():  # turned back on by someone: off again, or workers collect
+            log.warning("the automatic garbage collector was on again; turned it off")
+            gc.disable()
+        generation = _due(gc.get_count(), gc.get_threshold())
+        if generation == 2 and time.monotonic() - self._last_full < FULL_COLLECTION_GAP_S:
+            generation = 1
+        if generation is None:
+            return
+        gc.collect(generation)
+        if generation == 2:
+            self._last_full = time.monotonic()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+
+def _due(counts: tuple[int, int, int], limits: tuple[int, ...]) -> int | None:
+    """The oldest generation whose count is past its threshold (as CPython picks it);
+    None when none is, or when collecting is turned off (a threshold of 0)."""
+    if not limits or limits[0] == 0:
+        return None
+    for generation in (2, 1, 0):
+        if generation < len(limits) and counts[generation] > limits[generation]:
+            return generation
+    return None
+
+
+_collector: _GuiThreadCollector | None = None
+
+
+def collect_on_gui_thread() -> None:
+    """From now on the cyclic collector runs on the GUI thread only. Call on the GUI
+    thread, with the QApplication made (starting the app, running a Task); once is
+    enough, again is harmless."""
+    global _collector
+    if _collector is not None and shiboken6.isValid(_collector):
+        return
+    app = QCoreApplication.instance()
+    if app is None or QThread.currentThread() is not app.thread():
+        return
+    gc.disable()
+    _collector = _GuiThreadCollector(app)
+
+
+def collect_automatically() -> None:
+    """Python's own collector again (tests between a window's test and the next): what
+    is garbage now is collected here, on the GUI thread, first."""
+    global _collector
+    collector, _collector = _collector, None
+    if collector is None:
+        return
+    if shiboken6.isValid(collector):
+        collector.stop()
+        collector.deleteLater()
+    gc.collect()
+    gc.enable()
+
+
 class Task(Generic[T]):
     """One piece of background work; build it, then `run()` it (once)."""
 
@@ -200,16 +302,13 @@ class Task(Generic[T]):
     ) -> None:
         """`durable`: the op writes what the learner gave (an answer, a rating); quitting
         waits for it and never cancels it (as for every task on the WRITER lane)."""
-        self._parent = parent
-        self._op = op
-        self._success = success
-        self._failure = failure
-        self._progress = progress
+        self._op: Callable[[TaskProgress], T] | None = op
+        self._receivers: _Receivers[T] | None = _Receivers(parent, success, failure, progress)
         self._lane = lane
         self._durable = durable or lane is Lane.WRITER
         self.name: str = name or str(getattr(op, "__qualname__", "task"))
         self._cancel_flag = threading.Event()
-        self._signals: _TaskSignals | None = None
+        self._relay: _Relay | None = None
         self._started = False
         self._done = False
 
@@ -217,7 +316,8 @@ class Task(Generic[T]):
         if self._started:
             raise RuntimeError("a Task runs once; build a new one")
         self._started = True
-        self._signals = _TaskSignals(self)
+        self._relay = _relay()
+        collect_on_gui_thread()
         _live.add(self)
         if self._durable:
             durable_begin()  # ended by `_work`, whatever happens
@@ -246,63 +346,83 @@ class Task(Generic[T]):
                 durable_end()
 
     def _run_op(self) -> None:
-        signals = self._signals
-        assert signals is not None
+        relay = self._relay
+        assert relay is not None
         try:
             if self._cancel_flag.is_set():
-                signals.cancelled.emit()
+                relay.cancelled.emit(self)
                 return
-            reporter = TaskProgress(signals.progressed.emit, self._cancel_flag)
+            reporter = TaskProgress(
+                lambda update: relay.progressed.emit(self, update), self._cancel_flag
+            )
             try:
-                result = self._op(reporter)
+                result = self._call(reporter)
             except TaskCancelled:
-                signals.cancelled.emit()
+                relay.cancelled.emit(self)
             except Exception as exc:
-                signals.failed.emit(exc)
+                relay.failed.emit(self, exc)
             except BaseException as exc:  # never let a worker die silently
-                signals.failed.emit(RuntimeError(f"background task stopped: {exc!r}"))
+                relay.failed.emit(self, RuntimeError(f"background task stopped: {exc!r}"))
             else:
-                signals.succeeded.emit(result)
+                relay.succeeded.emit(self, result)
         except RuntimeError:
-            # The signals holder is gone: the app is shutting down, nobody is listening.
+            # The relay is gone with the app: it is shutting down, nobody is listening.
             log.info("%s finished after the app closed; its result was dropped", self.name)
 
-    # --- GUI thread ----------------------------------------------------------------
-    def _parent_alive(self) -> bool:
-        return self._parent is None or shiboken6.isValid(self._parent)
+    def _call(self, reporter: TaskProgress) -> T:
+        # No reference to the op outlives the call on this thread: the task lets go of
+        # it on the GUI thread (`_finish`), so whatever it holds is freed there.
+        op = self._op
+        assert op is not None
+        return op(reporter)
 
+    # --- GUI thread ----------------------------------------------------------------
     def _deliver_success(self, result: object) -> None:
-        self._finish()
-        if self._cancel_flag.is_set() or not self._parent_alive():
+        receivers = self._finish()
+        if receivers is None or self._cancel_flag.is_set() or not receivers.parent_alive():
             return
-        self._success(result)  # type: ignore[arg-type]
+        receivers.success(result)  # type: ignore[arg-type]
 
     def _deliver_failure(self, error: Exception) -> None:
-        self._finish()
-        if self._cancel_flag.is_set() or not self._parent_alive():
+        receivers = self._finish()
+        if receivers is None or self._cancel_flag.is_set() or not receivers.parent_alive():
             log.info("dropped the failure of %s (cancelled or closed): %r", self.name, error)
             return
-        if self._failure is not None:
-            self._failure(error)
+        if receivers.failure is not None:
+            receivers.failure(error)
         else:
             from coach_gui.ui.failures import show_failure
 
-            parent = self._parent if self._parent is not None else None
-            show_failure(parent, error)  # type: ignore[arg-type]
+            show_failure(receivers.parent, error)  # type: ignore[arg-type]
 
     def _deliver_progress(self, update: ProgressUpdate) -> None:
-        if self._progress is not None and not self._done and self._parent_alive():
-            self._progress(update)
+        receivers = self._receivers
+        if receivers is not None and receivers.progress is not None and receivers.parent_alive():
+            receivers.progress(update)
 
-    def _finish(self) -> None:
+    def _finish(self) -> _Receivers[T] | None:
+        """Delivered: the task lets go of its op, its widget and its callbacks here, on
+        the GUI thread. The worker's runnable may hold the task a moment longer, and what
+        a worker lets go of last is freed there: a widget freed off the GUI thread can
+        crash Qt. Returns the receivers, for the delivery under way (None the second
+        time)."""
         self._done = True
         _live.discard(self)
-        # The signals object and the task refer to each other; let go of it here, on the
-        # GUI thread that owns it, rather than leave the cycle to whichever thread the
-        # collector next runs on. Its last signal is being delivered: Qt deletes it after.
-        signals, self._signals = self._signals, None
-        if signals is not None:
-            signals.deleteLater()
+        receivers, self._receivers, self._op = self._receivers, None, None
+        return receivers
+
+
+@dataclass(frozen=True)
+class _Receivers(Generic[T]):
+    """Who gets a task's outcome, on the GUI thread: nothing once `parent` is deleted."""
+
+    parent: QObject | None
+    success: Callable[[T], None]
+    failure: Callable[[Exception], None] | None
+    progress: Callable[[ProgressUpdate], None] | None
+
+    def parent_alive(self) -> bool:
+        return self.parent is None or shiboken6.isValid(self.parent)
 
 
 def pending_tasks() -> list[str]:

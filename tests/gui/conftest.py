@@ -31,6 +31,13 @@ def window_state_in_tmp(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.fixture(autouse=True)
+def collector_on_gui_thread(qapp: QApplication) -> None:
+    """As in the app: Python's cyclic collector runs on the GUI thread only, so a worker
+    never frees a widget (tests/conftest.py gives the collector back after these tests)."""
+    tasks.collect_on_gui_thread()
+
+
+@pytest.fixture(autouse=True)
 def no_task_left_running(qapp: QApplication) -> Iterator[None]:
     """Like napari's: a test that leaves a worker running (or its result undelivered)
     fails, and the worker is drained so the next test starts clean."""

@@ -3,8 +3,13 @@ learner, cancelled work delivers nothing, and writes happen one at a time in ord
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -261,3 +266,69 @@ def test_latest_keeps_only_the_newest_value_and_wakes_the_gui_once() -> None:
 
 def _ignore(_result: object) -> None:
     pass
+
+
+_freed_on: list[int] = []  # the thread each _Receiver was freed on
+
+
+class _Receiver:
+    """A task's receiver that notes the thread it is freed on."""
+
+    def take(self, _result: object) -> None:
+        pass
+
+    def __del__(self) -> None:
+        _freed_on.append(threading.get_ident())
+
+
+def test_a_delivered_task_lets_go_of_its_callbacks_on_the_gui_thread(qtbot: QtBot) -> None:
+    """The pool's runnable holds a task until its worker is done with it, at times after
+    the result was delivered, and each task's signals object kept it in a cycle: what a
+    task held was freed later, by the collector, on whatever thread it ran (a widget freed
+    off the GUI thread can crash Qt). Now a task lets go of it as it delivers."""
+    owner = QWidget()
+    qtbot.addWidget(owner)
+    _freed_on.clear()
+    app = QApplication.instance()
+    assert app is not None
+    for _ in range(500):  # one at a time, the GUI waiting for each: it delivers at once
+        task = Task(owner, op=lambda _p: None, success=_Receiver().take).run()
+        while not task.done:
+            app.processEvents()
+    qtbot.waitUntil(lambda: len(_freed_on) == 500)  # no collection needed
+    assert tasks.wait_for_all(5000)
+    assert set(_freed_on) == {threading.get_ident()}
+
+
+def test_widgets_in_garbage_cycles_are_freed_on_the_gui_thread_while_workers_allocate(
+    tmp_path: Path,
+) -> None:
+    """CI crashed in a window's test, inside a worker's emit: the worker's allocations had
+    made a collection due, and the collector, running on that thread, freed a closed
+    window's widgets there. The scenario runs in a process of its own (without Coach's
+    collector on the GUI thread it dies of a segmentation fault within a second)."""
+    tests = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "stress.widget_cycles", "3"],
+        cwd=tests,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["widgets"] > 20 and seen["left"] == 0, seen  # every one freed
+    assert seen["churned"] > 100_000, seen  # the workers did allocate
+    assert seen["collections_on_gui"] > 0 and seen["collections_elsewhere"] == 0, seen
+    assert seen["automatic_collector_on"] is False, seen
+
+
+def test_collections_come_due_by_the_collectors_own_counts() -> None:
+    due = tasks._due
+    assert due((10, 0, 0), (700, 10, 10)) is None
+    assert due((701, 0, 0), (700, 10, 10)) == 0
+    assert due((701, 11, 0), (700, 10, 10)) == 1
+    assert due((701, 11, 11), (700, 10, 10)) == 2
+    assert due((5, 0, 11), (700, 10, 10)) == 2  # the oldest due generation, as CPython picks
+    assert due((10_000, 50, 50), (0, 10, 10)) is None  # a threshold of 0: collecting is off

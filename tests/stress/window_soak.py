@@ -29,8 +29,9 @@ import re
 import resource
 import sqlite3
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from fakes.coach_files import write_config
@@ -96,6 +97,8 @@ class SoakReport:
     left_running: list[str] = field(default_factory=list)
     none_delta: int = 0
     true_delta: int = 0
+    collections_on_gui: int = 0  # cyclic garbage collections run on the GUI thread
+    collections_elsewhere: int = 0  # ... and on any other thread (a widget freed there crashes)
     wall_seconds: float = 0.0
     peak_rss_mib: float = 0.0
 
@@ -112,6 +115,8 @@ class SoakReport:
             f"coach verify: {'ok' if self.verify_ok else 'FAILED'} ({self.verify_checked} "
             f"records); left running: {self.left_running or 'nothing'}",
             f"None moved {self.none_delta:+,}, True moved {self.true_delta:+,}",
+            f"garbage collections: {self.collections_on_gui:,} on the GUI thread, "
+            f"{self.collections_elsewhere:,} on other threads",
         ]
 
 
@@ -299,6 +304,26 @@ class _Driver:
         self.wait(lambda: pane.phase is not Phase.JUDGING, "the answer is judged")
 
 
+@contextlib.contextmanager
+def _collections_counted(report: SoakReport) -> Iterator[None]:
+    """Count the cyclic collector's runs by the thread they ran on."""
+    gui = threading.get_ident()
+
+    def counted(phase: str, _info: dict[str, int]) -> None:
+        if phase != "start":
+            return
+        if threading.get_ident() == gui:
+            report.collections_on_gui += 1
+        else:
+            report.collections_elsewhere += 1
+
+    gc.callbacks.append(counted)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(counted)
+
+
 def run_soak(config: SoakConfig) -> SoakReport:
     """Run the evening; the report says what happened (it raises SoakHang on a hang)."""
     from coach_gui.adapters.secrets import KeyStore
@@ -310,7 +335,11 @@ def run_soak(config: SoakConfig) -> SoakReport:
     started = time.monotonic()
     rng = random.Random(config.seed + 1)
     KeyStore().set(KEY)
-    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}, slow_seconds=1.3) as gemini:
+    with (
+        _collections_counted(report),
+        FakeOllama() as ollama,
+        FakeGemini(api_keys={KEY}, slow_seconds=1.3) as gemini,
+    ):
         ollama.reply_for = _quote_or_question(rng, config.quote_rate)
         gemini.reply_for = _verdict(rng)
         _write_config(ollama, gemini)
