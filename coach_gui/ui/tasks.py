@@ -76,54 +76,59 @@ class TaskProgress:
 
 
 class _Relay(QObject):
-    """Every task's results come back to the GUI thread through this one object, made
+    """Every worker's news comes back to the GUI thread through this one object, made
     there and kept for the app's life. A worker never emits on an object the GUI thread
     may delete meanwhile: each task used to have a signals object of its own, deleted
     after its last delivery, possibly while its worker was still inside that emit."""
 
-    succeeded = Signal(object, object)  # Task, its result
-    failed = Signal(object, object)  # Task, the exception
+    finished = Signal(object)  # Task: its outcome is on it (`Task._outcome`)
     progressed = Signal(object, object)  # Task, ProgressUpdate
-    cancelled = Signal(object)  # Task
+    called = Signal(object, object)  # a function and its arguments (`to_gui_thread`)
 
     def __init__(self, app: QCoreApplication) -> None:
         super().__init__(app)
         self.setObjectName("coach-task-relay")
-        self.succeeded.connect(self._on_succeeded)
-        self.failed.connect(self._on_failed)
+        self.finished.connect(self._on_finished)
         self.progressed.connect(self._on_progressed)
-        self.cancelled.connect(self._on_cancelled)
+        self.called.connect(self._on_called)
 
-    @Slot(object, object)
-    def _on_succeeded(self, task: Task[Any], result: object) -> None:
-        task._deliver_success(result)
-
-    @Slot(object, object)
-    def _on_failed(self, task: Task[Any], error: Exception) -> None:
-        task._deliver_failure(error)
+    @Slot(object)
+    def _on_finished(self, task: Task[Any]) -> None:
+        task._deliver()
 
     @Slot(object, object)
     def _on_progressed(self, task: Task[Any], update: ProgressUpdate) -> None:
         task._deliver_progress(update)
 
-    @Slot(object)
-    def _on_cancelled(self, task: Task[Any]) -> None:
-        task._finish()
+    @Slot(object, object)
+    def _on_called(self, function: Callable[..., None], args: tuple[Any, ...]) -> None:
+        function(*args)
 
 
 _relay_object: _Relay | None = None
 
 
 def _relay() -> _Relay:
-    """The relay, made on first use (on the GUI thread, where `Task.run` is called)."""
+    """The relay; made on the GUI thread (`create_application`, `Task.run`), first."""
     global _relay_object
     relay = _relay_object
     if relay is None or not shiboken6.isValid(relay):
         app = QCoreApplication.instance()
-        if app is None:
-            raise RuntimeError("a Task needs a QApplication")
+        if app is None or QThread.currentThread() is not app.thread():
+            raise RuntimeError("the task relay is made on the GUI thread, once the app is")
         relay = _relay_object = _Relay(app)
     return relay
+
+
+def to_gui_thread(function: Callable[..., None], *args: Any) -> None:
+    """From any thread: call `function(*args)` on the GUI thread, soon. For a thread
+    other than a Task's (a file watcher, a judge call waiting for the learner): it emits
+    on nothing that can be deleted meanwhile. Pass what holds no widget (a weak
+    reference to one, plain data): the caller's thread lets go of `args` too."""
+    relay = _relay_object
+    if relay is None:
+        raise RuntimeError("to_gui_thread before the app made its task relay")
+    relay.called.emit(function, args)
 
 
 class Latest(Generic[T]):
@@ -230,9 +235,8 @@ class _GuiThreadCollector(QObject):
         if gc.isenabled():  # turned back on by someone: off again, or workers collect
             log.warning("the automatic garbage collector was on again; turned it off")
             gc.disable()
-        generation = _due(gc.get_count(), gc.get_threshold())
-        if generation == 2 and time.monotonic() - self._last_full < FULL_COLLECTION_GAP_S:
-            generation = 1
+        full = time.monotonic() - self._last_full >= FULL_COLLECTION_GAP_S
+        generation = _due(gc.get_count(), gc.get_threshold(), full=full)
         if generation is None:
             return
         gc.collect(generation)
@@ -243,12 +247,13 @@ class _GuiThreadCollector(QObject):
         self._timer.stop()
 
 
-def _due(counts: tuple[int, int, int], limits: tuple[int, ...]) -> int | None:
-    """The oldest generation whose count is past its threshold (as CPython picks it);
-    None when none is, or when collecting is turned off (a threshold of 0)."""
+def _due(counts: tuple[int, int, int], limits: tuple[int, ...], *, full: bool = True) -> int | None:
+    """The oldest generation whose count is past its threshold (as CPython picks it),
+    the oldest but one unless `full`; None when none is, or when collecting is turned
+    off (a threshold of 0)."""
     if not limits or limits[0] == 0:
         return None
-    for generation in (2, 1, 0):
+    for generation in (2, 1, 0) if full else (1, 0):
         if generation < len(limits) and counts[generation] > limits[generation]:
             return generation
     return None
@@ -267,6 +272,7 @@ def collect_on_gui_thread() -> None:
     app = QCoreApplication.instance()
     if app is None or QThread.currentThread() is not app.thread():
         return
+    _relay()  # here too, so `to_gui_thread` works from the app's start
     gc.disable()
     _collector = _GuiThreadCollector(app)
 
@@ -309,6 +315,7 @@ class Task(Generic[T]):
         self.name: str = name or str(getattr(op, "__qualname__", "task"))
         self._cancel_flag = threading.Event()
         self._relay: _Relay | None = None
+        self._outcome: tuple[_Outcome, object] | None = None  # left by the worker
         self._started = False
         self._done = False
 
@@ -316,7 +323,7 @@ class Task(Generic[T]):
         if self._started:
             raise RuntimeError("a Task runs once; build a new one")
         self._started = True
-        self._relay = _relay()
+        self._relay = _relay()  # on the GUI thread, or this raises
         collect_on_gui_thread()
         _live.add(self)
         if self._durable:
@@ -348,26 +355,31 @@ class Task(Generic[T]):
     def _run_op(self) -> None:
         relay = self._relay
         assert relay is not None
+        # The outcome (a result, or an exception whose traceback holds the op's frames and
+        # so its closure) is left on the task, and this thread keeps no reference to it
+        # once it emits: the GUI thread takes it from there, so it is freed there.
+        self._outcome = self._outcome_of(relay)
         try:
-            if self._cancel_flag.is_set():
-                relay.cancelled.emit(self)
-                return
-            reporter = TaskProgress(
-                lambda update: relay.progressed.emit(self, update), self._cancel_flag
-            )
-            try:
-                result = self._call(reporter)
-            except TaskCancelled:
-                relay.cancelled.emit(self)
-            except Exception as exc:
-                relay.failed.emit(self, exc)
-            except BaseException as exc:  # never let a worker die silently
-                relay.failed.emit(self, RuntimeError(f"background task stopped: {exc!r}"))
-            else:
-                relay.succeeded.emit(self, result)
+            relay.finished.emit(self)
         except RuntimeError:
             # The relay is gone with the app: it is shutting down, nobody is listening.
+            self._outcome = None
             log.info("%s finished after the app closed; its result was dropped", self.name)
+
+    def _outcome_of(self, relay: _Relay) -> tuple[_Outcome, object]:
+        if self._cancel_flag.is_set():
+            return _Outcome.CANCELLED, None
+        reporter = TaskProgress(
+            lambda update: relay.progressed.emit(self, update), self._cancel_flag
+        )
+        try:
+            return _Outcome.SUCCEEDED, self._call(reporter)
+        except TaskCancelled:
+            return _Outcome.CANCELLED, None
+        except Exception as exc:
+            return _Outcome.FAILED, exc
+        except BaseException as exc:  # never let a worker die silently
+            return _Outcome.FAILED, RuntimeError(f"background task stopped: {exc!r}")
 
     def _call(self, reporter: TaskProgress) -> T:
         # No reference to the op outlives the call on this thread: the task lets go of
@@ -377,23 +389,25 @@ class Task(Generic[T]):
         return op(reporter)
 
     # --- GUI thread ----------------------------------------------------------------
-    def _deliver_success(self, result: object) -> None:
+    def _deliver(self) -> None:
+        outcome, self._outcome = self._outcome, None
         receivers = self._finish()
-        if receivers is None or self._cancel_flag.is_set() or not receivers.parent_alive():
+        if outcome is None or outcome[0] is _Outcome.CANCELLED:
             return
-        receivers.success(result)  # type: ignore[arg-type]
-
-    def _deliver_failure(self, error: Exception) -> None:
-        receivers = self._finish()
-        if receivers is None or self._cancel_flag.is_set() or not receivers.parent_alive():
-            log.info("dropped the failure of %s (cancelled or closed): %r", self.name, error)
+        kind, value = outcome
+        alive = receivers is not None and receivers.parent_alive()
+        if receivers is None or self._cancel_flag.is_set() or not alive:
+            if kind is _Outcome.FAILED:
+                log.info("dropped the failure of %s (cancelled or closed): %r", self.name, value)
             return
-        if receivers.failure is not None:
-            receivers.failure(error)
+        if kind is _Outcome.SUCCEEDED:
+            receivers.success(value)  # type: ignore[arg-type]
+        elif receivers.failure is not None:
+            receivers.failure(value)  # type: ignore[arg-type]
         else:
             from coach_gui.ui.failures import show_failure
 
-            show_failure(receivers.parent, error)  # type: ignore[arg-type]
+            show_failure(receivers.parent, value)  # type: ignore[arg-type]
 
     def _deliver_progress(self, update: ProgressUpdate) -> None:
         receivers = self._receivers
@@ -410,6 +424,12 @@ class Task(Generic[T]):
         _live.discard(self)
         receivers, self._receivers, self._op = self._receivers, None, None
         return receivers
+
+
+class _Outcome(Enum):
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
 
 
 @dataclass(frozen=True)

@@ -3,21 +3,32 @@ learner, cancelled work delivers nothing, and writes happen one at a time in ord
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+import shiboken6
 from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from coach_gui.domain.errors import NoteError
 from coach_gui.ui import tasks
-from coach_gui.ui.tasks import Lane, ProgressUpdate, Task, TaskProgress, pending_tasks
+from coach_gui.ui.tasks import (
+    Lane,
+    ProgressUpdate,
+    Task,
+    TaskCancelled,
+    TaskProgress,
+    pending_tasks,
+)
 
 
 def _gui_thread() -> QThread:
@@ -281,23 +292,75 @@ class _Receiver:
         _freed_on.append(threading.get_ident())
 
 
-def test_a_delivered_task_lets_go_of_its_callbacks_on_the_gui_thread(qtbot: QtBot) -> None:
+def _op_holding(tracker: _Receiver, outcome: str) -> Callable[[TaskProgress], None]:
+    def op(_progress: TaskProgress) -> None:
+        assert tracker is not None  # the op's closure holds the tracker, as an op's does
+        if outcome == "failed":
+            raise NoteError("Could not read x.md. Check the file, then try again.")
+        if outcome == "cancelled":
+            raise TaskCancelled
+
+    return op
+
+
+@pytest.mark.parametrize("outcome", ["succeeded", "failed", "cancelled"])
+def test_a_delivered_task_lets_go_of_what_it_holds_on_the_gui_thread(
+    qtbot: QtBot, qapp: QApplication, outcome: str
+) -> None:
     """The pool's runnable holds a task until its worker is done with it, at times after
-    the result was delivered, and each task's signals object kept it in a cycle: what a
-    task held was freed later, by the collector, on whatever thread it ran (a widget freed
-    off the GUI thread can crash Qt). Now a task lets go of it as it delivers."""
+    the result was delivered; each task's signals object kept it in a cycle; a failure's
+    traceback holds the op's frames (and its closure) on the worker till it lets go: what
+    a task held was freed on whatever thread let go last, or the collector ran (a widget
+    freed off the GUI thread can crash Qt). Now all of it is freed as the task delivers,
+    on the GUI thread, with no collection needed."""
     owner = QWidget()
     qtbot.addWidget(owner)
     _freed_on.clear()
-    app = QApplication.instance()
-    assert app is not None
-    for _ in range(500):  # one at a time, the GUI waiting for each: it delivers at once
-        task = Task(owner, op=lambda _p: None, success=_Receiver().take).run()
-        while not task.done:
-            app.processEvents()
-    qtbot.waitUntil(lambda: len(_freed_on) == 500)  # no collection needed
-    assert tasks.wait_for_all(5000)
+    failures: list[str] = []
+    tasks.collect_automatically()  # the collector stays out of it: nothing may need it
+    gc.disable()
+    try:
+        for _ in range(200):  # one at a time, the GUI waiting for each: it delivers at once
+            task = Task(
+                owner,
+                op=_op_holding(_Receiver(), outcome),
+                success=_Receiver().take,
+                failure=lambda error: failures.append(type(error).__name__),
+            ).run()
+            while not task.done:
+                qapp.processEvents()
+        assert tasks.wait_for_all(5000)
+        assert failures == (["NoteError"] * 200 if outcome == "failed" else [])
+        assert len(_freed_on) == 400  # every op's tracker and every callback's
+    finally:
+        tasks.collect_on_gui_thread()
     assert set(_freed_on) == {threading.get_ident()}
+
+
+def test_a_review_whose_session_is_gone_is_not_sent_and_frees_its_worker(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    """The judge's worker asks the learner through the session's gate; if the session
+    (and its gate) is deleted before the question reaches the GUI thread, the worker used
+    to emit on a deleted object (or wait for ever): now the payload is not sent."""
+    from coach_gui.domain.tier2 import Tier2Item, Tier2Payload
+    from coach_gui.ui.payload_review import SESSION_ENDED, ReviewGate
+
+    owner = QWidget()
+    gate = ReviewGate("gemini-test", owner)
+    asked: list[object] = []
+    gate.asked.connect(asked.append)
+    payload = Tier2Payload(items=(Tier2Item(challenge="Why?", answer="Because."),))
+    answer: list[str | None] = []
+    review = gate.review  # the worker holds the gate, as the judge's worker does
+    worker = threading.Thread(target=lambda: answer.append(review(payload)), daemon=True)
+    worker.start()  # it queues its question for the GUI thread, which is busy here
+    worker.join(0.2)
+    shiboken6.delete(owner)  # the session's pane is gone, the gate with it
+    del gate
+    qtbot.waitUntil(lambda: answer != [], timeout=5000)
+    worker.join(5)
+    assert answer == [SESSION_ENDED] and asked == []
 
 
 def test_widgets_in_garbage_cycles_are_freed_on_the_gui_thread_while_workers_allocate(
@@ -332,3 +395,7 @@ def test_collections_come_due_by_the_collectors_own_counts() -> None:
     assert due((701, 11, 11), (700, 10, 10)) == 2
     assert due((5, 0, 11), (700, 10, 10)) == 2  # the oldest due generation, as CPython picks
     assert due((10_000, 50, 50), (0, 10, 10)) is None  # a threshold of 0: collecting is off
+    # A full collection not allowed yet: the younger generation that is due, if any.
+    assert due((701, 11, 11), (700, 10, 10), full=False) == 1
+    assert due((701, 0, 11), (700, 10, 10), full=False) == 0
+    assert due((5, 0, 11), (700, 10, 10), full=False) is None
