@@ -10,10 +10,12 @@ privacy switches) and starts loading the notes. `MainWindow(context)` does both 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
@@ -33,7 +35,7 @@ from coach_gui.ui.failures import show_failure
 from coach_gui.ui.first_paint import FirstPaint
 from coach_gui.ui.main_actions import build_main_actions
 from coach_gui.ui.note_list import NoteListPane
-from coach_gui.ui.tasks import Lane, Task, wait_for_writes
+from coach_gui.ui.tasks import Lane, Task, to_gui_thread, wait_for_writes
 from coach_gui.ui.view_switcher import ViewSwitcher
 
 if TYPE_CHECKING:
@@ -63,6 +65,13 @@ def short_path(path: str) -> str:
 
 WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a disk stalls
 OPENING_TEXT = "Opening your notes…"
+
+
+def _tell_vault_changed(window: weakref.ref[MainWindow], paths: frozenset[str]) -> None:
+    """GUI thread: the watcher's news, for the window if it is still there."""
+    shown = window()
+    if shown is not None and shiboken6.isValid(shown):
+        shown.vault_changed.emit(paths)
 
 
 class MainWindow(QMainWindow):
@@ -312,10 +321,13 @@ class MainWindow(QMainWindow):
         if self._watcher is not None or not Path(location).is_dir():
             return
         store = self.context.notes
+        window = weakref.ref(self)
 
         def report(paths: frozenset[str]) -> None:  # on the watcher's thread
+            # It holds no widget and emits on none: a watcher that outlives its window
+            # (stopping waits a second at most) must not free or signal the window.
             if store.changed_elsewhere(paths):  # Coach's own saves are no news
-                self.vault_changed.emit(paths)
+                to_gui_thread(_tell_vault_changed, window, paths)
 
         # watchfiles is imported here, after the first listing, not at start-up
         self._watcher = self.context.watch_vault(Path(location), report)

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.judge_errors import JudgeError
+from coach_gui.ui.tasks import to_gui_thread
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -120,7 +123,8 @@ class ReviewGate(QObject):
             if not self._open:
                 return SESSION_ENDED
             self._waiting.append(pending)
-        self.asked.emit(pending)
+        # Not `self.asked.emit` here: the gate may be deleted with its session meanwhile.
+        to_gui_thread(_ask, weakref.ref(self), pending)
         pending.decided.wait()
         with self._lock:
             self._waiting.remove(pending)
@@ -133,6 +137,17 @@ class ReviewGate(QObject):
             waiting = list(self._waiting)
         for pending in waiting:
             pending.decide(False, SESSION_ENDED)
+
+
+def _ask(gate: weakref.ref[ReviewGate], pending: PendingReview) -> None:
+    """GUI thread: ask the learner, unless the gate's session is gone (then not sent)."""
+    if pending.decided.is_set():  # the session ended meanwhile (`ReviewGate.close`)
+        return
+    asking = gate()
+    if asking is None or not shiboken6.isValid(asking):
+        pending.decide(False, SESSION_ENDED)
+    else:
+        asking.asked.emit(pending)
 
 
 def shown_text(payload: Tier2Payload) -> str:
