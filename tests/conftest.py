@@ -76,11 +76,13 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """A window's tests run with the cyclic garbage collector on the GUI thread only, as
     the app does (`tasks.collect_on_gui_thread`); the first test after them that is not a
     window's gets Python's own collector back, after every fixture is torn down."""
-    result = yield
-    tasks = sys.modules.get("coach_gui.ui.tasks")
-    if tasks is not None and (nextitem is None or _GUI_TESTS not in nextitem.path.parents):
-        tasks.collect_automatically()
-    return result
+    try:
+        return (yield)
+    finally:
+        tasks = sys.modules.get("coach_gui.ui.tasks")
+        leaving = nextitem is None or _GUI_TESTS not in nextitem.path.resolve().parents
+        if tasks is not None and leaving:
+            tasks.collect_automatically()
 
 
 @pytest.fixture(autouse=True)

@@ -29,4 +29,4 @@ def test_an_evening_of_switching_practising_flipping_and_quitting(
     assert report.none_delta >= fall and report.true_delta >= fall, summary
     # A worker that runs the collector frees widgets of garbage cycles off the GUI thread,
     # which crashes Qt (it did, in CI); the window's collections all run on the GUI thread.
-    assert report.collections_on_gui > 0 and report.collections_elsewhere == 0, summary
+    assert report.collections_elsewhere == 0, summary
