@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
         self.note_list.note_chosen.connect(self._on_note_chosen)
-        self.vault_changed.connect(self._on_vault_changed)  # queued: from the watcher thread
+        self.vault_changed.connect(self._on_vault_changed)  # the watcher, by to_gui_thread
         self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
         self.editor.dirty_changed.connect(self._on_dirty_changed)
         self.editor.title_changed.connect(self._update_title)

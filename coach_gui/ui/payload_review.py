@@ -124,7 +124,10 @@ class ReviewGate(QObject):
                 return SESSION_ENDED
             self._waiting.append(pending)
         # Not `self.asked.emit` here: the gate may be deleted with its session meanwhile.
-        to_gui_thread(_ask, weakref.ref(self), pending)
+        try:
+            to_gui_thread(_ask, weakref.ref(self), pending)
+        except RuntimeError:  # the app is gone: nobody to ask
+            pending.decide(False, SESSION_ENDED)
         pending.decided.wait()
         with self._lock:
             self._waiting.remove(pending)

@@ -121,10 +121,11 @@ def _relay() -> _Relay:
 
 
 def to_gui_thread(function: Callable[..., None], *args: Any) -> None:
-    """From any thread: call `function(*args)` on the GUI thread, soon. For a thread
-    other than a Task's (a file watcher, a judge call waiting for the learner): it emits
-    on nothing that can be deleted meanwhile. Pass what holds no widget (a weak
-    reference to one, plain data): the caller's thread lets go of `args` too."""
+    """From any thread: call `function(*args)` on the GUI thread (at once when called
+    there, else at its next turn of the event loop). For a thread other than a Task's (a
+    file watcher, a judge call waiting for the learner): it emits on nothing that can be
+    deleted meanwhile. Pass what holds no widget (a weak reference to one, plain data):
+    the caller's thread lets go of `args` too. Raises RuntimeError once the app is gone."""
     relay = _relay_object
     if relay is None:
         raise RuntimeError("to_gui_thread before the app made its task relay")

@@ -305,7 +305,7 @@ def _op_holding(tracker: _Receiver, outcome: str) -> Callable[[TaskProgress], No
 
 @pytest.mark.parametrize("outcome", ["succeeded", "failed", "cancelled"])
 def test_a_delivered_task_lets_go_of_what_it_holds_on_the_gui_thread(
-    qtbot: QtBot, qapp: QApplication, outcome: str
+    qtbot: QtBot, qapp: QApplication, monkeypatch: pytest.MonkeyPatch, outcome: str
 ) -> None:
     """The pool's runnable holds a task until its worker is done with it, at times after
     the result was delivered; each task's signals object kept it in a cycle; a failure's
@@ -318,6 +318,7 @@ def test_a_delivered_task_lets_go_of_what_it_holds_on_the_gui_thread(
     _freed_on.clear()
     failures: list[str] = []
     tasks.collect_automatically()  # the collector stays out of it: nothing may need it
+    monkeypatch.setattr(tasks, "collect_on_gui_thread", lambda: None)  # (Task.run calls it)
     gc.disable()
     try:
         for _ in range(200):  # one at a time, the GUI waiting for each: it delivers at once
@@ -333,6 +334,7 @@ def test_a_delivered_task_lets_go_of_what_it_holds_on_the_gui_thread(
         assert failures == (["NoteError"] * 200 if outcome == "failed" else [])
         assert len(_freed_on) == 400  # every op's tracker and every callback's
     finally:
+        monkeypatch.undo()
         tasks.collect_on_gui_thread()
     assert set(_freed_on) == {threading.get_ident()}
 
