@@ -9,14 +9,14 @@ import faulthandler
 import gc
 import json
 import sys
-import threading
 import time
 import weakref
 
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from coach_gui.ui.app import create_application
 from coach_gui.ui.tasks import Task, TaskProgress, pending_tasks, wait_for_all
+from stress.gc_threads import collections_by_thread
 
 
 class _Cyclic(QWidget):
@@ -45,14 +45,27 @@ def _churn(_progress: TaskProgress) -> int:
 def main(seconds: float) -> int:
     faulthandler.enable()
     app = create_application([])
-    gui = threading.get_ident()
-    on_thread = {"gui": 0, "elsewhere": 0}
+    with collections_by_thread() as on_thread:
+        churned, freed = _evening(app, seconds)
+    print(
+        json.dumps(
+            {
+                "widgets": len(freed),
+                "left": sum(r() is not None for r in freed),
+                "churned": churned,
+                "collections_on_gui": on_thread["gui"],
+                "collections_elsewhere": on_thread["elsewhere"],
+                "automatic_collector_on": gc.isenabled(),
+            }
+        )
+    )
+    return 0
 
-    def counted(phase: str, _info: dict[str, int]) -> None:
-        if phase == "start":
-            on_thread["gui" if threading.get_ident() == gui else "elsewhere"] += 1
 
-    gc.callbacks.append(counted)
+def _evening(app: QApplication, seconds: float) -> tuple[int, list[weakref.ref[_Cyclic]]]:
+    """Widget cycles made and dropped for `seconds` while two workers churn; then wait
+    (up to 10 s) for every one to be freed. Returns what the workers made, and the
+    widgets' weak references."""
     holder = QWidget()  # the tasks' parent
     running = [True]
     churned = [0]
@@ -75,20 +88,7 @@ def main(seconds: float) -> int:
     while (pending_tasks() or any(r() is not None for r in freed)) and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.01)
-    gc.callbacks.remove(counted)
-    print(
-        json.dumps(
-            {
-                "widgets": len(freed),
-                "left": sum(r() is not None for r in freed),
-                "churned": churned[0],
-                "collections_on_gui": on_thread["gui"],
-                "collections_elsewhere": on_thread["elsewhere"],
-                "automatic_collector_on": gc.isenabled(),
-            }
-        )
-    )
-    return 0
+    return churned[0], freed
 
 
 if __name__ == "__main__":

@@ -29,9 +29,8 @@ import re
 import resource
 import sqlite3
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fakes.coach_files import write_config
@@ -42,6 +41,8 @@ from fakes.ollama_server import RecordedRequest as OllamaRequest
 from PySide6.QtCore import QEvent, QEventLoop, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication
+
+from stress.gc_threads import collections_by_thread
 
 KEY = "soak-key"
 _NOTE_FENCE = re.compile(r"<untrusted_note_[0-9a-f]+>\n(.*?)\n</untrusted_note_", re.DOTALL)
@@ -304,26 +305,6 @@ class _Driver:
         self.wait(lambda: pane.phase is not Phase.JUDGING, "the answer is judged")
 
 
-@contextlib.contextmanager
-def _collections_counted(report: SoakReport) -> Iterator[None]:
-    """Count the cyclic collector's runs by the thread they ran on."""
-    gui = threading.get_ident()
-
-    def counted(phase: str, _info: dict[str, int]) -> None:
-        if phase != "start":
-            return
-        if threading.get_ident() == gui:
-            report.collections_on_gui += 1
-        else:
-            report.collections_elsewhere += 1
-
-    gc.callbacks.append(counted)
-    try:
-        yield
-    finally:
-        gc.callbacks.remove(counted)
-
-
 def run_soak(config: SoakConfig) -> SoakReport:
     """Run the evening; the report says what happened (it raises SoakHang on a hang)."""
     from coach_gui.adapters.secrets import KeyStore
@@ -336,7 +317,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
     rng = random.Random(config.seed + 1)
     KeyStore().set(KEY)
     with (
-        _collections_counted(report),
+        collections_by_thread() as collections,
         FakeOllama() as ollama,
         FakeGemini(api_keys={KEY}, slow_seconds=1.3) as gemini,
     ):
@@ -367,6 +348,8 @@ def run_soak(config: SoakConfig) -> SoakReport:
         report.left_running += tasks.pending_tasks()
         report.chat_requests = len(ollama.requests_to("/api/chat"))
         report.judge_requests = len(gemini.generate_requests)
+    report.collections_on_gui = collections["gui"]
+    report.collections_elsewhere = collections["elsewhere"]
     report.answers_confirmed = len(driver.confirmed)
     context = build_context()
     recover(context)  # what the next start does with sessions a quit left open
