@@ -3,13 +3,15 @@
 The judge copies spans from the answer as it saw it: fenced, so with invisible characters
 stripped and tag-like brackets (entities included) defused (`fencing.neutralise`). A span
 counts as found when its folded form occurs in the folded answer, or in the folded answer
-as the judge saw it, **starting and ending on word boundaries** (a span that starts or ends
-with a letter or digit may not start or end inside a word of the answer: "is immutable"
-is not in "this immutable"), and when it holds at least one letter or digit (a lone "." or
-"..." is no evidence). Folding drops invisible characters, decomposes (Unicode NFKD: a
-composed "é" and a decomposed one, full-width "Ａ" and "A" read the same), reads
-typographic quotes, dashes and look-alike brackets as their plain ASCII forms, applies
-Unicode case folding, and turns every run of white space into one space.
+as the judge saw it, **starting and ending on word boundaries** where the script has them
+(a span that starts or ends with a letter or digit may not start or end inside a word of
+the answer: "is immutable" is not in "this immutable"; in scripts written without spaces,
+and in Hangul, a span may start and end anywhere: ADR 0032), and when it holds at least
+one letter or digit (a lone "." or "..." is no evidence). Folding drops invisible
+characters, decomposes (Unicode NFKD: a composed "é" and a decomposed one, full-width
+"Ａ" and "A" read the same), reads typographic quotes, dashes and look-alike brackets as
+their plain ASCII forms, applies Unicode case folding, and turns every run of white space
+into one space.
 
 `folded` is the fast path the verdict rule uses (one pass over the answer per item);
 `evidence_ranges` is the slow path the window uses to place highlights: it keeps, for each
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from coach_gui.domain.fencing import _AMP_CHARS, _GT_CHARS, _INVISIBLE, _LT_CHARS, neutralise
+from coach_gui.domain.text_segments import bounds_words
 
 
 def _invisible_code_points() -> list[int]:
@@ -70,7 +73,10 @@ def folded(text: str) -> str:
 
 
 def _word(char: str) -> bool:
-    return char.isalnum()
+    """A letter or digit a span may not start or end next to, on the same side: one of a
+    script written with spaces. In Chinese, Japanese, Thai… (and Hangul, whose particles
+    join the word before them) a span copied from inside a run is found (ADR 0032)."""
+    return bounds_words(char)
 
 
 def _occurrences(needle: str, haystack: str) -> Iterator[int]:
@@ -88,7 +94,7 @@ def _occurrences(needle: str, haystack: str) -> Iterator[int]:
 
 def _needle(span: str) -> str | None:
     needle = folded(span)
-    return needle if any(_word(char) for char in needle) else None
+    return needle if any(char.isalnum() for char in needle) else None
 
 
 @dataclass

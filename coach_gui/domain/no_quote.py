@@ -18,11 +18,19 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
+from coach_gui.domain.function_words import FUNCTION_WORDS
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
+from coach_gui.domain.text_segments import (
+    UNITS_PER_WORD,
+    is_unspaced,
+    tokens,
+    weights,
+    windows,
+)
 
 # Capitals from other scripts that look like Latin ones; mapped before case folding, since
 # folding makes Greek "Η" (like H) an "η" (like n).
@@ -42,30 +50,34 @@ _CONFUSABLES = str.maketrans(
 )  # fmt: skip
 # Apostrophes join a word ("don't" = "dont"); every other non-letter separates words.
 _APOSTROPHES = re.compile("['`´ʹʻʼʽˈ‘’‛′＇]")
-_WORDS = re.compile(r"[^\W_]+")
 
-# Function words: a run of them, or a shingle made only of them, says nothing about a note.
-_FUNCTION_WORDS = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    either few for from further had has have having he her here hers him his how i if in
-    into is it its itself just may me might more most must my neither no nor not now of off
-    on once one only or other our ours out over own same shall she should so some such than
-    that the their theirs them then there these they this those through to too under until
-    up upon very was we were what when where whether which while who whom whose why will
-    with would yet you your yours
-"""
-STOP_WORDS = frozenset(_FUNCTION_WORDS.split())
-# A shared run only counts when it holds at least this share of max_shared_words in words
-# that are not function words: "by the extent of the market" names a topic, it quotes nothing.
+# Function words of every listed language: a run of them, or a shingle made only of them,
+# says nothing about a note (coach_gui/domain/function_words.py).
+STOP_WORDS = frozenset(w for words in FUNCTION_WORDS.values() for w in words.split())
+# A shared run only counts when at least this share of its weight is in words that are not
+# function words: "by the extent of the market" names a topic, it quotes nothing.
 _MIN_CONTENT_SHARE = 0.5
 # Below this many content shingles a challenge is too short to judge by containment.
 _MIN_SHINGLES = 4
 _SUFFIXES = ("ing", "ed", "e")
+# Korean particles that join the word before them ("선택은", "선택이" and "선택" are one word).
+_HANGUL_PARTICLES = (
+    *("에서", "으로", "에게", "까지", "부터", "처럼", "보다"),
+    *"은는이가을를의에도로와과",
+)
+_HANGUL_SYLLABLE = re.compile("[\uac00-\ud7af]")
 
 
 def _stem(word: str) -> str:
-    """A crude stem so that "raises", "raised" and "raise" compare equal."""
+    """A crude stem so that "raises", "raised" and "raise" compare equal, and "선택은"
+    and "선택이" too; a character of a script without spaces is its own stem."""
+    if len(word) < 2:
+        return word
+    if _HANGUL_SYLLABLE.match(word):
+        for particle in _HANGUL_PARTICLES:
+            if len(word) > len(particle) + 1 and word.endswith(particle):
+                return word[: -len(particle)]
+        return word
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
     for suffix in _SUFFIXES:
@@ -74,16 +86,22 @@ def _stem(word: str) -> str:
     return word
 
 
-_STOP_STEMS = frozenset(_stem(w) for w in STOP_WORDS) | STOP_WORDS
-
-
 def normalise_words(text: str) -> list[str]:
-    """The words of `text` folded for comparison: case, accents, look-alikes, punctuation."""
+    """The words of `text` folded for comparison: case, accents, look-alikes, punctuation,
+    width; a character of a script without spaces is a word of its own (ADR 0032)."""
     folded = unicodedata.normalize("NFKC", text).translate(_CAPITAL_CONFUSABLES).casefold()
+    if folded.isascii():
+        return tokens(_APOSTROPHES.sub("", folded))
     decomposed = unicodedata.normalize("NFKD", folded)
     bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    bare = _APOSTROPHES.sub("", bare.translate(_CONFUSABLES))
-    return _WORDS.findall(bare)
+    bare = _APOSTROPHES.sub("", unicodedata.normalize("NFC", bare).translate(_CONFUSABLES))
+    return tokens(bare)
+
+
+# Stop stems are computed after normalise_words, so words of every script fold as text does.
+_STOP_STEMS = frozenset(_stem(w) for word in STOP_WORDS for w in normalise_words(word)) | frozenset(
+    w for word in STOP_WORDS for w in normalise_words(word)
+)
 
 
 class QuoteFinding(Record):
@@ -101,27 +119,40 @@ class QuoteFinding(Record):
             where = {"body": "your note", "title": "the title of your note"}.get(
                 self.source, f"{self.source} of your note"
             )
-            return f"it repeated {len(self.words)} words in a row from {where}"
+            characters = sum(len(w) == 1 and is_unspaced(w) for w in self.words)
+            if not characters:
+                return f"it repeated {len(self.words)} words in a row from {where}"
+            if characters == len(self.words):
+                return f"it repeated {characters} characters in a row from {where}"
+            return f"it repeated a passage of {len(self.words)} words and characters from {where}"
         share = round((self.containment or 0.0) * 100)
         return f"{share}% of its phrasing came from your note"
 
 
-def _ngrams(words: Sequence[str], n: int) -> Iterable[tuple[str, ...]]:
-    return (tuple(words[i : i + n]) for i in range(len(words) - n + 1))
+class _Text:
+    """A text cut for the check: its words (for the finding), their stems and weights."""
 
+    def __init__(self, text: str) -> None:
+        self.words = normalise_words(text)
+        self.stems = [_stem(w) for w in self.words]
+        self.weights = weights(self.words)
 
-def _stems(text: str) -> tuple[list[str], list[str]]:
-    words = normalise_words(text)
-    return words, [_stem(w) for w in words]
+    def grams(self, units: int) -> list[tuple[str, ...]]:
+        """Each shortest run of stems from each start that weighs at least `units`."""
+        stems = self.stems
+        return [tuple(stems[i:end]) for i, end in enumerate(windows(self.weights, units))]
 
 
 class NoQuoteCheck:
     """Checks texts against one note. Build it once per note; `check` is cheap.
 
-    A run counts when at least half of `max_shared_words` of its words are content words.
-    Containment counts when the shared shingles come from two or more places in the text,
-    or from one phrase of at least twice `max_shared_words` words: so "what does Smith mean
-    by the extent of the market?" passes, while a sentence with a word or two swapped does not.
+    Lengths are weights (`text_segments`): `max_shared_words` words of a spaced script, or
+    the same length of text in characters of one without spaces (9 Han characters, 24 Thai
+    letters for 6 words). A run counts when at least half of its weight is in content
+    words. Containment counts when the shared shingles come from two or more places in the
+    text, or from one phrase of at least twice `max_shared_words` words: so "what does
+    Smith mean by the extent of the market?" passes, while a sentence with a word or two
+    swapped does not.
     """
 
     def __init__(
@@ -141,19 +172,20 @@ class NoQuoteCheck:
         self.max_shared_words = max_shared_words
         self.max_containment = max_containment
         self.shingle_words = shingle_words
+        self._run_units = max_shared_words * UNITS_PER_WORD
+        self._shingle_units = shingle_words * UNITS_PER_WORD
         self._min_content = max(1, math.ceil(max_shared_words * _MIN_CONTENT_SHARE))
-        self._runs: dict[int, str] = {}  # hash of a max_shared_words-gram -> where it is
+        self._runs: dict[int, str] = {}  # hash of a run of max_shared_words -> where it is
         self._shingles: set[int] = set()
         sources = [("body", body)] + [(f"assertion {i}", a) for i, a in enumerate(assertions, 1)]
         for where, text in reversed(sources):  # the body wins when a run is in both
-            _, stems = _stems(text)
-            for gram in _ngrams(stems, max_shared_words):
+            cut = _Text(text)
+            for gram in cut.grams(self._run_units):
                 self._runs[hash(gram)] = where
-            self._shingles.update(hash(s) for s in _ngrams(stems, shingle_words))
+            self._shingles.update(hash(s) for s in cut.grams(self._shingle_units))
         # The title takes part in the run rule only (ADR 0013): naming the topic is what a
         # challenge shaped by the note does; repeating a long title word for word is not.
-        _, stems = _stems(title)
-        for gram in _ngrams(stems, max_shared_words):
+        for gram in _Text(title).grams(self._run_units):
             self._runs.setdefault(hash(gram), "title")
 
     @classmethod
@@ -171,12 +203,13 @@ class NoQuoteCheck:
 
     def check(self, text: str) -> QuoteFinding | None:
         """None when `text` may be shown; otherwise the first rule it breaks."""
-        words, stems = _stems(text)
-        return self._shared_run(words, stems) or self._containment(stems)
+        cut = _Text(text)
+        return self._shared_run(cut) or self._containment(cut)
 
-    def _shared_run(self, words: list[str], stems: list[str]) -> QuoteFinding | None:
-        n = self.max_shared_words
-        found = [self._runs.get(hash(g)) for g in _ngrams(stems, n)]
+    def _shared_run(self, cut: _Text) -> QuoteFinding | None:
+        ends = windows(cut.weights, self._run_units)
+        stems = cut.stems
+        found = [self._runs.get(hash(tuple(stems[i:end]))) for i, end in enumerate(ends)]
         start = 0
         while start < len(found):
             if found[start] is None:
@@ -185,19 +218,25 @@ class NoQuoteCheck:
             end = start  # consecutive shared windows make one run of words
             while end + 1 < len(found) and found[end + 1] is not None:
                 end += 1
-            span = stems[start : end + n]
-            if sum(w not in _STOP_STEMS for w in span) >= self._min_content:
+            past = ends[end]
+            content = sum(
+                weight
+                for stem, weight in zip(stems[start:past], cut.weights[start:past], strict=True)
+                if stem not in _STOP_STEMS
+            )
+            if content >= self._min_content * UNITS_PER_WORD:
                 where = found[start] or "body"
                 return QuoteFinding(
-                    rule="shared_run", words=tuple(words[start : end + n]), source=where
+                    rule="shared_run", words=tuple(cut.words[start:past]), source=where
                 )
             start = end + 1
         return None
 
-    def _containment(self, stems: list[str]) -> QuoteFinding | None:
-        grams = list(_ngrams(stems, self.shingle_words))
+    def _containment(self, cut: _Text) -> QuoteFinding | None:
+        ends = windows(cut.weights, self._shingle_units)
+        grams = [tuple(cut.stems[i:end]) for i, end in enumerate(ends)]
         found = [hash(g) in self._shingles for g in grams]
-        if _one_short_phrase(found, self.shingle_words, 2 * self.max_shared_words):
+        if _one_short_phrase(found, ends, cut.weights, 2 * self._run_units):
             return None
         counted = {  # shingles made only of function words say nothing either way
             hash(g): f for g, f in zip(grams, found, strict=True) if not _STOP_STEMS.issuperset(g)
@@ -210,13 +249,16 @@ class NoQuoteCheck:
         return None
 
 
-def _one_short_phrase(found: list[bool], shingle_words: int, max_words: int) -> bool:
-    """Whether the shared shingles form at most one phrase of fewer than `max_words` words:
-    a topic named in passing, which containment alone should not reject."""
+def _one_short_phrase(
+    found: list[bool], ends: list[int], weighed: list[int], max_units: int
+) -> bool:
+    """Whether the shared shingles form at most one phrase lighter than `max_units`: a topic
+    named in passing, which containment alone should not reject."""
     pieces = [i for i, f in enumerate(found) if f and (i == 0 or not found[i - 1])]
     if len(pieces) > 1:
         return False
     if not pieces:
         return True
-    length = next((i for i in range(pieces[0], len(found)) if not found[i]), len(found))
-    return length - pieces[0] + shingle_words - 1 < max_words
+    first = pieces[0]
+    last = next((i for i in range(first, len(found)) if not found[i]), len(found)) - 1
+    return sum(weighed[first : ends[last]]) < max_units
