@@ -93,7 +93,9 @@ def normalise_words(text: str) -> list[str]:
     if folded.isascii():
         return tokens(_APOSTROPHES.sub("", folded))
     decomposed = unicodedata.normalize("NFKD", folded)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    # Marks go (accents, vowel points, Thai vowel and tone marks, some of which have
+    # combining class 0): a quote with an accent or a tone mark changed is still a quote.
+    bare = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
     bare = _APOSTROPHES.sub("", unicodedata.normalize("NFC", bare).translate(_CONFUSABLES))
     return tokens(bare)
 

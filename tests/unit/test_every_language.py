@@ -1,0 +1,200 @@
+"""Every rule that reads text, in every script (issue 32, DESIGN §3, ADR 0032): the no-quote
+check, evidence matching and search, on notes written in Chinese, Japanese, Thai, Korean,
+Arabic, German and Russian (tests/unit/multilingual_corpus.py)."""
+
+from __future__ import annotations
+
+import pytest
+from multilingual_corpus import NOTES, LanguageNote
+
+from coach_gui.config import NoQuoteConfig
+from coach_gui.domain.evidence import FoldedAnswer, evidence_ranges
+from coach_gui.domain.no_quote import NoQuoteCheck, normalise_words
+from coach_gui.domain.notes import Note, NoteEntry, NoteSearchIndex, fold
+from coach_gui.domain.text_segments import UNITS_PER_WORD, tokens, weights, windows
+
+DEFAULTS = NoQuoteConfig()
+LANGUAGES = {"zh", "ja", "th", "ko", "ar", "de", "ru"}
+
+
+def _check(note: LanguageNote) -> NoQuoteCheck:
+    return NoQuoteCheck(
+        note.body,
+        note.assertions,
+        title=note.title,
+        max_shared_words=DEFAULTS.max_shared_words,
+        max_containment=DEFAULTS.max_containment,
+        shingle_words=DEFAULTS.shingle_words,
+    )
+
+
+def _cases(field: str) -> list[tuple[LanguageNote, str]]:
+    return [(note, text) for note in NOTES for text in getattr(note, field)]
+
+
+def _id(case: object) -> str:
+    return case.lang if isinstance(case, LanguageNote) else str(case)[:24]
+
+
+def test_the_corpus_covers_the_languages_with_several_cases_each() -> None:
+    assert {n.lang for n in NOTES} >= LANGUAGES
+    for lang in LANGUAGES:
+        notes = [n for n in NOTES if n.lang == lang]
+        assert sum(len(n.quotes) for n in notes) >= 2, lang
+        assert sum(len(n.honest) for n in notes) >= 2, lang
+
+
+# --- the no-quote check ----------------------------------------------------------------------
+@pytest.mark.parametrize(("note", "text"), _cases("quotes"), ids=_id)
+def test_a_verbatim_or_lightly_edited_quote_is_rejected_in_any_script(
+    note: LanguageNote, text: str
+) -> None:
+    finding = _check(note).check(text)
+    assert finding is not None
+    assert not any(word in finding.reason for word in normalise_words(note.body) if len(word) > 1)
+
+
+@pytest.mark.parametrize(("note", "text"), _cases("honest"), ids=_id)
+def test_an_honest_question_that_names_the_topic_passes(note: LanguageNote, text: str) -> None:
+    assert _check(note).check(text) is None
+
+
+def test_a_chinese_quote_is_reported_in_characters() -> None:
+    note = NOTES[0]
+    finding = _check(note).check(note.quotes[0])
+    assert finding is not None and finding.rule == "shared_run"
+    assert "characters in a row from your note" in finding.reason
+
+
+@pytest.mark.parametrize(
+    ("filler", "per_word"),
+    [
+        ("天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳", 1.5),  # Han
+        ("アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモ", 2.5),
+        ("กขคฆงจฉชซฌญฎฏฐฑฒณดตถทธนบปผฝพฟภมยรลวศษสหฬอฮกขคฆงจฉชซฌญฎฏ", 4.0),  # Thai
+        (" ".join(f"w{n}x" for n in range(40)), 1.0),  # words of a spaced script
+    ],
+    ids=["han", "kana", "thai", "words"],
+)
+def test_the_run_limit_is_the_same_length_of_text_in_every_script(
+    filler: str, per_word: float
+) -> None:
+    """Six words of English, nine Han characters, fifteen kana, twenty-four Thai letters."""
+    pieces = tokens(filler)
+    limit = round(DEFAULTS.max_shared_words * per_word)
+    joiner = " " if per_word == 1.0 else ""
+    check = NoQuoteCheck(joiner.join(pieces), max_shared_words=DEFAULTS.max_shared_words)
+    assert check.check(joiner.join(pieces[: limit - 1])) is None
+    assert check.check(joiner.join(pieces[:limit])) is not None
+
+
+def test_windows_reach_the_weight_from_each_start() -> None:
+    han, word = UNITS_PER_WORD * 2 // 3, UNITS_PER_WORD
+    assert weights(tokens("自然 selection")) == [han, han, word]
+    assert windows([han, han, word], 2 * UNITS_PER_WORD) == [3]
+    assert windows([han, han, word, word], 2 * UNITS_PER_WORD) == [3, 4, 4]
+    assert windows([word, word], 3 * UNITS_PER_WORD) == []
+
+
+def test_a_quote_across_scripts_is_one_run() -> None:
+    body = "ダーウィンによれば natural selection は遺伝する変異にだけ働く。"
+    check = NoQuoteCheck(body)
+    assert check.check("なぜ natural selection は遺伝する変異にだけ働くのか？") is not None
+    assert check.check("natural selection とは何ですか？") is None
+
+
+def test_function_words_of_other_languages_never_make_a_quote() -> None:
+    """The issue's example: a run of German function words is not a quote (before, only
+    English ones were known, and such a run counted)."""
+    check = NoQuoteCheck("Es ist nicht so, dass es mit dem Geld zu tun hat.")
+    assert check.check("Warum ist es nicht so, dass es mit dem Wetter zu tun hat?") is None
+    russian = NoQuoteCheck("И это было так, что он не мог бы уже и не знал.")
+    assert russian.check("Почему это было так, что он не мог бы сказать?") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("ＡＢＣ　ｶﾀｶﾅ", ["abc", "カ", "タ", "カ", "ナ"]),  # full and half width folded
+        ("自然选择", ["自", "然", "选", "择"]),
+        ("กินข้าว", ["ก", "น", "ข", "า", "ว"]),  # Thai letters; vowel and tone marks dropped
+        ("선택은 선택이", ["선택은", "선택이"]),  # Hangul stays a word (and composed)
+        ("كِتَابٌ", ["كتاب"]),  # Arabic vowel points dropped
+        ("Übermensch", ["ubermensch"]),
+    ],
+)
+def test_text_is_cut_by_script(text: str, words: list[str]) -> None:
+    assert normalise_words(text) == words
+
+
+# --- evidence -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("note", "span"), _cases("spans"), ids=_id)
+def test_a_span_copied_from_inside_an_answer_is_found(note: LanguageNote, span: str) -> None:
+    assert FoldedAnswer(note.answer).holds(span)
+    ((start, end),) = evidence_ranges(note.answer, [span])
+    assert note.answer[start:end] == span
+
+
+def test_a_span_cut_inside_a_word_of_a_spaced_script_is_still_refused() -> None:
+    german = FoldedAnswer("Ich darf nur so handeln, wie ich es mir wünsche.")
+    assert german.holds("so handeln") and not german.holds("o handeln")
+    assert not german.holds("so handel")
+    russian = FoldedAnswer("Если что-то дорожает, я беру этого меньше.")
+    assert russian.holds("беру этого") and not russian.holds("еру этого")
+    arabic = FoldedAnswer("كلما ابتعد الجسمان ضعفت القوة")
+    assert arabic.holds("ضعفت القوة") and not arabic.holds("عفت القوة")
+
+
+def test_a_chinese_span_in_full_width_or_with_other_punctuation_is_found() -> None:
+    answer = FoldedAnswer("我认为ＤＮＡ的结构是双螺旋，所以能复制。")
+    assert answer.holds("DNA的结构是双螺旋")
+    assert not answer.holds("结构是三螺旋")
+
+
+# --- search as you type -------------------------------------------------------------------------
+def _index() -> NoteSearchIndex:
+    entries = [
+        NoteEntry(
+            note=Note(id=f"n{i}", title=n.title, aliases=n.aliases, tags=n.tags, body=n.body),
+            file_name=f"n{i}.md",
+        )
+        for i, n in enumerate(NOTES)
+    ]
+    return NoteSearchIndex(entries)
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("选择", "自然选择"),  # the end of a Chinese title
+        ("天择", "自然选择"),  # an alias
+        ("进化", "自然选择"),  # part of a tag
+        ("效用", "边际效用递减"),  # the middle of a title
+        ("合成", "光合成"),
+        ("こうごう", "光合成"),  # the start of a kana alias
+        ("曲線", "忘却曲線"),
+        ("แบ่งงาน", "การแบ่งงานกันทำ"),  # inside a Thai title
+        ("ศรษฐ", "การแบ่งงานกันทำ"),  # inside a Thai tag
+        ("วัฏจักร", "วัฏจักรของน้ำ"),
+        ("비용", "기회비용"),
+        ("جاذبية", "الجاذبية"),
+        ("imperativ", "Kategorischer Imperativ"),
+        ("спроса", "Закон спроса"),
+    ],
+)
+def test_search_finds_a_note_by_part_of_its_title_alias_or_tag(query: str, title: str) -> None:
+    assert _index().search(query)[0].note.title == title
+
+
+def test_search_keeps_thai_vowels_and_kana_voicing_apart() -> None:
+    """Dropping every mark made "กิน" (eat) find "กัน" and "か" find "が"."""
+    index = NoteSearchIndex(
+        [
+            NoteEntry(note=Note(id="a", title="กันชน"), file_name="a.md"),
+            NoteEntry(note=Note(id="b", title="がっこう"), file_name="b.md"),
+        ]
+    )
+    assert index.search("กิน") == []
+    assert index.search("かっこう") == []
+    assert [e.note.id for e in index.search("กัน")] == ["a"]
+    assert fold("ｶﾞｯｺｳ") == fold("ガッコウ")
