@@ -1,11 +1,11 @@
 """Every rule that reads text, in every script (issue 32, DESIGN §3, ADR 0032): the no-quote
 check, evidence matching and search, on notes written in Chinese, Japanese, Thai, Korean,
-Arabic, German and Russian (tests/unit/multilingual_corpus.py)."""
+Arabic, German and Russian (tests/fakes/multilingual_notes.py)."""
 
 from __future__ import annotations
 
 import pytest
-from multilingual_corpus import NOTES, LanguageNote
+from fakes.multilingual_notes import NOTES, LanguageNote
 
 from coach_gui.config import NoQuoteConfig
 from coach_gui.domain.evidence import FoldedAnswer, evidence_ranges
