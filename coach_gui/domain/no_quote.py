@@ -19,6 +19,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 from coach_gui.domain.function_words import FUNCTION_WORDS
@@ -100,10 +101,12 @@ def normalise_words(text: str) -> list[str]:
     return tokens(bare)
 
 
-# Stop stems are computed after normalise_words, so words of every script fold as text does.
-_STOP_STEMS = frozenset(_stem(w) for word in STOP_WORDS for w in normalise_words(word)) | frozenset(
-    w for word in STOP_WORDS for w in normalise_words(word)
-)
+@lru_cache(maxsize=1)
+def _stop_stems() -> frozenset[str]:
+    """The function words folded and stemmed as text is (built at the first check, so
+    start-up does not pay for it)."""
+    folded = [w for word in STOP_WORDS for w in normalise_words(word)]
+    return frozenset(folded) | frozenset(_stem(w) for w in folded)
 
 
 class QuoteFinding(Record):
@@ -210,7 +213,7 @@ class NoQuoteCheck:
 
     def _shared_run(self, cut: _Text) -> QuoteFinding | None:
         ends = windows(cut.weights, self._run_units)
-        stems = cut.stems
+        stems, stop = cut.stems, _stop_stems()
         found = [self._runs.get(hash(tuple(stems[i:end]))) for i, end in enumerate(ends)]
         start = 0
         while start < len(found):
@@ -224,7 +227,7 @@ class NoQuoteCheck:
             content = sum(
                 weight
                 for stem, weight in zip(stems[start:past], cut.weights[start:past], strict=True)
-                if stem not in _STOP_STEMS
+                if stem not in stop
             )
             if content >= self._min_content * UNITS_PER_WORD:
                 where = found[start] or "body"
@@ -240,8 +243,9 @@ class NoQuoteCheck:
         found = [hash(g) in self._shingles for g in grams]
         if _one_short_phrase(found, ends, cut.weights, 2 * self._run_units):
             return None
+        stop = _stop_stems()
         counted = {  # shingles made only of function words say nothing either way
-            hash(g): f for g, f in zip(grams, found, strict=True) if not _STOP_STEMS.issuperset(g)
+            hash(g): f for g, f in zip(grams, found, strict=True) if not stop.issuperset(g)
         }
         if len(counted) < _MIN_SHINGLES:
             return None

@@ -20,31 +20,58 @@ signs, the kana voicing marks) are kept; then Unicode case folding.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from functools import lru_cache
 
 UNITS_PER_WORD = 60
 
-# Scripts written without spaces between words, as character-class ranges.
+# Scripts written without spaces between words, as ranges of code points.
 _HAN = (
-    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff"
-    "\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U0003134f"
-)
-_KANA = "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f\U0001b000-\U0001b16f"
+    (0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x3029), (0x3038, 0x303B),
+    (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F),
+    (0x30000, 0x3134F),
+)  # fmt: skip
+_KANA = ((0x3040, 0x309F), (0x30A0, 0x30FF), (0x31F0, 0x31FF), (0xFF66, 0xFF9F), (0x1B000, 0x1B16F))
+# Thai, Lao, Myanmar, Khmer (and its symbols), Myanmar extensions.
 _BRAHMIC = (
-    "\u0e00-\u0e7f\u0e80-\u0eff\u1780-\u17ff\u19e0-\u19ff\u1000-\u109f\ua9e0-\ua9ff\uaa60-\uaa7f"
-)
-UNSPACED = _HAN + _KANA + _BRAHMIC
+    (0x0E00, 0x0E7F), (0x0E80, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x19E0, 0x19FF),
+    (0xA9E0, 0xA9FF), (0xAA60, 0xAA7F),
+)  # fmt: skip
 # Hangul is written with spaces, but particles and endings join the word before them.
-_HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff"
+_HANGUL = ((0x1100, 0x11FF), (0x3130, 0x318F), (0xA960, 0xA97F), (0xAC00, 0xD7AF), (0xD7B0, 0xD7FF))
 
-_UNSPACED_CHAR = re.compile(f"[{UNSPACED}]")
-_JOINED_CHAR = re.compile(f"[{UNSPACED}{_HANGUL}]")
-# One token: a single character of an unspaced script, or a run of other letters and digits.
-_TOKENS = re.compile(f"[{UNSPACED}]|[^\\W_{UNSPACED}]+")
-_HAN_CHAR = re.compile(f"[{_HAN}]")
-_KANA_CHAR = re.compile(f"[{_KANA}]")
+_RANGES = sorted(
+    (low, high, kind)
+    for kind, ranges in (("han", _HAN), ("kana", _KANA), ("brahmic", _BRAHMIC), ("hangul", _HANGUL))
+    for low, high in ranges
+)
+_STARTS = [low for low, _, _ in _RANGES]
+# Classified by bisection, not by a regular expression: compiling a character class this
+# wide costs milliseconds, which every start-up would pay (bench/bench_startup.py).
+_UNSPACED_KINDS = ("han", "kana", "brahmic")
+
+
+def _kind(char: str) -> str | None:
+    point = ord(char)
+    if point < 0x0E00:  # Latin, Greek, Cyrillic, Hebrew, Arabic, Indic: spaced
+        return None
+    at = bisect.bisect_right(_STARTS, point) - 1
+    if at >= 0 and point <= _RANGES[at][1]:
+        return _RANGES[at][2]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _token_pattern() -> re.Pattern[str]:
+    """One token: a character of an unspaced script, or a run of other letters and digits
+    (compiled on first use, at the first check, not at start-up)."""
+    unspaced = "".join(
+        f"{chr(low)}-{chr(high)}" for low, high, kind in _RANGES if kind in _UNSPACED_KINDS
+    )
+    return re.compile(f"[{unspaced}]|[^\\W_{unspaced}]+")
+
 
 # Marks dropped by `fold`: accents on Latin, Greek and Cyrillic, Hebrew and Arabic points.
 _ACCENTS: dict[int, None] = dict.fromkeys(
@@ -74,31 +101,32 @@ def fold(text: str) -> str:
 
 def is_unspaced(char: str) -> bool:
     """Whether `char` belongs to a script written without spaces between words."""
-    return _UNSPACED_CHAR.match(char) is not None
+    return _kind(char) in _UNSPACED_KINDS
 
 
 def bounds_words(char: str) -> bool:
     """Whether `char` is part of a word whose edges a quoted span must respect: a letter or
     digit of a script written with spaces. In scripts without spaces (and in Hangul, whose
     particles join the word before them) a span may start and end anywhere."""
-    return char.isalnum() and _JOINED_CHAR.match(char) is None
+    return char.isalnum() and _kind(char) is None
 
 
 @lru_cache(maxsize=4096)
 def char_weight(char: str) -> int:
     """The weight of one token of one character, in `UNITS_PER_WORD`ths of a word."""
-    if _HAN_CHAR.match(char):
+    kind = _kind(char)
+    if kind == "han":
         return UNITS_PER_WORD * 2 // 3  # ~1.5 characters per word
-    if _KANA_CHAR.match(char):
+    if kind == "kana":
         return UNITS_PER_WORD * 2 // 5  # ~2.5 characters per word
-    if _UNSPACED_CHAR.match(char):
+    if kind == "brahmic":
         return UNITS_PER_WORD // 4  # ~4 letters per word (Thai, Lao, Khmer, Myanmar)
     return UNITS_PER_WORD
 
 
 def tokens(folded: str) -> list[str]:
     """The tokens of already folded text: words, and single characters of unspaced scripts."""
-    return _TOKENS.findall(folded)
+    return _token_pattern().findall(folded)
 
 
 def weights(pieces: list[str]) -> list[int]:
