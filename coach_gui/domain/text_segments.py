@@ -150,3 +150,15 @@ def windows(weighed: list[int], units: int) -> list[int]:
         ends.append(end)
         total -= weighed[start]
     return ends
+
+
+def reads_right_to_left(text: str) -> bool:
+    """Whether `text` reads right to left as a paragraph: its first letter with a strong
+    direction is Hebrew, Arabic, Syriac, Thaana… (Unicode's bidi rule P2, classes R and AL)."""
+    for char in text:
+        kind = unicodedata.bidirectional(char)
+        if kind in ("R", "AL"):
+            return True
+        if kind == "L":
+            return False
+    return False

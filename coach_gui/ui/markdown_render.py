@@ -29,6 +29,7 @@ from mdit_py_plugins.footnote.index import render_footnote_anchor
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from coach_gui.domain.text_segments import reads_right_to_left
 from coach_gui.ui.obsidian_markdown import note_section, obsidian_plugin
 from coach_gui.ui.preview_links import (
     FOLD_SCHEME,
@@ -111,6 +112,7 @@ def _parser() -> MarkdownIt:
     md.core.ruler.before("inline", "coach_markup_budget", _markup_budget)
     md.core.ruler.push("coach_task_marks", _task_marks)
     md.core.ruler.push("coach_embed_blocks", _embed_blocks)
+    md.core.ruler.push("coach_text_direction", _text_direction)
     rules: dict[str, Callable[..., str]] = {
         "wikilink": _wikilink,
         "link_open": _link_open,
@@ -201,6 +203,24 @@ def _markup_budget(state: StateCore) -> None:
                 spent[2] += 1
             else:
                 spent[0] += cost
+
+
+_DIRECTED_BLOCKS = frozenset(
+    ("paragraph_open", "heading_open", "list_item_open", "th_open", "td_open")
+)
+
+
+def _text_direction(state: StateCore) -> None:
+    """A paragraph, heading, list item or table cell whose first strong letter is Arabic,
+    Hebrew… reads from the right (`dir="rtl"`), next to English ones that do not (ADR 0032).
+    HTML's `dir="auto"` would say the same, but Qt's rich text does not know it and takes
+    every block inside `<html>` as left-to-right, so the right-to-left ones are named."""
+    tokens = state.tokens
+    for at, token in enumerate(tokens):
+        if token.type in _DIRECTED_BLOCKS:
+            text = next((t.content for t in tokens[at + 1 :] if t.type == "inline"), "")
+            if reads_right_to_left(text):
+                token.attrSet("dir", "rtl")
 
 
 def _plain(self: RendererHTML, tokens: Sequence[Token], idx: int, *_: Any) -> str:
