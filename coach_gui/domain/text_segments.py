@@ -24,6 +24,7 @@ import bisect
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Literal
 
 UNITS_PER_WORD = 60
 
@@ -152,13 +153,19 @@ def windows(weighed: list[int], units: int) -> list[int]:
     return ends
 
 
-def reads_right_to_left(text: str) -> bool:
-    """Whether `text` reads right to left as a paragraph: its first letter with a strong
-    direction is Hebrew, Arabic, Syriac, Thaana… (Unicode's bidi rule P2, classes R and AL)."""
+def text_direction(text: str) -> Literal["rtl", "ltr"] | None:
+    """The direction `text` reads in as a paragraph, from its first letter with a strong
+    direction (Unicode's bidi rule P2): "rtl" for Hebrew, Arabic, Syriac, Thaana… (classes
+    R and AL), "ltr" for every other script, None when it holds no such letter."""
     for char in text:
         kind = unicodedata.bidirectional(char)
         if kind in ("R", "AL"):
-            return True
+            return "rtl"
         if kind == "L":
-            return False
-    return False
+            return "ltr"
+    return None
+
+
+def reads_right_to_left(text: str) -> bool:
+    """Whether `text` reads right to left as a paragraph (`text_direction`)."""
+    return text_direction(text) == "rtl"

@@ -12,6 +12,7 @@ from PySide6.QtGui import QTextDocument
 from pytestqt.qtbot import QtBot
 
 from coach_gui.domain.text_segments import reads_right_to_left
+from coach_gui.ui.evidence_html import isolated
 from coach_gui.ui.markdown_body import MarkdownBody
 from coach_gui.ui.markdown_render import render_note_html
 from coach_gui.ui.practice_thread import PracticeThread
@@ -59,12 +60,21 @@ def test_the_practice_thread_shows_arabic_and_hebrew_from_the_right(qtbot: QtBot
     assert arabic.caption.layoutDirection() == LTR  # Coach's own words stay as they are
 
 
-def test_the_editor_gives_each_paragraph_its_own_direction(qtbot: QtBot) -> None:
+def test_the_editor_gives_each_paragraph_its_own_direction_and_aligns_to_the_note(
+    qtbot: QtBot,
+) -> None:
     body = MarkdownBody()
     qtbot.addWidget(body)
     body.set_text(f"{ARABIC}\n\n{ENGLISH_WITH_ARABIC}\n\n{HEBREW}\n")
     directions = _directions(body.edit.document())
     assert list(directions.values()) == [RTL, LTR, RTL]
+    # A plain-text editor aligns all lines alike: to the right, for an Arabic note.
+    assert body.edit.document().defaultTextOption().alignment() == Qt.AlignmentFlag.AlignRight
+    body.set_text(f"# Gravity\n\n{ENGLISH_WITH_ARABIC}\n\n{ARABIC}\n")
+    assert body.edit.document().defaultTextOption().alignment() == Qt.AlignmentFlag.AlignLeft
+    body.edit.setPlainText("")
+    body.edit.insertPlainText("שלום")  # a new note, typed in Hebrew
+    assert body.edit.document().defaultTextOption().alignment() == Qt.AlignmentFlag.AlignRight
 
 
 def test_the_preview_gives_each_paragraph_heading_and_item_its_own_direction(
@@ -90,3 +100,22 @@ def test_the_preview_gives_each_paragraph_heading_and_item_its_own_direction(
     assert "<p>Newton" in render_note_html(
         ENGLISH_WITH_ARABIC, resolve_note=lambda _: None, resolve_file=lambda _: None
     )
+
+
+def test_an_arabic_key_point_or_reason_keeps_its_order_inside_an_english_line(
+    qtbot: QtBot,
+) -> None:
+    """Without an isolate, the full stop of an Arabic reason inside "Feedback: …" was drawn
+    at its right-hand end, as English puts it, not at the left where Arabic ends."""
+    assert isolated("شرح جيد.") == "\u2068شرح جيد.\u2069"
+    assert isolated("Well explained.") == "Well explained."
+    document = QTextDocument()
+    document.setHtml(f"<p><b>Feedback:</b> {isolated('شرح جيد.')}</p>")
+    document.setTextWidth(600)
+    assert document.documentLayout() is not None  # lays the text out
+    block = document.begin()
+    layout = block.layout()
+    line = layout.lineAt(0)
+    text = block.text()
+    stop, letter = text.index("."), text.index("د")
+    assert line.cursorToX(stop)[0] < line.cursorToX(letter)[0]  # the stop is left of the letters
