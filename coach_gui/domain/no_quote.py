@@ -1,16 +1,21 @@
-"""The no-quote check (ADR-0005): a challenge must not give the note away.
+"""The no-quote check (ADR-0005, ADR 0032): a challenge must not give the note away.
 
-A challenge or follow-up is rejected when it shares a run of `max_shared_words` normalised
-words with the note body, one of its assertions or its title, or when the share of its word shingles
-found in the note (body and assertions) reaches `max_containment`. Words are compared after
-folding case, accents, punctuation, whitespace and look-alike letters, and by a crude stem,
-so "Natural   SELECTION's" matches "natural selections" typed with a Cyrillic "а".
+A challenge or follow-up is rejected when it shares a run as long as `max_shared_words`
+words with the note body, one of its assertions or its title, or when the share of its
+shingles found in the note (body and assertions) reaches `max_containment`. Text is cut by
+`text_segments`: words where the script has spaces, single characters where it has none
+(Chinese, Japanese, Thai…), each weighed so that a length means the same amount of text in
+every script (6 words, 9 Han characters, 24 Thai letters). Tokens are compared after
+folding case, accents, width, punctuation, whitespace and look-alike letters, and by a
+crude stem, so "Natural   SELECTION's" matches "natural selections" typed with a Cyrillic
+"а".
 
 Two refinements keep honest questions that only name the topic from being rejected:
-function words ("the", "of", "what") do not make a run or a shingle count on their own, and
-containment ignores a text whose overlap is a single phrase shorter than twice the run limit.
+function words of several languages ("the", "der", "的") do not make a run or a shingle
+count on their own, and containment ignores a text whose overlap is a single phrase
+shorter than twice the run limit.
 
-The note's n-grams are hashed once per note, so one check costs a few dozen set look-ups.
+The note's runs are hashed once per note, so one check costs a few dozen set look-ups.
 """
 
 from __future__ import annotations
