@@ -85,8 +85,9 @@ NOTES: tuple[LanguageNote, ...] = (
         assertions=("光のエネルギーは化学エネルギーに変わる。", "酸素は光合成の副産物である。"),
         quotes=(
             "なぜ植物は葉緑体で光のエネルギーを受け取り、二酸化炭素と水から糖を作るのか？",
-            "光のエネルギーは化学エネルギーに変わる、とはどういう意味ですか？",
+            # half-width katakana, the question ending changed
             "植物は葉緑体で光のｴﾈﾙｷﾞｰを受け取り、二酸化炭素と水から糖を作る。説明して。",
+            "光のエネルギーは化学エネルギーに変わる、とはどういう意味ですか？",  # an assertion
         ),
         honest=(
             "光合成とは何か、自分の言葉で説明してください。",
@@ -128,8 +129,9 @@ NOTES: tuple[LanguageNote, ...] = (
         ),
         quotes=(
             "ทำไมโรงงานทำเข็มหมุดที่แบ่งขั้นตอนออกเป็นสิบแปดขั้นผลิตได้มากกว่าคนที่ทำเองทุกขั้น",
-            "การแบ่งงานกันทำทำให้คนงานแต่ละคนชำนาญในงานเล็กๆ ของตนจริงหรือไม่",
+            # words dropped and added
             "ทำไมโรงงานเข็มหมุดที่แบ่งขั้นตอนเป็นสิบแปดขั้นจึงผลิตได้มากกว่าคนที่ทำเองทุกขั้นหลายร้อยเท่า",
+            "การแบ่งงานกันทำทำให้คนงานแต่ละคนชำนาญในงานเล็กๆ ของตนจริงหรือไม่",
         ),
         honest=(
             "การแบ่งงานกันทำคืออะไร อธิบายด้วยคำพูดของคุณเอง",
@@ -169,7 +171,7 @@ NOTES: tuple[LanguageNote, ...] = (
         quotes=(
             "포기한 다른 선택지 가운데 가장 가치 있는 것이 "
             "그 선택의 기회비용이라는 말은 무슨 뜻인가요?",
-            "시험 전날 영화를 보기로 했다면 공부해서 얻을 수 있었던 점수는 무엇인가요?",
+            "시험 전날 영화를 보기로 했다면 공부해서 얻을 수 있었던 점수는 무엇인가요?",  # 가 → 는
         ),
         honest=(
             "기회비용을 자신의 말로 설명해 보세요.",
@@ -214,6 +216,7 @@ NOTES: tuple[LanguageNote, ...] = (
         quotes=(
             "Warum soll man nur nach derjenigen Maxime handeln, "
             "durch die man zugleich wollen kann?",
+            # the word order changed
             "Stimmt es, dass eine Lüge sich so nicht verallgemeinern lässt, weil dann niemand "
             "mehr einem Versprechen glauben würde?",
             "Ist eine Handlung nur erlaubt, wenn ihre Maxime ein allgemeines Gesetz sein kann?",
@@ -237,7 +240,7 @@ NOTES: tuple[LanguageNote, ...] = (
         assertions=("Величина спроса падает при росте цены.",),
         quotes=(
             "Почему чем выше цена товара, тем меньше его готовы купить покупатели?",
-            "Правда ли, что когда цена на яблоки растет, люди покупают больше груш?",
+            "Правда ли, что когда цена на яблоки растет, люди покупают больше груш?",  # ё → е
         ),
         honest=(
             "Объясните закон спроса своими словами.",

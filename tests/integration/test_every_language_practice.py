@@ -99,9 +99,11 @@ def _explained_citing(spans: tuple[str, ...], reason: str) -> Any:
     return reply
 
 
+@pytest.mark.parametrize("which", [0, 1], ids=["verbatim", "lightly-edited"])
 @pytest.mark.parametrize("lang", sorted(FIRST))
 def test_a_quote_never_reaches_the_learner_the_journal_or_the_judge(
     lang: str,
+    which: int,
     servers: tuple[FakeOllama, FakeGemini],
     coach_home: Path,
     tmp_path: Path,
@@ -110,7 +112,7 @@ def test_a_quote_never_reaches_the_learner_the_journal_or_the_judge(
 ) -> None:
     note = FIRST[lang]
     ollama, gemini = servers
-    quote, honest = note.quotes[0], note.honest[0]
+    quote, honest = note.quotes[which], note.honest[which]
     ollama.queue_challenge(quote)
     ollama.queue_challenge(honest)
     gemini.reply_for = lambda request: verdict_json(request, lambda item: True)
