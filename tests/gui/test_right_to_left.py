@@ -119,3 +119,14 @@ def test_an_arabic_key_point_or_reason_keeps_its_order_inside_an_english_line(
     text = block.text()
     stop, letter = text.index("."), text.index("د")
     assert line.cursorToX(stop)[0] < line.cursorToX(letter)[0]  # the stop is left of the letters
+
+
+def test_an_arabic_quote_has_its_bar_on_the_right() -> None:
+    def render(text: str) -> str:
+        return render_note_html(text, resolve_note=lambda _: None, resolve_file=lambda _: None)
+
+    arabic, english = render(f"> {ARABIC}\n"), render("> A quote in English.\n")
+    assert re.search(r"<tr><td width=\"4\" bgcolor=[^>]*></td><td", english)
+    assert re.search(r"</p>\s*</td><td width=\"4\" bgcolor=[^>]*></td></tr></table>", arabic)
+    callout = render(f"> [!note] {HEBREW}\n> {ARABIC}\n")
+    assert re.search(r"</td><td width=\"4\" bgcolor=[^>]*></td></tr></table>", callout)
