@@ -5,10 +5,10 @@ note, so it never makes a quote on its own. The lists are short on purpose: arti
 pronouns, prepositions, conjunctions, auxiliaries and particles, never a word that could
 carry a note's content. Words of scripts without spaces are listed as the single
 characters the check compares (の, 的); Thai, Lao, Khmer and Myanmar words are several
-letters long and the check compares letters there, so they have no list. The lists are
-merged into one set: the check does not guess the language, and a word that is a function
-word in one language and a content word in another ("die") only lowers the content share of
-a run.
+letters long and the check compares letters there, so they have no list. A check uses the
+lists of the languages its note is written in (those whose function words the note holds
+most of): merged, a word that is a function word in one language and a content word in
+another ("die", "war", "man", "son") would let an English quote through.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -58,8 +59,13 @@ _CONFUSABLES = str.maketrans(
 _APOSTROPHES = re.compile("['`´ʹʻʼʽˈ‘’‛′＇]")
 
 # Function words of every listed language: a run of them, or a shingle made only of them,
-# says nothing about a note (coach_gui/domain/function_words.py).
+# says nothing about a note (coach_gui/domain/function_words.py). A check uses only the
+# lists of the languages its note is written in (`_function_stems`): merged, "die", "war",
+# "man" or "son" would be function words in an English note and let its quotes through.
 STOP_WORDS = frozenset(w for words in FUNCTION_WORDS.values() for w in words.split())
+# A language's function words apply to a note when the note holds at least this share of
+# the function words of the language it holds most of.
+_LANGUAGE_SHARE = 0.5
 # A shared run only counts when at least this share of its weight is in words that are not
 # function words: "by the extent of the market" names a topic, it quotes nothing.
 _MIN_CONTENT_SHARE = 0.5
@@ -107,11 +113,32 @@ def normalise_words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _stop_stems() -> frozenset[str]:
-    """The function words folded and stemmed as text is (built at the first check, so
-    start-up does not pay for it)."""
-    folded = [w for word in STOP_WORDS for w in normalise_words(word)]
-    return frozenset(folded) | frozenset(_stem(w) for w in folded)
+def _languages_of_stems() -> dict[str, frozenset[str]]:
+    """For each function word folded and stemmed as text is, the languages it is one in
+    (built at the first check, so start-up does not pay for it)."""
+    languages: dict[str, set[str]] = {}
+    for language, words in FUNCTION_WORDS.items():
+        folded = [w for word in words.split() for w in normalise_words(word)]
+        for stem in {*folded, *(_stem(w) for w in folded)}:
+            languages.setdefault(stem, set()).add(language)
+    return {stem: frozenset(langs) for stem, langs in languages.items()}
+
+
+def _function_stems(stems: Iterable[str]) -> frozenset[str]:
+    """The function words of the languages a note (its `stems`) is written in: those whose
+    function words occur in it at least `_LANGUAGE_SHARE` times as often as the most
+    frequent language's; all of them when it holds none. The check guesses no language
+    beyond this count, and a note in two languages gets both lists."""
+    by_stem = _languages_of_stems()
+    hits: Counter[str] = Counter()
+    for stem, count in Counter(stems).items():
+        for language in by_stem.get(stem, ()):
+            hits[language] += count
+    best = max(hits.values(), default=0)
+    chosen = {lang for lang, n in hits.items() if n >= best * _LANGUAGE_SHARE} if best else None
+    return frozenset(
+        stem for stem, langs in by_stem.items() if chosen is None or not langs.isdisjoint(chosen)
+    )
 
 
 class QuoteFinding(Record):
@@ -188,15 +215,19 @@ class NoQuoteCheck:
         self._runs: dict[int, str] = {}  # hash of a run of max_shared_words -> where it is
         self._shingles: set[int] = set()
         sources = [("body", body)] + [(f"assertion {i}", a) for i, a in enumerate(assertions, 1)]
-        for where, text in reversed(sources):  # the body wins when a run is in both
-            cut = _Text(text)
+        cuts = [(where, _Text(text)) for where, text in sources]
+        for where, cut in reversed(cuts):  # the body wins when a run is in both
             for gram in cut.grams(self._run_units):
                 self._runs[hash(gram)] = where
             self._shingles.update(hash(s) for s in cut.grams(self._shingle_units))
         # The title takes part in the run rule only (ADR 0013): naming the topic is what a
         # challenge shaped by the note does; repeating a long title word for word is not.
-        for gram in _Text(title).grams(self._run_units):
+        titled = _Text(title)
+        for gram in titled.grams(self._run_units):
             self._runs.setdefault(hash(gram), "title")
+        self._stop = _function_stems(
+            stem for cut in (*(cut for _, cut in cuts), titled) for stem in cut.stems
+        )
 
     @classmethod
     def for_note(
@@ -218,7 +249,7 @@ class NoQuoteCheck:
 
     def _shared_run(self, cut: _Text) -> QuoteFinding | None:
         ends = windows(cut.weights, self._run_units)
-        stems, stop = cut.stems, _stop_stems()
+        stems, stop = cut.stems, self._stop
         found = [self._runs.get(hash(tuple(stems[i:end]))) for i, end in enumerate(ends)]
         start = 0
         while start < len(found):
@@ -248,7 +279,7 @@ class NoQuoteCheck:
         found = [hash(g) in self._shingles for g in grams]
         if _one_short_phrase(found, ends, cut.weights, 2 * self._run_units):
             return None
-        stop = _stop_stems()
+        stop = self._stop
         counted = {  # shingles made only of function words say nothing either way
             hash(g): f for g, f in zip(grams, found, strict=True) if not stop.issuperset(g)
         }

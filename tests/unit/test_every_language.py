@@ -198,3 +198,17 @@ def test_search_keeps_thai_vowels_and_kana_voicing_apart() -> None:
     assert index.search("かっこう") == []
     assert [e.note.id for e in index.search("กัน")] == ["a"]
     assert fold("ｶﾞｯｺｳ") == fold("ガッコウ")
+
+
+def test_function_words_of_other_languages_do_not_hide_an_english_quote() -> None:
+    """In an English note "war" and "man" (German function words) and "son" (a French one)
+    are content, so a famous line quoted verbatim is still a quote."""
+    check = NoQuoteCheck(
+        "Hobbes argues that while men live without a common power to keep them all in awe, "
+        "they are in that condition which is called war; and such a war as is of every man "
+        "against every man. In it the life of man is solitary, poor, nasty, brutish and short."
+    )
+    assert check.check("What does Hobbes mean by the war of every man against every man?")
+    assert check.check("Why is the war of every man against every man so bad?")
+    english = NoQuoteCheck("A father who loves his son will die for his son in the war.")
+    assert english.check("Would a father who loves his son die for him?") is not None
