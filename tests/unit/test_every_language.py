@@ -212,3 +212,14 @@ def test_function_words_of_other_languages_do_not_hide_an_english_quote() -> Non
     assert check.check("Why is the war of every man against every man so bad?")
     english = NoQuoteCheck("A father who loves his son will die for his son in the war.")
     assert english.check("Would a father who loves his son die for him?") is not None
+
+
+def test_a_japanese_quote_written_mostly_in_kana_is_rejected() -> None:
+    """Single kana such as い, る, す or こ are pieces of words and endings, not function
+    words: when they counted as such, a sentence in kana quoted verbatim passed."""
+    check = NoQuoteCheck(
+        "ことばはおもいをつたえるためのどうぐである。しかし、ことばだけではつたわらないこともある。"
+    )
+    assert check.check("ことばだけではつたわらないこともあるのはなぜ？") is not None
+    assert check.check("ことばはおもいをつたえるためのどうぐであるといえますか？") is not None
+    assert check.check("ことばについてどうおもいますか？") is None
