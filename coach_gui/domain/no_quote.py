@@ -107,7 +107,9 @@ def normalise_words(text: str) -> list[str]:
     decomposed = unicodedata.normalize("NFKD", folded)
     # Marks go (accents, vowel points, Thai vowel and tone marks, some of which have
     # combining class 0): a quote with an accent or a tone mark changed is still a quote.
-    bare = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    # So does the Arabic tatweel, which only stretches a word (text copied from a justified
+    # book is full of it): "الكـــون" is "الكون".
+    bare = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn" and ch != "\u0640")
     bare = _APOSTROPHES.sub("", unicodedata.normalize("NFC", bare).translate(_CONFUSABLES))
     return tokens(bare)
 

@@ -13,9 +13,10 @@ Myanmar letter a quarter (about 4 letters, vowel and tone marks not counted). AD
 says how these were measured.
 
 Folding (`fold`): compatibility forms (NFKC: full-width "ＡＢ", half-width "ｶﾀｶﾅ", ligatures)
-read as their plain forms; accents and the optional vowel points of Hebrew and Arabic are
-dropped; marks that are letters of their own script (Thai vowels, Devanagari vowel
-signs, the kana voicing marks) are kept; then Unicode case folding.
+read as their plain forms; accents, the optional vowel points of Hebrew and Arabic and the
+Arabic tatweel (which only stretches a word) are dropped; marks that are letters of their
+own script (Thai vowels, Devanagari vowel signs, the kana voicing marks) are kept; then
+Unicode case folding.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ _ACCENTS: dict[int, None] = dict.fromkeys(
         *range(0x0591, 0x05C8),
         *range(0x0610, 0x061B),
         *range(0x064B, 0x0660),
+        0x0640,  # the Arabic tatweel, which only stretches a word
         0x0670,
         *range(0x06D6, 0x06EE),
         *range(0x1AB0, 0x1B00),

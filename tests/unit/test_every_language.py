@@ -223,3 +223,15 @@ def test_a_japanese_quote_written_mostly_in_kana_is_rejected() -> None:
     assert check.check("ことばだけではつたわらないこともあるのはなぜ？") is not None
     assert check.check("ことばはおもいをつたえるためのどうぐであるといえますか？") is not None
     assert check.check("ことばについてどうおもいますか？") is None
+
+
+def test_an_arabic_quote_stretched_with_tatweel_is_still_a_quote() -> None:
+    """Text copied from a justified book stretches words with the tatweel (ـ); a quote with
+    or without it is the same text, and search finds the note either way."""
+    body = "يتجاذب كل جسمين في الكـــون بقـــوة تتناسب مع حاصل ضرب كتلتيهما."
+    check = NoQuoteCheck(body)
+    assert check.check("لماذا يتجاذب كل جسمين في الكون بقوة تتناسب مع حاصل ضرب كتلتيهما؟")
+    stretched = NoQuoteCheck(body.replace("ـ", ""))
+    assert stretched.check("هل يتجاذب كل جسمين في الكـــون بقـــوة تتنـــاسب مع حاصل ضرب؟")
+    index = NoteSearchIndex([NoteEntry(note=Note(id="a", title="الجاذبيـــة"), file_name="a.md")])
+    assert [e.note.id for e in index.search("الجاذبية")] == ["a"]
