@@ -79,14 +79,24 @@ def _word(char: str) -> bool:
     return bounds_words(char)
 
 
+def _inside_syllable(char: str) -> bool:
+    """A Hangul vowel or final consonant, which folding split off its syllable: a span
+    that ends just before one cut the syllable ("기회비용이" is not in "기회비용입니다")."""
+    return "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff"
+
+
 def _occurrences(needle: str, haystack: str) -> Iterator[int]:
-    """Where `needle` (folded, non-empty) starts in `haystack` on word boundaries."""
+    """Where `needle` (folded, non-empty) starts in `haystack` on word boundaries, and
+    never inside a Hangul syllable."""
     head, tail = _word(needle[0]), _word(needle[-1])
     start = haystack.find(needle)
     while start != -1:
         end = start + len(needle)
-        if not (head and start > 0 and _word(haystack[start - 1])) and not (
-            tail and end < len(haystack) and _word(haystack[end])
+        if (
+            not (head and start > 0 and _word(haystack[start - 1]))
+            and not (tail and end < len(haystack) and _word(haystack[end]))
+            and not (end < len(haystack) and _inside_syllable(haystack[end]))
+            and not _inside_syllable(haystack[start])
         ):
             yield start
         start = haystack.find(needle, start + 1)

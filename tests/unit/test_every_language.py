@@ -235,3 +235,14 @@ def test_an_arabic_quote_stretched_with_tatweel_is_still_a_quote() -> None:
     assert stretched.check("هل يتجاذب كل جسمين في الكـــون بقـــوة تتنـــاسب مع حاصل ضرب؟")
     index = NoteSearchIndex([NoteEntry(note=Note(id="a", title="الجاذبيـــة"), file_name="a.md")])
     assert [e.note.id for e in index.search("الجاذبية")] == ["a"]
+
+
+def test_a_korean_span_is_found_only_in_whole_syllables() -> None:
+    """A span may start and end anywhere in a Korean word, but not inside a syllable:
+    "기회비용이" (with the particle 이) is not what "기회비용입니다" says."""
+    answer = "주말에 여행을 갔다면 벌 수 있었던 돈이 기회비용입니다."
+    found = FoldedAnswer(answer)
+    assert found.holds("기회비용") and found.holds("돈이 기회")
+    assert not found.holds("기회비용이")
+    assert not found.holds("여행을 가")
+    assert evidence_ranges(answer, ["기회비용이"]) == []
