@@ -219,7 +219,12 @@ def _text_direction(state: StateCore) -> None:
     tokens = state.tokens
     for at, token in enumerate(tokens):
         if token.type in _DIRECTED_BLOCKS or token.type in _BOXES:
-            text = next((t.content for t in tokens[at + 1 :] if t.type == "inline"), "")
+            # The block's text is the next inline token (found by index: a slice of the
+            # tokens per block made rendering quadratic in the length of the note).
+            inline = at + 1
+            while inline < len(tokens) and tokens[inline].type != "inline":
+                inline += 1
+            text = tokens[inline].content if inline < len(tokens) else ""
             if not reads_right_to_left(text):
                 continue
             if token.type in _BOXES:
