@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 from coach_gui.domain.challenges import MAX_CHALLENGE_CHARS, ParsedChallenge, parse_challenge_json
-from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding, normalise_words
-from coach_gui.domain.text_segments import UNITS_PER_WORD, weights
+from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding, token_weights
+from coach_gui.domain.text_segments import UNITS_PER_WORD
 from coach_gui.domain.tier1_errors import InvalidChallengeReply, Tier1Error
 
 # The JSON around a challenge ({"challenge": "...", "kind": "..."}, white space, and
@@ -122,7 +122,7 @@ class ChallengeStream:
         complete = text.split()[:-1]
         held = 0
         for at in range(len(complete) - 1, -1, -1):
-            pieces = weights(normalise_words(complete[at]))
+            pieces = token_weights(complete[at])
             if pieces and held >= self._run_units - pieces[-1]:
                 return " ".join(complete[: at + 1])
             held += sum(pieces)

@@ -33,7 +33,8 @@ from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
 from coach_gui.domain.text_segments import (
     UNITS_PER_WORD,
-    is_unspaced,
+    compared_by_character,
+    is_hangul_syllable,
     tokens,
     weights,
     windows,
@@ -100,7 +101,8 @@ def _stem(word: str) -> str:
 
 def normalise_words(text: str) -> list[str]:
     """The words of `text` folded for comparison: case, accents, look-alikes, punctuation,
-    width; a character of a script without spaces is a word of its own (ADR 0032)."""
+    width; a character of a script without spaces is a word of its own (ADR 0032). The
+    check then cuts Korean words into syllables (`_Text`)."""
     folded = unicodedata.normalize("NFKC", text).translate(_CAPITAL_CONFUSABLES).casefold()
     if folded.isascii():
         return tokens(_APOSTROPHES.sub("", folded))
@@ -158,7 +160,7 @@ class QuoteFinding(Record):
             where = {"body": "your note", "title": "the title of your note"}.get(
                 self.source, f"{self.source} of your note"
             )
-            characters = sum(len(w) == 1 and is_unspaced(w) for w in self.words)
+            characters = sum(len(w) == 1 and compared_by_character(w) for w in self.words)
             if not characters:
                 return f"it repeated {len(self.words)} words in a row from {where}"
             if characters == len(self.words):
@@ -169,11 +171,28 @@ class QuoteFinding(Record):
 
 
 class _Text:
-    """A text cut for the check: its words (for the finding), their stems and weights."""
+    """A text cut for the check: its tokens (for the finding), their stems and weights, and
+    the stem of the word each came from (what function words are looked up by).
+
+    A Korean word is cut into its syllables once its particle is stripped: Korean spacing
+    varies between writers ("가치 있는" and "가치있는" are the same words), so comparing
+    whole words let a quote through with a space dropped or added (ADR 0032)."""
 
     def __init__(self, text: str) -> None:
-        self.words = normalise_words(text)
-        self.stems = [_stem(w) for w in self.words]
+        self.words: list[str] = []
+        self.stems: list[str] = []
+        self.sources: list[str] = []
+        words = normalise_words(text)
+        self.word_stems = [_stem(word) for word in words]
+        for word, stem in zip(words, self.word_stems, strict=True):
+            if len(stem) > 1 and all(map(is_hangul_syllable, stem)):
+                self.words.extend(stem)
+                self.stems.extend(stem)
+                self.sources.extend([stem] * len(stem))
+            else:
+                self.words.append(word)
+                self.stems.append(stem)
+                self.sources.append(stem)
         self.weights = weights(self.words)
 
     def grams(self, units: int) -> list[tuple[str, ...]]:
@@ -228,7 +247,7 @@ class NoQuoteCheck:
         for gram in titled.grams(self._run_units):
             self._runs.setdefault(hash(gram), "title")
         self._stop = _function_stems(
-            stem for cut in (*(cut for _, cut in cuts), titled) for stem in cut.stems
+            stem for cut in (*(cut for _, cut in cuts), titled) for stem in cut.word_stems
         )
 
     @classmethod
@@ -264,8 +283,10 @@ class NoQuoteCheck:
             past = ends[end]
             content = sum(
                 weight
-                for stem, weight in zip(stems[start:past], cut.weights[start:past], strict=True)
-                if stem not in stop
+                for source, weight in zip(
+                    cut.sources[start:past], cut.weights[start:past], strict=True
+                )
+                if source not in stop
             )
             if content >= self._min_content * UNITS_PER_WORD:
                 where = found[start] or "body"
@@ -283,7 +304,9 @@ class NoQuoteCheck:
             return None
         stop = self._stop
         counted = {  # shingles made only of function words say nothing either way
-            hash(g): f for g, f in zip(grams, found, strict=True) if not stop.issuperset(g)
+            hash(g): f
+            for g, f, i, end in zip(grams, found, range(len(ends)), ends, strict=True)
+            if not stop.issuperset(cut.sources[i:end])
         }
         if len(counted) < _MIN_SHINGLES:
             return None
@@ -306,3 +329,8 @@ def _one_short_phrase(
     first = pieces[0]
     last = next((i for i in range(first, len(found)) if not found[i]), len(found)) - 1
     return sum(weighed[first : ends[last]]) < max_units
+
+
+def token_weights(text: str) -> list[int]:
+    """The weight of each token the check cuts `text` into (`text_segments.weights`)."""
+    return _Text(text).weights

@@ -9,8 +9,11 @@ So that a limit such as "six words in a row" means the same length of text in ev
 script, each piece carries a weight in `UNITS_PER_WORD`ths of a word: one word of a spaced
 script weighs a whole word; one Han character two thirds (Chinese takes about 1.5
 characters per English word), one kana two fifths (about 2.5), one Thai, Lao, Khmer or
-Myanmar letter a quarter (about 4 letters, vowel and tone marks not counted). ADR 0032
-says how these were measured.
+Myanmar letter a quarter (about 4 letters, vowel and tone marks not counted). Korean is
+written with spaces, but its spacing varies between writers, so the no-quote check cuts a
+Korean word (its particle stripped) into syllables, each weighing two thirds of a word
+like a Han character (about 1.5 syllables per English word). ADR 0032 says how these were
+measured.
 
 Folding (`fold`): compatibility forms (NFKC: full-width "ＡＢ", half-width "ｶﾀｶﾅ", ligatures)
 read as their plain forms; accents, the optional vowel points of Hebrew and Arabic and the
@@ -124,7 +127,20 @@ def char_weight(char: str) -> int:
         return UNITS_PER_WORD * 2 // 5  # ~2.5 characters per word
     if kind == "brahmic":
         return UNITS_PER_WORD // 4  # ~4 letters per word (Thai, Lao, Khmer, Myanmar)
+    if is_hangul_syllable(char):
+        return UNITS_PER_WORD * 2 // 3  # ~1.5 syllables per word, as Han (ADR 0032)
     return UNITS_PER_WORD
+
+
+def is_hangul_syllable(char: str) -> bool:
+    """Whether `char` is one composed Hangul syllable (가 … 힣)."""
+    return "\uac00" <= char <= "\ud7a3"
+
+
+def compared_by_character(char: str) -> bool:
+    """Whether the no-quote check compares `char` as a token of its own: a character of a
+    script without spaces, or a Hangul syllable (Korean spacing varies between writers)."""
+    return is_unspaced(char) or is_hangul_syllable(char)
 
 
 def tokens(folded: str) -> list[str]:

@@ -246,3 +246,16 @@ def test_a_korean_span_is_found_only_in_whole_syllables() -> None:
     assert not found.holds("기회비용이")
     assert not found.holds("여행을 가")
     assert evidence_ranges(answer, ["기회비용이"]) == []
+
+
+def test_a_korean_quote_with_its_spacing_changed_is_still_a_quote() -> None:
+    """Korean spacing varies between writers ("가치 있는", "가치있는"): a sentence of the
+    note with a space dropped or added is the same sentence."""
+    check = _check(next(n for n in NOTES if n.lang == "ko"))
+    respaced = (
+        "포기한 다른 선택지가운데 가장 가치있는 것이 그 선택의 기회비용이라는 말은 무슨 뜻인가요?"
+    )
+    assert check.check(respaced) is not None
+    assert check.check("어떤선택을하면 포기한다른 선택지가운데 가장가치있는것이 무엇인가요?")
+    finding = check.check(respaced)
+    assert finding is not None and "characters in a row" in finding.reason
