@@ -8,10 +8,10 @@ as the judge saw it, **starting and ending on word boundaries** where the script
 the answer: "is immutable" is not in "this immutable"; in scripts written without spaces,
 and in Hangul, a span may start and end anywhere: ADR 0032), and when it holds at least
 one letter or digit (a lone "." or "..." is no evidence). Folding drops invisible
-characters, decomposes (Unicode NFKD: a composed "é" and a decomposed one, full-width
-"Ａ" and "A" read the same), reads typographic quotes, dashes and look-alike brackets as
-their plain ASCII forms, applies Unicode case folding, and turns every run of white space
-into one space.
+characters and the optional vowel points of Arabic and Hebrew, decomposes (Unicode NFKD:
+a composed "é" and a decomposed one, full-width "Ａ" and "A" read the same), reads
+typographic quotes, dashes and look-alike brackets as their plain ASCII forms, applies
+Unicode case folding, and turns every run of white space into one space.
 
 `folded` is the fast path the verdict rule uses (one pass over the answer per item);
 `evidence_ranges` is the slow path the window uses to place highlights: it keeps, for each
@@ -50,6 +50,26 @@ def _invisible_code_points() -> list[int]:
 # Invisible characters dropped (as the fence drops them), then, after decomposition,
 # typographic quotes, dashes and look-alike brackets read as plain ASCII.
 _DROP: dict[int, None] = dict.fromkeys(_invisible_code_points())
+# The optional vowel points of Arabic and Hebrew and the Arabic tatweel, dropped too: a
+# learner or a judge may write "ضَعُفَت" or "ضعفت", "חוֹק" or "חוק", and both are the same
+# words (ADR 0032). A hamza written as a mark (U+0654, U+0655) is part of its letter and
+# stays.
+_POINTS: dict[int, None] = dict.fromkeys(
+    [
+        *range(0x0591, 0x05BE),
+        0x05BF,
+        0x05C1,
+        0x05C2,
+        0x05C4,
+        0x05C5,
+        0x05C7,
+        *range(0x064B, 0x0654),
+        *range(0x0656, 0x0660),
+        0x0640,
+        0x0670,
+    ]
+)
+_FOLD_DROP: dict[int, None] = {**_DROP, **_POINTS}
 _PLAIN: dict[str, str | None] = {
     **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4\u0060", "'"),
     **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
@@ -69,7 +89,7 @@ def _decomposed(text: str) -> str:
 def folded(text: str) -> str:
     """`text` as spans and answers are compared: see the module docstring. (`str.split`
     splits on exactly the characters `str.isspace` names.)"""
-    return " ".join(_decomposed(text.translate(_DROP)).translate(_TABLE).casefold().split())
+    return " ".join(_decomposed(text.translate(_FOLD_DROP)).translate(_TABLE).casefold().split())
 
 
 def _word(char: str) -> bool:
@@ -141,8 +161,9 @@ def _folded_with_origins(text: str) -> tuple[str, tuple[int, ...], tuple[int, ..
     character and the combining marks after it), as NFKD reorders marks within one; an
     ASCII word, the common case, maps one to one."""
     out = _Origins()
-    if text.translate(_DROP) != text:  # invisible characters: the general path throughout
-        out.add_clusters(_clusters([(i, c) for i, c in enumerate(text) if c.translate(_DROP)]))
+    if text.translate(_FOLD_DROP) != text:  # dropped characters: the general path throughout
+        kept = [(i, c) for i, c in enumerate(text) if c.translate(_FOLD_DROP)]
+        out.add_clusters(_clusters(kept))
         return out.result()
     for word in _RUN.finditer(text):
         first, past = word.span()

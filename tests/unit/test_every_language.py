@@ -259,3 +259,15 @@ def test_a_korean_quote_with_its_spacing_changed_is_still_a_quote() -> None:
     assert check.check("어떤선택을하면 포기한다른 선택지가운데 가장가치있는것이 무엇인가요?")
     finding = check.check(respaced)
     assert finding is not None and "characters in a row" in finding.reason
+
+
+def test_an_arabic_or_hebrew_span_is_found_with_or_without_vowel_points() -> None:
+    """Vowel points are optional in Arabic and Hebrew: a learner who writes some and a
+    judge who copies the words without them (or the other way round) cite the same words."""
+    arabic = "كلما ابتعد الجِسمانِ ضَعُفَت القوة بينهما."
+    assert FoldedAnswer(arabic).holds("ضعفت القوة")
+    ((start, end),) = evidence_ranges(arabic, ["ضعفت القوة"])
+    assert arabic[start:end] == "ضَعُفَت القوة"
+    assert FoldedAnswer("كلما ابتعد الجسمان ضعفت القوة").holds("ضَعُفَت القُوَّة")
+    assert FoldedAnswer("חוֹק הַהֶיצֵעַ קוֹבֵעַ אֶת הַמְּחִיר").holds("חוק ההיצע")
+    assert not FoldedAnswer(arabic).holds("عفت القوة")  # still whole words
