@@ -9,6 +9,9 @@ Measured, p50 over `--rounds` runs each:
 - the window's marks (`evidence_ranges` for every assertion), for an answer shown for
   the first time (its folded form and character map are built) and again (kept).
 
+Then the same for a 2,000-character Japanese answer with 10 assertions, each citing a span
+copied from inside a run of the answer (no space around it; issue 32).
+
     python bench/bench_evidence.py [--rounds 300]
 """
 
@@ -27,6 +30,21 @@ from coach_gui.domain.verdicts import parse_verdicts
 
 ASSERTIONS = 10
 WORDS = 2_000
+JAPANESE_CHARS = 2_000
+_JAPANESE_TEXT = (
+    "植物は 光を 使って 糖を 作る 葉緑体 二酸化炭素 酸素が 出る 記憶は すぐに 薄れる "
+    "復習すると 長く 残る 市場の 大きさ 分業 職人 時間が たつと 変異が 積み重なる 子孫"
+)
+_JAPANESE_PIECES = _JAPANESE_TEXT.split()
+
+
+def _japanese_answer(rng: random.Random) -> str:
+    pieces: list[str] = []
+    while sum(map(len, pieces)) < JAPANESE_CHARS:
+        pieces.append(rng.choice(_JAPANESE_PIECES))
+        if rng.random() < 0.12:
+            pieces.append("。\n" if rng.random() < 0.3 else "、")
+    return "".join(pieces)[:JAPANESE_CHARS]
 
 
 def _answer(rng: random.Random) -> str:
@@ -129,6 +147,40 @@ def main() -> None:
     cold = p50_ms(marks_cold, max(rounds // 5, 10))
     warm = p50_ms(marks, max(rounds // 5, 10))
     print(f"  the window's marks, first time / again  {cold:7.3f} / {warm:.3f} ms")
+    _japanese(rng, rounds)
+
+
+def _japanese(rng: random.Random, rounds: int) -> None:
+    answer = _japanese_answer(rng)
+    spans = []
+    for n in range(ASSERTIONS):  # from inside a run: no space or mark at either end
+        start = rng.randrange(1, len(answer) - 14)
+        spans.append([answer[start : start + 9], f"答えにない文、番号{n}"])
+    assessments = [
+        {"assertion": n, "status": "explained", "evidence": spans[n], "reason": "説明できた。"}
+        for n in range(ASSERTIONS)
+    ]
+    reply = json.dumps({"items": [{"index": 0, "assessments": assessments, "gaps": [],
+                                   "verdict": "pass", "feedback": "よくできた。"}]})  # fmt: skip
+    payload = tier2_payload(
+        [{"challenge": "光合成を説明して。", "answer": answer,
+          "core_assertions": [f"主張{n}。" for n in range(ASSERTIONS)]}],
+        allow_assertions=True,
+    )  # fmt: skip
+    (verdict,) = parse_verdicts(reply, payload)
+    assert verdict.passed and all(len(a.evidence) == 1 for a in verdict.assessments)
+
+    def check() -> object:
+        haystack = FoldedAnswer(answer)
+        return [haystack.holds(span) for pair in spans for span in pair]
+
+    def parse() -> object:
+        return parse_verdicts(reply, payload)
+
+    print(f"evidence, one item: {len(answer):,}-character Japanese answer, {ASSERTIONS} "
+          f"assertions, 2 cited spans each (one not in the answer), p50 of {rounds}:")  # fmt: skip
+    print(f"  the check (fold, {2 * ASSERTIONS} lookups)         {p50_ms(check, rounds):7.3f} ms")
+    print(f"  parse_verdicts, the whole item          {p50_ms(parse, rounds):7.3f} ms")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""No-quote check cost per challenge against a 5,000-word note (target: <= 2 ms).
+"""No-quote check cost per challenge against a 5,000-word English note and a 5,000-character
+Chinese one (target: p99 <= 2 ms for each; issue 32).
 
-Run: python bench/bench_no_quote.py [--words 5000] [--checks 2000]
-Prints the one-off cost of building the check for the note and the per-check times.
+Run: python bench/bench_no_quote.py [--words 5000] [--chars 5000] [--checks 2000]
+Prints the one-off cost of building the check for each note and the per-check times.
 """
 
 from __future__ import annotations
@@ -53,16 +54,44 @@ def make_challenges(body: str, count: int, rng: random.Random) -> list[str]:
     return challenges
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--words", type=int, default=5000)
-    parser.add_argument("--checks", type=int, default=2000)
-    args = parser.parse_args()
-    rng = random.Random(7)
-    settings = NoQuoteConfig()
-    body, assertions = make_note(args.words, rng)
-    challenges = make_challenges(body, args.checks, rng)
+# Chinese words of two to four characters; the check compares them character by character.
+_CHINESE_VOCABULARY_TEXT = (
+    "物种 变异 选择 市场 分工 工人 机器 自由 社会 个人 权力 真理 时间 生命 财产 哲学 "
+    "斗争 生存 后代 有利 优势 器官 技能 范围 村庄 原则 成年 照顾 教条 投资 浪费 退休 "
+    "自然选择 生存斗争 劳动分工 边际效用 光合作用 遗传变异 的 了 是 在 和 也 就 都"
+)
+_CHINESE_VOCABULARY = _CHINESE_VOCABULARY_TEXT.split()
+_CHINESE_QUESTIONS = (
+    "你会怎样向从没听说过{b}的朋友解释{a}？",
+    "为什么{a}会在很长时间里改变{b}？",
+    "如果{b}消失了，{a}会怎样？请说明理由。",
+    "举一个你生活中{a}的例子，并说明它和{b}的关系。",
+)
 
+
+def make_chinese_note(chars: int, rng: random.Random) -> tuple[str, list[str]]:
+    sentences: list[str] = []
+    while sum(len(s) + 1 for s in sentences) < chars:
+        sentences.append("".join(rng.choices(_CHINESE_VOCABULARY, k=rng.randint(6, 14))))
+    body = "。".join(sentences)[:chars]
+    assertions = ["".join(rng.choices(_CHINESE_VOCABULARY, k=8)) for _ in range(5)]
+    return body, assertions
+
+
+def make_chinese_challenges(body: str, count: int, rng: random.Random) -> list[str]:
+    challenges = []
+    for i in range(count):
+        if i % 4 == 3:  # every fourth one quotes 20 characters of the note
+            start = rng.randrange(len(body) - 20)
+            challenges.append("为什么说" + body[start : start + 20] + "？")
+        else:
+            a, b = rng.sample(_CHINESE_VOCABULARY[:38], 2)
+            challenges.append(rng.choice(_CHINESE_QUESTIONS).format(a=a, b=b))
+    return challenges
+
+
+def measure(label: str, body: str, assertions: list[str], challenges: list[str]) -> None:
+    settings = NoQuoteConfig()
     started = time.perf_counter()
     check = NoQuoteCheck(
         body,
@@ -72,7 +101,6 @@ def main() -> None:
         shingle_words=settings.shingle_words,
     )
     build_ms = (time.perf_counter() - started) * 1000
-
     times = []
     rejected = 0
     for text in challenges:
@@ -82,13 +110,27 @@ def main() -> None:
         rejected += finding is not None
     times.sort()
     p99 = times[int(len(times) * 0.99) - 1]
-    print(f"note: {len(body.split())} words + {len(assertions)} assertions")
-    print(f"build once per note: {build_ms:.2f} ms")
+    size = f"{len(body.split()):,} words" if " " in body else f"{len(body):,} characters"
+    print(f"{label}: {size} + {len(assertions)} assertions")
+    print(f"  build once per note: {build_ms:.2f} ms")
     print(
-        f"check ({len(times)} challenges, {rejected} rejected): "
+        f"  check ({len(times)} challenges, {rejected} rejected): "
         f"mean {statistics.fmean(times):.3f} ms, median {statistics.median(times):.3f} ms, "
         f"p99 {p99:.3f} ms, max {times[-1]:.3f} ms (target <= 2 ms)"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--words", type=int, default=5000)
+    parser.add_argument("--chars", type=int, default=5000)
+    parser.add_argument("--checks", type=int, default=2000)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    body, assertions = make_note(args.words, rng)
+    measure("English note", body, assertions, make_challenges(body, args.checks, rng))
+    body, assertions = make_chinese_note(args.chars, rng)
+    measure("Chinese note", body, assertions, make_chinese_challenges(body, args.checks, rng))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ Anki: `python3 -m venv ~/anki-venv && ~/anki-venv/bin/pip install aqt`; the benc
 its own (no language dialog). Without it (or without the bundle) that peer is skipped with
 a note. `--listed` also prints when the notes are listed (`coach --smoke`, offscreen).
 
+`--segmentation` prints only what text segmentation (issue 32, ADR 0032) adds to start-up,
+with no display: the import of `domain/text_segments.py` and `function_words.py` (self time
+from `python -X importtime`, fresh processes) on the way to the first paint, and listing a
+3,000-note vault in several scripts (sorting by folded title and building the search
+index) with the folding before issue 32 and now.
+
 Targets (issue 16): Coach's window ≤ 0.5 s with the sample notes, ≤ 2.2× a bare PySide6
 window and ≤ 0.6× Anki's first window; ≤ 1.0 s with a 13,000-note vault; the bundle within
 10% of the source run. Prints figures only; nothing here is a pass/fail test.
@@ -180,6 +186,78 @@ def listed_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float] 
     return (float(found[1]), float(found[2])) if found else None
 
 
+_SCRIPTS_SAMPLE = (
+    "Natural selection and the division of labour",
+    "自然选择与劳动分工的关系",
+    "光合成と忘却曲線のはなし",
+    "การแบ่งงานกันทำและวัฏจักรของน้ำ",
+    "الجاذبية وقانون الطلب",
+    "Kategorischer Imperativ und Закон спроса",
+)
+
+
+def _fold_before(text: str) -> str:
+    """`notes.fold` as it was before issue 32 (every combining mark dropped)."""
+    import unicodedata
+
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def segmentation_cost(notes: int = 3000, runs: int = 7) -> None:
+    imports: dict[str, list[int]] = {"text_segments": [], "function_words": []}
+    # Byte code cached (in a folder of its own), as an installed app has it; the first run
+    # writes it and is not counted.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="coach-bench-pyc-")
+    for run in range(runs + 1):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import coach_gui.domain.no_quote"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        for line in done.stderr.splitlines() if run else ():
+            for name, values in imports.items():
+                if line.rstrip().endswith(f"coach_gui.domain.{name}"):
+                    values.append(int(line.split("|")[0].split(":")[1]))
+    for name, values in imports.items():
+        print(f"import coach_gui.domain.{name}: median self {statistics.median(values)} µs")
+
+    from coach_gui.domain import notes as notes_module
+    from coach_gui.domain.notes import Note, NoteEntry, NoteSearchIndex
+
+    rng = random.Random(5)
+    entries = []
+    for n in range(notes):
+        title = f"{rng.choice(_SCRIPTS_SAMPLE)} {n}"
+        body = " ".join(rng.choice(_SCRIPTS_SAMPLE) for _ in range(60))
+        entries.append(
+            NoteEntry(note=Note(id=f"n{n}", title=title, body=body), file_name=f"{n}.md")
+        )
+
+    def listing() -> float:
+        started = time.perf_counter()
+        NoteSearchIndex(entries).search("选择")
+        return (time.perf_counter() - started) * 1000
+
+    now = statistics.median(listing() for _ in range(runs))
+    current = notes_module.fold
+    notes_module.fold = _fold_before  # type: ignore[assignment]
+    try:
+        before = statistics.median(listing() for _ in range(runs))
+    finally:
+        notes_module.fold = current
+    print(
+        f"listing {notes:,} notes in six scripts (sort + search index + one search): "
+        f"{now:.0f} ms now, {before:.0f} ms with the folding before issue 32 "
+        f"({now - before:+.0f} ms)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -187,7 +265,13 @@ def main() -> None:
     parser.add_argument("--bundle", default=str(REPO / "dist" / "coach" / "coach"))
     parser.add_argument("--anki", help="Anki's launcher (default: found on PATH or a venv)")
     parser.add_argument("--listed", action="store_true", help="also time the notes listed")
+    parser.add_argument(
+        "--segmentation", action="store_true", help="only what text segmentation adds"
+    )
     args = parser.parse_args()
+    if args.segmentation:
+        segmentation_cost()
+        return
     python = [sys.executable, "-m", "coach_gui"]
     bundle = Path(args.bundle)
     anki = find_anki(args.anki)

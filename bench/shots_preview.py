@@ -200,10 +200,13 @@ def practice_pane(
     key: str,
     follow_ups: bool,
     size: tuple[int, int],
+    kb: Path | None = None,
+    note: str = "natural-selection",
 ) -> Iterator[Any]:
     """A real practice pane and app context (in this process's `sandbox`) against loopback
     fakes of Ollama, writing `challenges`, and Gemini, answering with `reply_for`; started
-    on the sample note "Natural selection", shown at `size`, shut down at the end."""
+    on the note `note` (the sample note "Natural selection" unless a `kb` folder is given),
+    shown at `size`, shut down at the end."""
     from fakes.gemini_server import FakeGemini
     from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 
@@ -219,10 +222,11 @@ def practice_pane(
             "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL,
                       "followUps": follow_ups, "challengesPerSession": 1},
             "judge": {"baseUrl": gemini.url, "maxRetries": 0},
+            **({"kb": {"path": str(kb)}} if kb is not None else {}),
         }), encoding="utf-8")  # fmt: skip
         KeyStore().set(key)
         context = build_context()
-        entry = context.notes.load().find("natural-selection")
+        entry = context.notes.load().find(note)
         assert entry is not None
         pane = PracticePane(context)
         pane.resize(*size)

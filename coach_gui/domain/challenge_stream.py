@@ -4,9 +4,12 @@ The model replies with JSON (``{"challenge": "...", "kind": "..."}``), streamed 
 characters at a time. `ChallengeStream` pulls the challenge text out of the partial JSON
 and releases words to the screen only when they are safe:
 
-- the last ``max_shared_words - 1`` words are held back, and every prefix is checked
-  with the shared-run rule, so no word that belongs to a quoted run is ever released
-  (a run that includes a released word lies wholly inside an already-checked prefix);
+- whole words (runs between spaces) are released only when the complete words after them
+  weigh a run of ``max_shared_words`` less the last released token (`text_segments`
+  weights: 5 English words, 8 Han characters, 23 Thai letters), the word still arriving
+  not counted, and every prefix is checked with the shared-run rule, so no token that
+  belongs to a quoted run is ever released (a run that includes a released token lies
+  wholly inside an already-checked prefix);
 - containment, a measure of the whole text, is checked on each prefix and again at the
   end; a challenge that fails it late is *withdrawn* before the learner can answer it,
   and is never stored or sent to the judge (ADR-0004).
@@ -17,7 +20,8 @@ from __future__ import annotations
 import re
 
 from coach_gui.domain.challenges import MAX_CHALLENGE_CHARS, ParsedChallenge, parse_challenge_json
-from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding
+from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding, token_weights
+from coach_gui.domain.text_segments import UNITS_PER_WORD
 from coach_gui.domain.tier1_errors import InvalidChallengeReply, Tier1Error
 
 # The JSON around a challenge ({"challenge": "...", "kind": "..."}, white space, and
@@ -74,7 +78,7 @@ class ChallengeStream:
         self._check = check
         self._raw = ""
         self._shown = ""
-        self._hold = max(check.max_shared_words - 1, 1)
+        self._run_units = check.max_shared_words * UNITS_PER_WORD
 
     @property
     def shown(self) -> str:
@@ -103,15 +107,26 @@ class ChallengeStream:
         finding = self._check.check(text)
         if finding is not None and (finding.rule == "shared_run" or closed):
             raise QuoteRejected(finding)
-        words = text.split()
-        # Until the string is closed, release whole words only, holding the last few back
-        # until more has arrived (the last one may still be arriving, too).
-        safe = " ".join(words if closed else words[: max(len(words) - self._hold, 0)])
+        safe = " ".join(text.split()) if closed else self._safe_prefix(text)
         if len(safe) <= len(self._shown) or not safe.startswith(self._shown):
             return ""
         new = safe[len(self._shown) :]
         self._shown = safe
         return new
+
+    def _safe_prefix(self, text: str) -> str:
+        """The whole words of `text` (still arriving) that no quoted run can reach: those
+        followed by complete words weighing at least a run less their own last token. Counted
+        in weights, not in words, since a "word" between spaces may be one Han character or
+        a whole Thai phrase; the last word may still be arriving and does not count."""
+        complete = text.split()[:-1]
+        held = 0
+        for at in range(len(complete) - 1, -1, -1):
+            pieces = token_weights(complete[at])
+            if pieces and held >= self._run_units - pieces[-1]:
+                return " ".join(complete[: at + 1])
+            held += sum(pieces)
+        return ""
 
     def finish(self) -> ParsedChallenge:
         """The whole reply has arrived: parse it and apply every rule to the full text."""

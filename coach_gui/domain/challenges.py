@@ -119,6 +119,8 @@ def _system_prompt(boundary: str) -> str:
         "Never quote the note or its core assertions, and never closely paraphrase them: "
         "a question must not give the answer away. You may name the topic; say everything "
         "else in your own words.\n"
+        "Write the question in the language the note is written in, whatever language "
+        "these instructions are in.\n"
         'Reply with JSON only: {"challenge": "<one question>", "kind": "<kind>"}.'
     )
 

@@ -3,11 +3,13 @@
 The judge copies spans from the answer as it saw it: fenced, so with invisible characters
 stripped and tag-like brackets (entities included) defused (`fencing.neutralise`). A span
 counts as found when its folded form occurs in the folded answer, or in the folded answer
-as the judge saw it, **starting and ending on word boundaries** (a span that starts or ends
-with a letter or digit may not start or end inside a word of the answer: "is immutable"
-is not in "this immutable"), and when it holds at least one letter or digit (a lone "." or
-"..." is no evidence). Folding drops invisible characters, decomposes (Unicode NFKD: a
-composed "é" and a decomposed one, full-width "Ａ" and "A" read the same), reads
+as the judge saw it, **starting and ending on word boundaries** where the script has them
+(a span that starts or ends with a letter or digit may not start or end inside a word of
+the answer: "is immutable" is not in "this immutable"; in scripts written without spaces,
+and in Hangul, a span may start and end anywhere: ADR 0032), and when it holds at least
+one letter or digit (a lone "." or "..." is no evidence). Folding drops invisible
+characters and the optional vowel points of Arabic and Hebrew, decomposes (Unicode NFKD:
+a composed "é" and a decomposed one, full-width "Ａ" and "A" read the same), reads
 typographic quotes, dashes and look-alike brackets as their plain ASCII forms, applies
 Unicode case folding, and turns every run of white space into one space.
 
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from coach_gui.domain.fencing import _AMP_CHARS, _GT_CHARS, _INVISIBLE, _LT_CHARS, neutralise
+from coach_gui.domain.text_segments import bounds_words
 
 
 def _invisible_code_points() -> list[int]:
@@ -47,6 +50,26 @@ def _invisible_code_points() -> list[int]:
 # Invisible characters dropped (as the fence drops them), then, after decomposition,
 # typographic quotes, dashes and look-alike brackets read as plain ASCII.
 _DROP: dict[int, None] = dict.fromkeys(_invisible_code_points())
+# The optional vowel points of Arabic and Hebrew and the Arabic tatweel, dropped too: a
+# learner or a judge may write "ضَعُفَت" or "ضعفت", "חוֹק" or "חוק", and both are the same
+# words (ADR 0032). A hamza written as a mark (U+0654, U+0655) is part of its letter and
+# stays.
+_POINTS: dict[int, None] = dict.fromkeys(
+    [
+        *range(0x0591, 0x05BE),
+        0x05BF,
+        0x05C1,
+        0x05C2,
+        0x05C4,
+        0x05C5,
+        0x05C7,
+        *range(0x064B, 0x0654),
+        *range(0x0656, 0x0660),
+        0x0640,
+        0x0670,
+    ]
+)
+_FOLD_DROP: dict[int, None] = {**_DROP, **_POINTS}
 _PLAIN: dict[str, str | None] = {
     **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4\u0060", "'"),
     **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
@@ -66,21 +89,34 @@ def _decomposed(text: str) -> str:
 def folded(text: str) -> str:
     """`text` as spans and answers are compared: see the module docstring. (`str.split`
     splits on exactly the characters `str.isspace` names.)"""
-    return " ".join(_decomposed(text.translate(_DROP)).translate(_TABLE).casefold().split())
+    return " ".join(_decomposed(text.translate(_FOLD_DROP)).translate(_TABLE).casefold().split())
 
 
 def _word(char: str) -> bool:
-    return char.isalnum()
+    """A letter or digit a span may not start or end next to, on the same side: one of a
+    script written with spaces. In Chinese, Japanese, Thai… (and Hangul, whose particles
+    join the word before them) a span copied from inside a run is found (ADR 0032)."""
+    return bounds_words(char)
+
+
+def _inside_syllable(char: str) -> bool:
+    """A Hangul vowel or final consonant, which folding split off its syllable: a span
+    that ends just before one cut the syllable ("기회비용이" is not in "기회비용입니다")."""
+    return "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff"
 
 
 def _occurrences(needle: str, haystack: str) -> Iterator[int]:
-    """Where `needle` (folded, non-empty) starts in `haystack` on word boundaries."""
+    """Where `needle` (folded, non-empty) starts in `haystack` on word boundaries, and
+    never inside a Hangul syllable."""
     head, tail = _word(needle[0]), _word(needle[-1])
     start = haystack.find(needle)
     while start != -1:
         end = start + len(needle)
-        if not (head and start > 0 and _word(haystack[start - 1])) and not (
-            tail and end < len(haystack) and _word(haystack[end])
+        if (
+            not (head and start > 0 and _word(haystack[start - 1]))
+            and not (tail and end < len(haystack) and _word(haystack[end]))
+            and not (end < len(haystack) and _inside_syllable(haystack[end]))
+            and not _inside_syllable(haystack[start])
         ):
             yield start
         start = haystack.find(needle, start + 1)
@@ -88,7 +124,7 @@ def _occurrences(needle: str, haystack: str) -> Iterator[int]:
 
 def _needle(span: str) -> str | None:
     needle = folded(span)
-    return needle if any(_word(char) for char in needle) else None
+    return needle if any(char.isalnum() for char in needle) else None
 
 
 @dataclass
@@ -125,8 +161,9 @@ def _folded_with_origins(text: str) -> tuple[str, tuple[int, ...], tuple[int, ..
     character and the combining marks after it), as NFKD reorders marks within one; an
     ASCII word, the common case, maps one to one."""
     out = _Origins()
-    if text.translate(_DROP) != text:  # invisible characters: the general path throughout
-        out.add_clusters(_clusters([(i, c) for i, c in enumerate(text) if c.translate(_DROP)]))
+    if text.translate(_FOLD_DROP) != text:  # dropped characters: the general path throughout
+        kept = [(i, c) for i, c in enumerate(text) if c.translate(_FOLD_DROP)]
+        out.add_clusters(_clusters(kept))
         return out.result()
     for word in _RUN.finditer(text):
         first, past = word.span()

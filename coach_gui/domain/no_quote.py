@@ -1,16 +1,21 @@
-"""The no-quote check (ADR-0005): a challenge must not give the note away.
+"""The no-quote check (ADR-0005, ADR 0032): a challenge must not give the note away.
 
-A challenge or follow-up is rejected when it shares a run of `max_shared_words` normalised
-words with the note body, one of its assertions or its title, or when the share of its word shingles
-found in the note (body and assertions) reaches `max_containment`. Words are compared after
-folding case, accents, punctuation, whitespace and look-alike letters, and by a crude stem,
-so "Natural   SELECTION's" matches "natural selections" typed with a Cyrillic "а".
+A challenge or follow-up is rejected when it shares a run as long as `max_shared_words`
+words with the note body, one of its assertions or its title, or when the share of its
+shingles found in the note (body and assertions) reaches `max_containment`. Text is cut by
+`text_segments`: words where the script has spaces, single characters where it has none
+(Chinese, Japanese, Thai…), each weighed so that a length means the same amount of text in
+every script (6 words, 9 Han characters, 24 Thai letters). Tokens are compared after
+folding case, accents, width, punctuation, whitespace and look-alike letters, and by a
+crude stem, so "Natural   SELECTION's" matches "natural selections" typed with a Cyrillic
+"а".
 
 Two refinements keep honest questions that only name the topic from being rejected:
-function words ("the", "of", "what") do not make a run or a shingle count on their own, and
-containment ignores a text whose overlap is a single phrase shorter than twice the run limit.
+function words of several languages ("the", "der", "的") do not make a run or a shingle
+count on their own, and containment ignores a text whose overlap is a single phrase
+shorter than twice the run limit.
 
-The note's n-grams are hashed once per note, so one check costs a few dozen set look-ups.
+The note's runs are hashed once per note, so one check costs a few dozen set look-ups.
 """
 
 from __future__ import annotations
@@ -18,11 +23,22 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Literal
 
+from coach_gui.domain.function_words import FUNCTION_WORDS
 from coach_gui.domain.notes import Note
 from coach_gui.domain.records import Record
+from coach_gui.domain.text_segments import (
+    UNITS_PER_WORD,
+    compared_by_character,
+    is_hangul_syllable,
+    tokens,
+    weights,
+    windows,
+)
 
 # Capitals from other scripts that look like Latin ones; mapped before case folding, since
 # folding makes Greek "Η" (like H) an "η" (like n).
@@ -42,30 +58,39 @@ _CONFUSABLES = str.maketrans(
 )  # fmt: skip
 # Apostrophes join a word ("don't" = "dont"); every other non-letter separates words.
 _APOSTROPHES = re.compile("['`´ʹʻʼʽˈ‘’‛′＇]")
-_WORDS = re.compile(r"[^\W_]+")
 
-# Function words: a run of them, or a shingle made only of them, says nothing about a note.
-_FUNCTION_WORDS = """
-    a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each
-    either few for from further had has have having he her here hers him his how i if in
-    into is it its itself just may me might more most must my neither no nor not now of off
-    on once one only or other our ours out over own same shall she should so some such than
-    that the their theirs them then there these they this those through to too under until
-    up upon very was we were what when where whether which while who whom whose why will
-    with would yet you your yours
-"""
-STOP_WORDS = frozenset(_FUNCTION_WORDS.split())
-# A shared run only counts when it holds at least this share of max_shared_words in words
-# that are not function words: "by the extent of the market" names a topic, it quotes nothing.
+# Function words of every listed language: a run of them, or a shingle made only of them,
+# says nothing about a note (coach_gui/domain/function_words.py). A check uses only the
+# lists of the languages its note is written in (`_function_stems`): merged, "die", "war",
+# "man" or "son" would be function words in an English note and let its quotes through.
+STOP_WORDS = frozenset(w for words in FUNCTION_WORDS.values() for w in words.split())
+# A language's function words apply to a note when the note holds at least this share of
+# the function words of the language it holds most of.
+_LANGUAGE_SHARE = 0.5
+# A shared run only counts when at least this share of its weight is in words that are not
+# function words: "by the extent of the market" names a topic, it quotes nothing.
 _MIN_CONTENT_SHARE = 0.5
 # Below this many content shingles a challenge is too short to judge by containment.
 _MIN_SHINGLES = 4
 _SUFFIXES = ("ing", "ed", "e")
+# Korean particles that join the word before them ("선택은", "선택이" and "선택" are one word).
+_HANGUL_PARTICLES = (
+    *("에서", "으로", "에게", "까지", "부터", "처럼", "보다"),
+    *"은는이가을를의에도로와과",
+)
+_HANGUL_SYLLABLE = re.compile("[\uac00-\ud7af]")
 
 
 def _stem(word: str) -> str:
-    """A crude stem so that "raises", "raised" and "raise" compare equal."""
+    """A crude stem so that "raises", "raised" and "raise" compare equal, and "선택은"
+    and "선택이" too; a character of a script without spaces is its own stem."""
+    if len(word) < 2:
+        return word
+    if _HANGUL_SYLLABLE.match(word):
+        for particle in _HANGUL_PARTICLES:
+            if len(word) > len(particle) + 1 and word.endswith(particle):
+                return word[: -len(particle)]
+        return word
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         word = word[:-1]
     for suffix in _SUFFIXES:
@@ -74,16 +99,50 @@ def _stem(word: str) -> str:
     return word
 
 
-_STOP_STEMS = frozenset(_stem(w) for w in STOP_WORDS) | STOP_WORDS
-
-
 def normalise_words(text: str) -> list[str]:
-    """The words of `text` folded for comparison: case, accents, look-alikes, punctuation."""
+    """The words of `text` folded for comparison: case, accents, look-alikes, punctuation,
+    width; a character of a script without spaces is a word of its own (ADR 0032). The
+    check then cuts Korean words into syllables (`_Text`)."""
     folded = unicodedata.normalize("NFKC", text).translate(_CAPITAL_CONFUSABLES).casefold()
+    if folded.isascii():
+        return tokens(_APOSTROPHES.sub("", folded))
     decomposed = unicodedata.normalize("NFKD", folded)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    bare = _APOSTROPHES.sub("", bare.translate(_CONFUSABLES))
-    return _WORDS.findall(bare)
+    # Marks go (accents, vowel points, Thai vowel and tone marks, some of which have
+    # combining class 0): a quote with an accent or a tone mark changed is still a quote.
+    # So does the Arabic tatweel, which only stretches a word (text copied from a justified
+    # book is full of it): "الكـــون" is "الكون".
+    bare = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn" and ch != "\u0640")
+    bare = _APOSTROPHES.sub("", unicodedata.normalize("NFC", bare).translate(_CONFUSABLES))
+    return tokens(bare)
+
+
+@lru_cache(maxsize=1)
+def _languages_of_stems() -> dict[str, frozenset[str]]:
+    """For each function word folded and stemmed as text is, the languages it is one in
+    (built at the first check, so start-up does not pay for it)."""
+    languages: dict[str, set[str]] = {}
+    for language, words in FUNCTION_WORDS.items():
+        folded = [w for word in words.split() for w in normalise_words(word)]
+        for stem in {*folded, *(_stem(w) for w in folded)}:
+            languages.setdefault(stem, set()).add(language)
+    return {stem: frozenset(langs) for stem, langs in languages.items()}
+
+
+def _function_stems(stems: Iterable[str]) -> frozenset[str]:
+    """The function words of the languages a note (its `stems`) is written in: those whose
+    function words occur in it at least `_LANGUAGE_SHARE` times as often as the most
+    frequent language's; all of them when it holds none. The check guesses no language
+    beyond this count, and a note in two languages gets both lists."""
+    by_stem = _languages_of_stems()
+    hits: Counter[str] = Counter()
+    for stem, count in Counter(stems).items():
+        for language in by_stem.get(stem, ()):
+            hits[language] += count
+    best = max(hits.values(), default=0)
+    chosen = {lang for lang, n in hits.items() if n >= best * _LANGUAGE_SHARE} if best else None
+    return frozenset(
+        stem for stem, langs in by_stem.items() if chosen is None or not langs.isdisjoint(chosen)
+    )
 
 
 class QuoteFinding(Record):
@@ -101,27 +160,57 @@ class QuoteFinding(Record):
             where = {"body": "your note", "title": "the title of your note"}.get(
                 self.source, f"{self.source} of your note"
             )
-            return f"it repeated {len(self.words)} words in a row from {where}"
+            characters = sum(len(w) == 1 and compared_by_character(w) for w in self.words)
+            if not characters:
+                return f"it repeated {len(self.words)} words in a row from {where}"
+            if characters == len(self.words):
+                return f"it repeated {characters} characters in a row from {where}"
+            return f"it repeated a passage of {len(self.words)} words and characters from {where}"
         share = round((self.containment or 0.0) * 100)
         return f"{share}% of its phrasing came from your note"
 
 
-def _ngrams(words: Sequence[str], n: int) -> Iterable[tuple[str, ...]]:
-    return (tuple(words[i : i + n]) for i in range(len(words) - n + 1))
+class _Text:
+    """A text cut for the check: its tokens (for the finding), their stems and weights, and
+    the stem of the word each came from (what function words are looked up by).
 
+    A Korean word is cut into its syllables once its particle is stripped: Korean spacing
+    varies between writers ("가치 있는" and "가치있는" are the same words), so comparing
+    whole words let a quote through with a space dropped or added (ADR 0032)."""
 
-def _stems(text: str) -> tuple[list[str], list[str]]:
-    words = normalise_words(text)
-    return words, [_stem(w) for w in words]
+    def __init__(self, text: str) -> None:
+        self.words: list[str] = []
+        self.stems: list[str] = []
+        self.sources: list[str] = []
+        words = normalise_words(text)
+        self.word_stems = [_stem(word) for word in words]
+        for word, stem in zip(words, self.word_stems, strict=True):
+            if len(stem) > 1 and all(map(is_hangul_syllable, stem)):
+                self.words.extend(stem)
+                self.stems.extend(stem)
+                self.sources.extend([stem] * len(stem))
+            else:
+                self.words.append(word)
+                self.stems.append(stem)
+                self.sources.append(stem)
+        self.weights = weights(self.words)
+
+    def grams(self, units: int) -> list[tuple[str, ...]]:
+        """Each shortest run of stems from each start that weighs at least `units`."""
+        stems = self.stems
+        return [tuple(stems[i:end]) for i, end in enumerate(windows(self.weights, units))]
 
 
 class NoQuoteCheck:
     """Checks texts against one note. Build it once per note; `check` is cheap.
 
-    A run counts when at least half of `max_shared_words` of its words are content words.
-    Containment counts when the shared shingles come from two or more places in the text,
-    or from one phrase of at least twice `max_shared_words` words: so "what does Smith mean
-    by the extent of the market?" passes, while a sentence with a word or two swapped does not.
+    Lengths are weights (`text_segments`): `max_shared_words` words of a spaced script, or
+    the same length of text in characters of one without spaces (9 Han characters, 24 Thai
+    letters for 6 words). A run counts when at least half of its weight is in content
+    words. Containment counts when the shared shingles come from two or more places in the
+    text, or from one phrase of at least twice `max_shared_words` words: so "what does
+    Smith mean by the extent of the market?" passes, while a sentence with a word or two
+    swapped does not.
     """
 
     def __init__(
@@ -141,20 +230,25 @@ class NoQuoteCheck:
         self.max_shared_words = max_shared_words
         self.max_containment = max_containment
         self.shingle_words = shingle_words
+        self._run_units = max_shared_words * UNITS_PER_WORD
+        self._shingle_units = shingle_words * UNITS_PER_WORD
         self._min_content = max(1, math.ceil(max_shared_words * _MIN_CONTENT_SHARE))
-        self._runs: dict[int, str] = {}  # hash of a max_shared_words-gram -> where it is
+        self._runs: dict[int, str] = {}  # hash of a run of max_shared_words -> where it is
         self._shingles: set[int] = set()
         sources = [("body", body)] + [(f"assertion {i}", a) for i, a in enumerate(assertions, 1)]
-        for where, text in reversed(sources):  # the body wins when a run is in both
-            _, stems = _stems(text)
-            for gram in _ngrams(stems, max_shared_words):
+        cuts = [(where, _Text(text)) for where, text in sources]
+        for where, cut in reversed(cuts):  # the body wins when a run is in both
+            for gram in cut.grams(self._run_units):
                 self._runs[hash(gram)] = where
-            self._shingles.update(hash(s) for s in _ngrams(stems, shingle_words))
+            self._shingles.update(hash(s) for s in cut.grams(self._shingle_units))
         # The title takes part in the run rule only (ADR 0013): naming the topic is what a
         # challenge shaped by the note does; repeating a long title word for word is not.
-        _, stems = _stems(title)
-        for gram in _ngrams(stems, max_shared_words):
+        titled = _Text(title)
+        for gram in titled.grams(self._run_units):
             self._runs.setdefault(hash(gram), "title")
+        self._stop = _function_stems(
+            stem for cut in (*(cut for _, cut in cuts), titled) for stem in cut.word_stems
+        )
 
     @classmethod
     def for_note(
@@ -171,12 +265,13 @@ class NoQuoteCheck:
 
     def check(self, text: str) -> QuoteFinding | None:
         """None when `text` may be shown; otherwise the first rule it breaks."""
-        words, stems = _stems(text)
-        return self._shared_run(words, stems) or self._containment(stems)
+        cut = _Text(text)
+        return self._shared_run(cut) or self._containment(cut)
 
-    def _shared_run(self, words: list[str], stems: list[str]) -> QuoteFinding | None:
-        n = self.max_shared_words
-        found = [self._runs.get(hash(g)) for g in _ngrams(stems, n)]
+    def _shared_run(self, cut: _Text) -> QuoteFinding | None:
+        ends = windows(cut.weights, self._run_units)
+        stems, stop = cut.stems, self._stop
+        found = [self._runs.get(hash(tuple(stems[i:end]))) for i, end in enumerate(ends)]
         start = 0
         while start < len(found):
             if found[start] is None:
@@ -185,22 +280,33 @@ class NoQuoteCheck:
             end = start  # consecutive shared windows make one run of words
             while end + 1 < len(found) and found[end + 1] is not None:
                 end += 1
-            span = stems[start : end + n]
-            if sum(w not in _STOP_STEMS for w in span) >= self._min_content:
+            past = ends[end]
+            content = sum(
+                weight
+                for source, weight in zip(
+                    cut.sources[start:past], cut.weights[start:past], strict=True
+                )
+                if source not in stop
+            )
+            if content >= self._min_content * UNITS_PER_WORD:
                 where = found[start] or "body"
                 return QuoteFinding(
-                    rule="shared_run", words=tuple(words[start : end + n]), source=where
+                    rule="shared_run", words=tuple(cut.words[start:past]), source=where
                 )
             start = end + 1
         return None
 
-    def _containment(self, stems: list[str]) -> QuoteFinding | None:
-        grams = list(_ngrams(stems, self.shingle_words))
+    def _containment(self, cut: _Text) -> QuoteFinding | None:
+        ends = windows(cut.weights, self._shingle_units)
+        grams = [tuple(cut.stems[i:end]) for i, end in enumerate(ends)]
         found = [hash(g) in self._shingles for g in grams]
-        if _one_short_phrase(found, self.shingle_words, 2 * self.max_shared_words):
+        if _one_short_phrase(found, ends, cut.weights, 2 * self._run_units):
             return None
+        stop = self._stop
         counted = {  # shingles made only of function words say nothing either way
-            hash(g): f for g, f in zip(grams, found, strict=True) if not _STOP_STEMS.issuperset(g)
+            hash(g): f
+            for g, f, i, end in zip(grams, found, range(len(ends)), ends, strict=True)
+            if not stop.issuperset(cut.sources[i:end])
         }
         if len(counted) < _MIN_SHINGLES:
             return None
@@ -210,13 +316,21 @@ class NoQuoteCheck:
         return None
 
 
-def _one_short_phrase(found: list[bool], shingle_words: int, max_words: int) -> bool:
-    """Whether the shared shingles form at most one phrase of fewer than `max_words` words:
-    a topic named in passing, which containment alone should not reject."""
+def _one_short_phrase(
+    found: list[bool], ends: list[int], weighed: list[int], max_units: int
+) -> bool:
+    """Whether the shared shingles form at most one phrase lighter than `max_units`: a topic
+    named in passing, which containment alone should not reject."""
     pieces = [i for i, f in enumerate(found) if f and (i == 0 or not found[i - 1])]
     if len(pieces) > 1:
         return False
     if not pieces:
         return True
-    length = next((i for i in range(pieces[0], len(found)) if not found[i]), len(found))
-    return length - pieces[0] + shingle_words - 1 < max_words
+    first = pieces[0]
+    last = next((i for i in range(first, len(found)) if not found[i]), len(found)) - 1
+    return sum(weighed[first : ends[last]]) < max_units
+
+
+def token_weights(text: str) -> list[int]:
+    """The weight of each token the check cuts `text` into (`text_segments.weights`)."""
+    return _Text(text).weights

@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from coach_gui.domain import text_segments
 from coach_gui.domain.errors import NoteNotFound
 from coach_gui.domain.records import Record
 
@@ -181,12 +182,10 @@ def ordered(entries: Iterable[NoteEntry]) -> list[NoteEntry]:
 
 
 def fold(text: str) -> str:
-    """Case- and accent-insensitive form used for ordering and search."""
-    if text.isascii():  # the common case, and 50x cheaper than decomposing
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return stripped.casefold()
+    """Case- and accent-insensitive form used for ordering and search; marks that are
+    letters of their script (Thai vowels, the kana voicing marks) are kept, so "กิน" does
+    not find "กัน" (`text_segments.fold`, ADR 0032)."""
+    return text_segments.fold(text)
 
 
 def slug(title: str, *, taken: Sequence[str] = ()) -> str:

@@ -208,6 +208,9 @@ def _system_instruction(boundary: str) -> str:
         '"unexplained" or "wrong" and a one-sentence "explanation".\n'
         '"feedback" is two or three sentences to the learner: what was good and what to '
         "study next.\n"
+        'Language. Write every "reason", "explanation" and "feedback" in the language of '
+        "the learner's answer to that item, whatever language the challenge, the assertions "
+        "or these instructions are in. Evidence stays exactly as the answer wrote it.\n"
         "Reply with JSON only, grading every item exactly once under its index:\n"
         '{"items": [{"index": 0, "assessments": [{"assertion": 0, "status": "explained", '
         '"evidence": ["words copied from the answer"], "reason": "..."}], "gaps": '

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from PySide6.QtGui import QPalette
 
 from coach_gui.domain.evidence import evidence_ranges
+from coach_gui.domain.text_segments import reads_right_to_left
 from coach_gui.domain.verdicts import Assessment
 
 _LIGHT = ("#fff0a8", "#cfe6ff", "#d5f2cc", "#ffd6e8", "#e4d9ff", "#ffe0c2")
@@ -45,6 +46,14 @@ def status_colour(status: str, palette: QPalette) -> str:
 
 def _esc(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
+
+
+def isolated(text: str) -> str:
+    """`text` (escaped) set apart for the bidi algorithm when it reads right to left, so an
+    Arabic or Hebrew key point or reason inside one of Coach's English lines keeps its own
+    order and punctuation (Unicode's first-strong isolate, FSI … PDI; ADR 0032)."""
+    escaped = _esc(text)
+    return f"\u2068{escaped}\u2069" if reads_right_to_left(text) else escaped
 
 
 def marked_answer_html(answer: str, assessments: Sequence[Assessment], palette: QPalette) -> str:
@@ -111,9 +120,9 @@ def assessments_html(
         )
         item = f"{swatch} <b>Key point {number}</b> — {status}"
         if own:  # the learner's own words, kept apart from the judge's
-            item += f"<br><span style='color: {muted}'>“{_esc(own)}”</span>"
+            item += f"<br><span style='color: {muted}'>“{isolated(own)}”</span>"
         reason = _claim(assessment) if assessment.downgraded else assessment.reason
         if reason.strip():
-            item += f"<br>{_esc(reason)}"
+            item += f"<br>{isolated(reason)}"
         parts.append(f"<p style='margin-left: 12px'>{item}</p>")
     return "".join(parts)

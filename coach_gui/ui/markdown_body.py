@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QWidget
 
+from coach_gui.domain.text_segments import text_direction
 from coach_gui.ui.preview_schemes import FOLD_SCHEME, NOTE_SCHEME, note_link_target
 
 PARAGRAPH_SEPARATOR = "\u2029"  # how QTextDocument's raw text ends a block
@@ -112,6 +113,7 @@ class MarkdownBody(QTabWidget):
         self.edit.setAccessibleName("Note text (Markdown)")
         self.edit.setAccessibleDescription("The body of the note, written in Markdown")
         self.edit.setTabChangesFocus(True)  # Tab moves on; the body is prose, not code
+        self.edit.textChanged.connect(self._align_to_the_note)
         self.preview = VaultPreview(self)
         self.preview.setAccessibleName("Preview")
         self.preview.setAccessibleDescription("The note text as it reads once formatted")
@@ -203,6 +205,23 @@ class MarkdownBody(QTabWidget):
                 joined[k - 1] = joined[k - 1][:-1] + "\n"  # so that CR becomes an LF too
                 k -= 1
         return "".join(joined)
+
+    def _align_to_the_note(self) -> None:
+        """Each line of the editor keeps its own direction (Qt finds it from its first
+        letter), but a plain-text editor aligns every line alike: to the right when the
+        note's first letter with a direction is Arabic, Hebrew… (ADR 0032). Only the first
+        lines are read, up to that letter."""
+        document = self.edit.document()
+        block, direction = document.begin(), None
+        while block.isValid() and direction is None:
+            direction = text_direction(block.text())
+            block = block.next()
+        right = direction == "rtl"
+        wanted = Qt.AlignmentFlag.AlignRight if right else Qt.AlignmentFlag.AlignLeft
+        option = document.defaultTextOption()
+        if option.alignment() != wanted:
+            option.setAlignment(wanted)
+            document.setDefaultTextOption(option)
 
     def set_text(self, text: str) -> None:
         self._loaded = text

@@ -29,6 +29,7 @@ from mdit_py_plugins.footnote.index import render_footnote_anchor
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
+from coach_gui.domain.text_segments import reads_right_to_left
 from coach_gui.ui.obsidian_markdown import note_section, obsidian_plugin
 from coach_gui.ui.preview_links import (
     FOLD_SCHEME,
@@ -111,6 +112,7 @@ def _parser() -> MarkdownIt:
     md.core.ruler.before("inline", "coach_markup_budget", _markup_budget)
     md.core.ruler.push("coach_task_marks", _task_marks)
     md.core.ruler.push("coach_embed_blocks", _embed_blocks)
+    md.core.ruler.push("coach_text_direction", _text_direction)
     rules: dict[str, Callable[..., str]] = {
         "wikilink": _wikilink,
         "link_open": _link_open,
@@ -127,10 +129,10 @@ def _parser() -> MarkdownIt:
         "mark_open": lambda s, t, i, o, env: f'<span style="{_c(env).highlight_css}">',
         "mark_close": lambda *_: "</span>",
         "coach_plain": _plain,
-        "blockquote_open": lambda s, t, i, o, env: _box_open(_c(env).quote_bar, ""),
-        "blockquote_close": lambda *_: "</td></tr></table>\n",
+        "blockquote_open": lambda s, t, i, o, env: _box_open(_c(env).quote_bar, "", t, i),
+        "blockquote_close": _box_close,
         "callout_open": _callout_open,
-        "callout_close": lambda *_: "</td></tr></table>\n",
+        "callout_close": _box_close,
         "callout_title_open": _callout_title_open,
         "callout_title_close": _callout_title_close,
         "table_open": lambda s, t, i, o, env: _c(env).table_open,
@@ -203,6 +205,47 @@ def _markup_budget(state: StateCore) -> None:
                 spent[0] += cost
 
 
+_DIRECTED_BLOCKS = frozenset(
+    ("paragraph_open", "heading_open", "list_item_open", "th_open", "td_open")
+)
+
+
+def _text_direction(state: StateCore) -> None:
+    """A paragraph, heading, list item or table cell whose first strong letter is Arabic,
+    Hebrew… reads from the right (`dir="rtl"`), next to English ones that do not (ADR 0032).
+    HTML's `dir="auto"` would say the same, but Qt's rich text does not know it and takes
+    every block inside `<html>` as left-to-right, so the right-to-left ones are named. A
+    quote or callout box whose text starts right-to-left has its bar on the right."""
+    tokens = state.tokens
+    for at, token in enumerate(tokens):
+        if token.type in _DIRECTED_BLOCKS or token.type in _BOXES:
+            # The block's text is the next inline token (found by index: a slice of the
+            # tokens per block made rendering quadratic in the length of the note).
+            inline = at + 1
+            while inline < len(tokens) and tokens[inline].type != "inline":
+                inline += 1
+            text = tokens[inline].content if inline < len(tokens) else ""
+            if not reads_right_to_left(text):
+                continue
+            if token.type in _BOXES:
+                token.meta = {**(token.meta or {}), "rtl_close": _matching_close(tokens, at)}
+            else:
+                token.attrSet("dir", "rtl")
+
+
+_BOXES = frozenset(("blockquote_open", "callout_open"))
+
+
+def _matching_close(tokens: Sequence[Token], at: int) -> int:
+    opening, depth = tokens[at].type, 0
+    closing = opening.replace("_open", "_close")
+    for index in range(at, len(tokens)):
+        depth += {opening: 1, closing: -1}.get(tokens[index].type, 0)
+        if depth == 0:
+            return index
+    return len(tokens) - 1
+
+
 def _plain(self: RendererHTML, tokens: Sequence[Token], idx: int, *_: Any) -> str:
     return escapeHtml(tokens[idx].content).replace("\n", "<br />\n")
 
@@ -246,20 +289,36 @@ def _math_block(self: RendererHTML, tokens: Sequence[Token], idx: int, _o: Any, 
     return f'{_c(env).code_box}<pre align="center">{math}{tail}</pre></td></tr></table>\n'
 
 
-def _box_open(bar: str, background: str) -> str:
-    """A table drawn as a box: a thin coloured bar on the left, then the content."""
+def _box_open(bar: str, background: str, tokens: Sequence[Token] = (), idx: int = 0) -> str:
+    """A table drawn as a box: a thin coloured bar on the left, then the content; for a
+    right-to-left quote the content, then the bar on the right (Qt does not mirror table
+    columns), which the matching close draws."""
     fill = f' bgcolor="{background}"' if background else ""
-    return (
+    table = (
         f'<table width="100%" cellspacing="0" cellpadding="0"{fill} '
-        'style="margin-top:6px; margin-bottom:6px;">'
-        f'<tr><td width="4" bgcolor="{bar}"></td>'
-        '<td style="padding-left:10px; padding-right:8px; padding-top:2px; padding-bottom:2px;">'
+        'style="margin-top:6px; margin-bottom:6px;"><tr>'
     )
+    close = tokens[idx].meta.get("rtl_close") if tokens else None
+    if close is not None:
+        tokens[close].meta["bar"] = bar
+        return f'{table}<td style="padding-left:8px; padding-right:10px; {_CELL_PADDING}">'
+    content = f'<td style="padding-left:10px; padding-right:8px; {_CELL_PADDING}">'
+    return f'{table}<td width="4" bgcolor="{bar}"></td>{content}'
+
+
+_CELL_PADDING = "padding-top:2px; padding-bottom:2px;"
+
+
+def _box_close(self: RendererHTML, tokens: Sequence[Token], idx: int, *_: Any) -> str:
+    bar = tokens[idx].meta.get("bar")
+    if bar:
+        return f'</td><td width="4" bgcolor="{bar}"></td></tr></table>\n'
+    return "</td></tr></table>\n"
 
 
 def _callout_open(self: RendererHTML, tokens: Sequence[Token], idx: int, _o: Any, env: Any) -> str:
     accent, tint = callout_accent(tokens[idx].meta["kind"], _c(env))
-    return _box_open(accent, tint)
+    return _box_open(accent, tint, tokens, idx)
 
 
 def _callout_title_open(

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.domain.text_segments import reads_right_to_left
 from coach_gui.ui.practice_widgets import Message
 from coach_gui.ui.self_rating import SelfRatingPanel
 from coach_gui.ui.verdict_view import VerdictView
@@ -43,6 +44,10 @@ def _text_label(text: str, name: str, parent: QWidget) -> QLabel:
     )
     label.setAccessibleName(name)
     label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+    # An Arabic or Hebrew challenge or answer reads from the right, aligned right, with its
+    # English words placed by the bidi algorithm inside a right-to-left paragraph (ADR 0032).
+    if reads_right_to_left(text):
+        label.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
     return label
 
 

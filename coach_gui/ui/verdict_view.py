@@ -26,7 +26,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from coach_gui.ui.evidence_html import assessments_html, marked_answer_html, status_colour
+from coach_gui.ui.evidence_html import (
+    assessments_html,
+    isolated,
+    marked_answer_html,
+    status_colour,
+)
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -98,7 +103,7 @@ def verdict_html(
             item += f"<br>{html.escape(gap.explanation)}"
             parts.append(f"<p style='margin-left: 12px'>{item}</p>")
     if verdict.feedback.strip():
-        parts.append(f"<p><b>Feedback:</b> {html.escape(verdict.feedback)}</p>")
+        parts.append(f"<p><b>Feedback:</b> {isolated(verdict.feedback)}</p>")
     if not verdict.assertions_sent:
         parts.append(
             "<p><i>Your core assertions were not sent, so the judge graded the answer "

@@ -166,6 +166,38 @@ def test_stream_rejects_a_quote_before_showing_any_of_it() -> None:
     assert "differ" not in stream.shown
 
 
+def _shown_before_rejection(check: NoQuoteCheck, challenge: str) -> str:
+    stream = ChallengeStream(check)
+    raw = json.dumps({"challenge": challenge, "kind": "explain"}, ensure_ascii=False)
+    with pytest.raises(QuoteRejected):
+        for ch in raw:
+            stream.feed(ch)
+    return stream.shown
+
+
+def test_stream_shows_no_word_of_a_quote_that_starts_after_other_words() -> None:
+    """Found in review: the word still arriving counted among the words held back, so the
+    first word of a quote after an honest opening reached the screen before the check saw
+    the whole run."""
+    shown = _shown_before_rejection(
+        _check(), "Tell me whether individuals of a species differ from one another at all?"
+    )
+    assert "individuals" not in shown.casefold()
+
+
+def test_stream_shows_no_letter_of_a_quote_written_with_spaces_between_words() -> None:
+    """A Thai or Chinese challenge written with spaces between its words: the held words
+    must weigh a run (24 Thai letters, 9 Han characters), not be five of them."""
+    thai = NoQuoteCheck("แสงแดดทำให้น้ำในทะเลระเหยกลายเป็นไอ ไอน้ำลอยขึ้นไปเย็นตัวลงและควบแน่นเป็นเมฆ")
+    shown = _shown_before_rejection(thai, "ทำไม แสง แดด ทำ ให้ น้ำ ใน ทะเล ระเหย กลาย เป็น ไอ")
+    assert "แสง" not in shown
+    chinese = NoQuoteCheck("达尔文认为，同一物种的个体之间总存在细小的差异。")
+    shown = _shown_before_rejection(
+        chinese, "请问 为什么 同 一 物 种 的 个 体 之 间 总 存 在 细 小 的 差 异"
+    )
+    assert "同" not in shown
+
+
 def test_stream_decodes_escapes_split_across_pieces() -> None:
     stream = ChallengeStream(_check())
     raw = (
