@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,13 @@ from coach_gui.domain.errors import NoteError
 from coach_gui.domain.notes import ID_PATTERN, Note
 
 MAX_NOTE_BYTES = 1_000_000
+# An alias bomb (a few hundred bytes of `&a [*a, *a, ...]` levels) expands to billions of
+# values: a note's front matter may use a few aliases, expanding to a bounded size, and
+# must be read within a time budget; each bound only refuses that note (listed with why).
+MAX_ALIASES = 100
+MAX_EXPANDED_VALUES = 100_000
+PARSE_BUDGET_SECONDS = 2.0
+MAX_CACHED_VALUES = 10_000  # a bigger front matter is parsed each time, not cached
 KNOWN_KEYS = ("id", "title", "source", "tags", "aliases", "alias", "core_assertions")
 EDITABLE_KEYS = ("title", "source", "tags", "core_assertions")  # what Coach's editor changes
 
@@ -186,6 +194,77 @@ def _json_safe(value: Any) -> bool:
     return False
 
 
+def _expanded_size(root: yaml.Node, started: float) -> int:
+    """How many values the front matter holds once every alias is expanded (what anything
+    that walks or caches the parsed value pays), counted once per distinct node. Raises
+    NoteFormatError past the alias, size or time bounds, before anything is built."""
+    sizes: dict[int, int] = {}
+    aliases = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes and not children_done:
+            aliases += 1  # a node reached again: an alias (`*name`) to it
+            if aliases > MAX_ALIASES:
+                raise NoteFormatError(
+                    f"its front matter repeats values through more than {MAX_ALIASES} "
+                    "YAML aliases (*name); Coach does not read it — write the values out"
+                )
+            continue
+        children = _children(node)
+        if children_done:
+            total = 1 + sum(sizes[id(child)] for child in children)
+            if total > MAX_EXPANDED_VALUES and aliases:  # a long list as written is fine
+                raise NoteFormatError(
+                    f"its front matter expands to more than {MAX_EXPANDED_VALUES:,} values "
+                    "through YAML aliases (*name); Coach does not read it — write the "
+                    "values out, or move them into the note's body"
+                )
+            sizes[id(node)] = total
+            continue
+        sizes[id(node)] = -1  # seen, being counted
+        if len(sizes) % 1024 == 0:
+            _check_budget(started)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(children))
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_budget(started: float) -> None:
+    if time.monotonic() - started > PARSE_BUDGET_SECONDS:
+        raise NoteFormatError(
+            "its front matter took too long to read; Coach skips it — shorten the front "
+            "matter or move long values into the note's body"
+        )
+
+
+def _load_bounded(front: str) -> tuple[Any, int]:
+    """The base loader's value of `front` and its expanded size; a NoteFormatError when
+    it would be an alias bomb: the node graph is composed (linear in the text, which is at
+    most MAX_NOTE_BYTES) and measured before any value is built from it."""
+    started = time.monotonic()
+    loader = _Loader(front)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, 0
+        _check_budget(started)
+        size = _expanded_size(node, started)
+        data = loader.construct_document(node)
+        _check_budget(started)
+        return data, size
+    finally:
+        loader.dispose()
+
+
 def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
     """Parse front-matter YAML, every scalar as text. `cache` maps a digest of the text to
     its parsed value: YAML parsing is most of the cost of opening a large knowledge base,
@@ -193,8 +272,8 @@ def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
     key = "b:" + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
     if cache is not None and key in cache:
         return cache[key]  # shared, not copied: parsed front matter is only ever read
-    data = yaml.load(front, Loader=_Loader)  # the base loader: text only, nothing built
-    if cache is not None and _json_safe(data):
+    data, size = _load_bounded(front)  # the base loader: text only, nothing built
+    if cache is not None and size <= MAX_CACHED_VALUES and _json_safe(data):
         cache[key] = data
     return data
 

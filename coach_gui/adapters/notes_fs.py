@@ -29,6 +29,7 @@ from send2trash import send2trash
 from send2trash.exceptions import TrashPermissionError
 
 from coach_gui.adapters import front_matter, note_trash
+from coach_gui.adapters.note_file import NotANoteFile, read_limited
 from coach_gui.adapters.note_ids import NoteIdentities, vault_identity, vault_key
 from coach_gui.adapters.note_trash import digest as _digest
 from coach_gui.domain.deleted_notes import (
@@ -53,6 +54,8 @@ from coach_gui.files import atomic_write, is_own_temp_file
 log = logging.getLogger(__name__)
 
 _SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
+# The front-matter cache only saves time: past this size, the rest is parsed each time.
+MAX_CACHE_BYTES = 64_000_000
 _MIN_RENAME_BYTES = 32  # a rename is recognised by the bytes; an empty file says nothing
 
 
@@ -229,9 +232,10 @@ class MarkdownNoteStore:
         files, _ = self._files()
         raws: dict[str, bytes] = {}
         for item in files:
-            try:
-                with open(item.path, "rb") as handle:
-                    raws[item.name] = handle.read()
+            try:  # never a pipe or a device: they would hang or flood every command
+                raws[item.name] = read_limited(item.path, front_matter.MAX_NOTE_BYTES)
+            except NotANoteFile as exc:
+                broken.append(BrokenNote(file_name=item.name, error=str(exc)))
             except OSError as exc:
                 broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
         digests = {name: _digest(raw) for name, raw in raws.items()}  # each file hashed once
@@ -321,17 +325,27 @@ class MarkdownNoteStore:
         if self._cache_file is None:
             return {}
         try:
-            data = json.loads(self._cache_file.read_bytes())
-        except (OSError, ValueError):
+            raw = read_limited(self._cache_file, MAX_CACHE_BYTES)
+            if len(raw) > MAX_CACHE_BYTES:
+                return {}  # not one Coach wrote (it writes at most that much)
+            data = json.loads(raw)
+        except (OSError, ValueError, NotANoteFile):
             return {}  # a missing or damaged cache only costs time
         return data if isinstance(data, dict) else {}
 
     def _write_cache(self, entries: dict[str, Any]) -> None:
         if self._cache_file is None:
             return
+        kept: list[str] = []
+        size = 2
+        for key, value in entries.items():  # what fits under the bound; the rest is parsed
+            item = json.dumps({key: value}, ensure_ascii=False, separators=(",", ":"))[1:-1]
+            size += len(item.encode("utf-8")) + 1
+            if size > MAX_CACHE_BYTES:
+                break
+            kept.append(item)
         try:
-            text = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
-            atomic_write(self._cache_file, text.encode("utf-8"))
+            atomic_write(self._cache_file, ("{" + ",".join(kept) + "}").encode("utf-8"))
         except OSError as exc:
             log.info("front-matter cache not written: %s", exc)
 
@@ -398,11 +412,11 @@ class MarkdownNoteStore:
                 if loaded is None:
                     return True  # a file Coach does not know, or an attachment
                 try:
-                    with open(self._folder / path, "rb") as handle:
-                        if _digest(handle.read()) != loaded.digest:
-                            return True
-                except OSError:
-                    return True  # gone: moved or deleted by someone else
+                    raw = read_limited(self._folder / path, front_matter.MAX_NOTE_BYTES)
+                except (OSError, NotANoteFile):
+                    return True  # gone (moved or deleted by someone else), or no file now
+                if _digest(raw) != loaded.digest:
+                    return True
             return False
 
     def save_copy(self, note: Note, *, file_name: str | None = None) -> NoteEntry:
@@ -454,7 +468,7 @@ class MarkdownNoteStore:
 
     def _check_unchanged_on_disk(self, path: Path, previous: _Loaded) -> None:
         try:
-            current = _digest(path.read_bytes())
+            current = _digest(read_limited(path, front_matter.MAX_NOTE_BYTES))
         except FileNotFoundError:
             raise NoteConflict(
                 f"{previous.file_name} was moved or deleted outside Coach. Copy your changes, "
@@ -489,9 +503,9 @@ class MarkdownNoteStore:
             vault_trash = self._folder / ".trash"
             raw: bytes | None
             try:
-                raw = source.read_bytes()
+                raw = read_limited(source, front_matter.MAX_NOTE_BYTES)
                 raw_digest = _digest(raw)  # what is trashed, to know it again
-            except OSError:
+            except (OSError, NotANoteFile):
                 raw, raw_digest = None, previous.digest
             kind, info = note_trash.FOLDER, None
             stored: Path | None
@@ -664,7 +678,8 @@ class MarkdownNoteStore:
         first = folder / name
         first.parent.mkdir(parents=True, exist_ok=True)
         if raw is None:
-            raw = source.read_bytes()  # for a copy where a move cannot link (another disk)
+            # for a copy where a move cannot link (another disk); never a pipe's endless read
+            raw = read_limited(source, front_matter.MAX_NOTE_BYTES)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         n = 0
         while True:

@@ -1,0 +1,58 @@
+"""Front matter that would expand without bound is refused as one broken note, with a
+reason; ordinary uses of YAML aliases still read (issue 34, item 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from coach_gui.adapters import front_matter
+from coach_gui.adapters.front_matter import NoteFormatError
+
+
+def note(front: str) -> bytes:
+    return f"---\ntitle: T\n{front}\n---\nbody\n".encode()
+
+
+def test_a_few_aliases_read_as_the_values_they_repeat() -> None:
+    parsed = front_matter.parse(
+        note("base: &b [one, two]\ncopy: *b\ntags: *b"), fallback_id="a" * 32
+    )
+    assert parsed.note.tags == ("one", "two")
+    assert parsed.extra["copy"] == ["one", "two"]
+
+
+def test_a_long_list_written_out_is_not_an_alias_bomb() -> None:
+    items = ",".join(["x"] * 150_000)  # more values than the alias bound, none repeated
+    parsed = front_matter.parse(note(f"many: [{items}]"), fallback_id="a" * 32)
+    assert len(parsed.extra["many"]) == 150_000
+
+
+def test_too_many_aliases_are_refused_with_the_reason() -> None:
+    refs = ",".join(["*v"] * (front_matter.MAX_ALIASES + 1))
+    with pytest.raises(NoteFormatError, match="more than 100 YAML aliases"):
+        front_matter.parse(note(f"v: &v x\nall: [{refs}]"), fallback_id="a" * 32)
+
+
+@pytest.mark.parametrize("levels", [10, 12, 30])
+def test_nested_aliases_that_expand_past_the_bound_are_refused(levels: int) -> None:
+    lines = ["l0: &l0 [a, b, c, d, e, f, g, h, i, j]"]
+    lines += [f"l{n}: &l{n} [*l{n - 1}, *l{n - 1}, *l{n - 1}]" for n in range(1, levels)]
+    with pytest.raises(NoteFormatError, match="expands to more than"):
+        front_matter.parse(note("\n".join(lines)), fallback_id="a" * 32)
+
+
+def test_a_recursive_alias_is_a_note_that_does_not_parse() -> None:
+    with pytest.raises(NoteFormatError, match="not valid YAML"):
+        front_matter.parse(note("loop: &l [*l]"), fallback_id="a" * 32)
+
+
+def test_the_cache_keeps_small_front_matter_and_not_a_large_expansion() -> None:
+    cache: dict[str, Any] = {}
+    front_matter.load_yaml("title: small", cache)
+    assert list(cache.values()) == [{"title": "small"}]
+    big = "l: &l [" + ",".join(["x"] * 2000) + "]\nm: [*l, *l, *l, *l, *l, *l]"
+    data = front_matter.load_yaml(big, cache)
+    assert len(data["m"]) == 6
+    assert len(cache) == 1  # 14,000 values once expanded: parsed again next time instead
