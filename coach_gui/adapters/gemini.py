@@ -148,6 +148,7 @@ class GeminiJudge:
             },
             async_client_args=dict(_NO_ENVIRONMENT_PROXY),  # built too, though never used
         )
+        _silence_vendor_log()
         # vertexai=False: the environment (GOOGLE_GENAI_USE_VERTEXAI) must not redirect us.
         self._client = genai.Client(api_key=self._key, vertexai=False, http_options=options)
 
@@ -312,7 +313,10 @@ class GeminiJudge:
             pending.local_seconds += time.perf_counter() - started
 
     def _after_reply(self, response: httpx2.Response | httpx.Response) -> None:
-        """A redirect is an error, never a next request."""
+        """A redirect is an error, never a next request. A status the library retries is
+        logged here, in our words (its own retry log is silenced: it quotes the body)."""
+        if response.status_code in RETRY_STATUS_CODES:
+            log.info("the judge answered HTTP %d; the request may be retried", response.status_code)
         if 300 <= response.status_code < 400:
             location = response.headers.get("location", "")
             try:
@@ -417,6 +421,17 @@ DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
 # through one, a plain-http judge on this computer would send the key and the answers to
 # the proxy, and a SOCKS one needs a library Coach does not ship (README, "Privacy").
 _NO_ENVIRONMENT_PROXY: dict[str, Any] = {"trust_env": False}
+
+
+# The library's own log: its retry line (tenacity's before_sleep, at INFO) quotes the
+# error it retries, and an error body may quote the key (issue 34). No record is made
+# below this level, so nothing it logs reaches a handler, at any level Coach runs at.
+_VENDOR_LOGGERS = ("google_genai", "google.genai")
+
+
+def _silence_vendor_log() -> None:
+    for name in _VENDOR_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _by_address(base_url: str) -> str:
