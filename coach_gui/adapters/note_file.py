@@ -2,66 +2,30 @@
 
 A vault can hold anything a program or a person puts there: a named pipe (FIFO) whose
 open() waits for a writer forever, a link to /dev/zero that never ends, a device. Only a
-regular file is read as a note: the kind is checked before opening (so a pipe or a
-device is never opened), the file is opened without blocking and checked again on the
-open descriptor (it may have been swapped in between), and at most `limit` + 1 bytes are
-read, so a file that grows while it is read cannot take the memory either.
+regular file is read as a note (`files.read_limited`: checked before and after opening,
+opened without blocking, at most `limit` + 1 bytes read); anything else is a NoteError
+that says what it is, so the note is listed as unreadable with its reason.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 
 from coach_gui.domain.errors import NoteError
+from coach_gui.files import NotARegularFile
+from coach_gui.files import read_limited as _read_limited
 
 
 class NotANoteFile(NoteError):
     """The path is not a regular file (a pipe, a device, a socket, a folder)."""
 
 
-def _kind(mode: int) -> str | None:
-    """What a file that is not a regular file is, in the learner's words."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISFIFO(mode):
-        return "a pipe (FIFO)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    return "not an ordinary file"
-
-
-def _refused(kind: str) -> NotANoteFile:
-    return NotANoteFile(
-        f"it is {kind} (or a link to one), not a note file; Coach reads only ordinary "
-        "files — move it out of the notes folder"
-    )
-
-
 def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of the regular file at `path` (a symlink to one is followed), at most
-    `limit` + 1 of them: a caller that gets more than `limit` knows the file is too big.
-    Raises NotANoteFile for anything else, OSError when it cannot be read."""
-    kind = _kind(os.stat(path).st_mode)
-    if kind is not None:
-        raise _refused(kind)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    """`files.read_limited`, with anything but a regular file refused as NotANoteFile."""
     try:
-        kind = _kind(os.fstat(fd).st_mode)  # swapped for a pipe since the check above
-        if kind is not None:
-            raise _refused(kind)
-        chunks: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return _read_limited(path, limit)
+    except NotARegularFile as exc:
+        raise NotANoteFile(
+            f"it is {exc.kind} (or a link to one), not a note file; Coach reads only "
+            "ordinary files — move it out of the notes folder"
+        ) from None
