@@ -26,6 +26,6 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
         return _read_limited(path, limit)
     except NotARegularFile as exc:
         raise NotANoteFile(
-            f"it is {exc.kind} (or a link to one), not a note file; Coach reads only "
-            "ordinary files — move it out of the notes folder"
+            f"it is {exc.kind}, not an ordinary file; Coach skips it — move it out of the "
+            "notes folder"
         ) from None

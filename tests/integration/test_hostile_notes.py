@@ -109,7 +109,7 @@ def test_the_alias_bomb_and_larger_ones_are_listed_as_refused_with_bounded_memor
     # The plain text listing names each refused note with its reason too.
     code, _, stderr, _ = run_coach(home, config, "notes")
     assert code == 0
-    assert "bomb.md: its front matter" in stderr
+    assert "bomb.md: its YAML aliases" in stderr
 
 
 def test_a_pipe_and_a_link_to_dev_zero_are_listed_as_unreadable(
@@ -129,7 +129,7 @@ def test_a_pipe_and_a_link_to_dev_zero_are_listed_as_unreadable(
     assert "a pipe" in broken["deeper/another pipe.md"]
     assert "a device" in broken["zero.md"]
     assert "a device" in broken["null.md"]
-    assert "ordinary files" in broken["zero.md"]
+    assert "not an ordinary file" in broken["zero.md"]
     assert peak_kb < MEMORY_BOUND_KB
     assert [n["title"] for n in json.loads(stdout)["notes"]] == ["Plain"]
 
