@@ -142,3 +142,19 @@ def test_with_localhost_remapped_and_a_proxy_set_no_byte_leaves_for_the_judge(
         "proxy_bytes": 0,
         "proxy_connections": 0,
     }
+
+
+@pytest.mark.parametrize("variable", ["ALL_PROXY", "https_proxy"])
+def test_doctor_says_an_environment_proxy_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    variable: str,
+) -> None:  # fmt: skip
+    from coach_gui.cli import main
+
+    monkeypatch.setenv("COACH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv(variable, "socks5://127.0.0.1:9")
+    main(["doctor", "--json"])
+    checks = {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert checks["proxy"]["level"] == "warn"
+    assert "not used" in checks["proxy"]["detail"]
+    assert variable.upper() in checks["proxy"]["detail"]
