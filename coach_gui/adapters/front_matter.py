@@ -37,6 +37,10 @@ MAX_ALIASES = 100
 MAX_EXPANDED_VALUES = 100_000
 PARSE_BUDGET_SECONDS = 10.0  # far above any real note (a 1 MB list: ~5 s here)
 MAX_CACHED_VALUES = 10_000  # a bigger front matter is parsed each time, not cached
+# Lists or mappings inside each other this deep (`[[[[…]]]]`, a few hundred bytes; or
+# aliases to nested values, nested again) would overflow Python's stack in the loader and
+# in whatever walks the value: refused like a bomb. Real front matter nests 2 or 3 deep.
+MAX_DEPTH = 64
 KNOWN_KEYS = ("id", "title", "source", "tags", "aliases", "alias", "core_assertions")
 EDITABLE_KEYS = ("title", "source", "tags", "core_assertions")  # what Coach's editor changes
 
@@ -197,8 +201,9 @@ def _json_safe(value: Any) -> bool:
 def _expanded_size(root: yaml.Node, started: float) -> int:
     """How many values the front matter holds once every alias is expanded (what anything
     that walks or caches the parsed value pays), counted once per distinct node. Raises
-    NoteFormatError past the alias, size or time bounds, before anything is built."""
+    NoteFormatError past the alias, size, depth or time bounds, before anything is built."""
     sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}  # how deep the value under each counted node nests
     aliases = 0
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
@@ -220,6 +225,10 @@ def _expanded_size(root: yaml.Node, started: float) -> int:
                     "values; Coach skips it — write the values out"
                 )
             sizes[id(node)] = total
+            depth = 1 + max((depths.get(id(child), 0) for child in children), default=0)
+            if depth > MAX_DEPTH:
+                raise _too_deep()
+            depths[id(node)] = depth
             continue
         sizes[id(node)] = -1  # seen, being counted
         if len(sizes) % 1024 == 0:
@@ -237,6 +246,13 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+def _too_deep() -> NoteFormatError:
+    return NoteFormatError(
+        f"its front matter nests lists or sections over {MAX_DEPTH} levels deep; Coach "
+        "skips it — flatten it"
+    )
+
+
 def _check_budget(started: float) -> None:
     if time.monotonic() - started > PARSE_BUDGET_SECONDS:
         raise NoteFormatError("its front matter took too long to read; Coach skips it — shorten it")
@@ -249,7 +265,10 @@ def _load_bounded(front: str) -> tuple[Any, int]:
     started = time.monotonic()
     loader = _Loader(front)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except RecursionError:  # the pure-Python composer (no libyaml) recurses per level
+            raise _too_deep() from None
         if node is None:
             return None, 0
         _check_budget(started)

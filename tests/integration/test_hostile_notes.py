@@ -39,6 +39,12 @@ def alias_bomb(levels: int, width: int = 9, size: int | None = None) -> bytes:
     return text.encode()
 
 
+def deep_note(levels: int = 500) -> bytes:
+    """A kilobyte of lists inside lists: no alias at all, but deep enough to overflow the
+    YAML loader's stack (a crash of every command that read the vault, before review)."""
+    return f"---\ntitle: Deep\ndeep: {'[' * levels}{']' * levels}\n---\n".encode()
+
+
 def run_coach(home: Path, config: Path, *args: str) -> tuple[int, str, str, int]:
     """(exit code, stdout, stderr, peak resident KB) of one `coach` run in its own
     process; killed (and the test failed) past HANG_SECONDS."""
@@ -95,11 +101,13 @@ def test_the_alias_bomb_and_larger_ones_are_listed_as_refused_with_bounded_memor
         + b"m: [" + b",".join([b"*l"] * 90) + b"]\n---\n"
     )  # fmt: skip
     assert len((kb / "bomb.md").read_bytes()) == 462
+    (kb / "deep.md").write_bytes(deep_note())
     code, stdout, stderr, peak_kb = run_coach(home, config, "notes", "--json")
     assert code == 0, stderr
     broken = broken_of(stdout)
     for name in ("bomb.md", "bigger.md", "wider.md", "long lists.md"):
         assert "aliases" in broken[name], broken
+    assert "levels deep" in broken["deep.md"], broken
     assert "Traceback" not in stderr
     titles = [n["title"] for n in json.loads(stdout)["notes"]]
     assert "Plain" in titles  # the rest of the vault is read as before
@@ -142,7 +150,9 @@ def test_commands_that_read_the_vault_never_hang_on_a_pipe_or_a_bomb(
     os.mkfifo(kb / "pipe.md")
     (kb / "zero.md").symlink_to("/dev/zero")
     (kb / "bomb.md").write_bytes(alias_bomb(9, size=462))
+    (kb / "deep.md").write_bytes(deep_note())
     code, _, stderr, peak_kb = run_coach(home, config, *command)
     assert code in (0, 1), stderr  # doctor may report other checks; never a crash (2+)
     assert "Traceback" not in stderr
+    assert "something went wrong" not in stderr  # how a crash exits 1
     assert peak_kb < MEMORY_BOUND_KB

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from coach_gui.adapters import front_matter
 from coach_gui.adapters.front_matter import NoteFormatError
@@ -56,3 +57,40 @@ def test_the_cache_keeps_small_front_matter_and_not_a_large_expansion() -> None:
     data = front_matter.load_yaml(big, cache)
     assert len(data["m"]) == 6
     assert len(cache) == 1  # 14,000 values once expanded: parsed again next time instead
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "deep: " + "[" * 500 + "]" * 500,  # 1 KB: overflowed the loader's stack (a crash)
+        "deep:\n" + "".join(" " * n + "- \n" for n in range(500)),
+        "deep: " + "{k: " * 500 + "v" + "}" * 500,
+        # each level only 40 deep, but every alias nests the one before inside it again
+        "\n".join(
+            [f"l0: &l0 {'[' * 40}x{']' * 40}"]
+            + [f"l{n}: &l{n} {'[' * 40}*l{n - 1}{']' * 40}" for n in range(1, 20)]
+        ),
+    ],
+    ids=["flow", "block", "mapping", "aliases"],
+)
+def test_front_matter_nested_too_deep_is_refused_with_the_reason(front: str) -> None:
+    with pytest.raises(NoteFormatError, match="levels deep"):
+        front_matter.parse(note(front), fallback_id="a" * 32)
+
+
+def test_nesting_as_deep_as_real_front_matter_goes_still_reads() -> None:
+    parsed = front_matter.parse(note("deep: " + "[" * 30 + "x" + "]" * 30), fallback_id="a" * 32)
+    value = parsed.extra["deep"]
+    for _ in range(29):
+        value = value[0]
+    assert value == ["x"]
+
+
+def test_deep_nesting_is_refused_by_the_pure_python_loader_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without libyaml Coach reads front matter with PyYAML's own loader, whose composer
+    recurses once per level (libyaml stops at 1,000 levels; it does not)."""
+    monkeypatch.setattr(front_matter, "_Loader", yaml.BaseLoader)
+    with pytest.raises(NoteFormatError, match="levels deep"):
+        front_matter.parse(note("deep: " + "[" * 5000 + "]" * 5000), fallback_id="a" * 32)
