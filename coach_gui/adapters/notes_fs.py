@@ -507,6 +507,8 @@ class MarkdownNoteStore:
                 raw_digest = _digest(raw)  # what is trashed, to know it again
             except (OSError, NotANoteFile):
                 raw, raw_digest = None, previous.digest
+            if raw is not None and len(raw) > front_matter.MAX_NOTE_BYTES:
+                raise _grown(previous.file_name)  # only its first 1 MB was read
             kind, info = note_trash.FOLDER, None
             stored: Path | None
             try:
@@ -680,6 +682,8 @@ class MarkdownNoteStore:
         if raw is None:
             # for a copy where a move cannot link (another disk); never a pipe's endless read
             raw = read_limited(source, front_matter.MAX_NOTE_BYTES)
+            if len(raw) > front_matter.MAX_NOTE_BYTES:  # a copy of it would be cut short
+                raise _grown(name)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         n = 0
         while True:
@@ -711,6 +715,13 @@ def _skipped(folder_name: str) -> bool:
 
 def _stem(name: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _grown(file_name: str) -> NoteError:
+    return NoteError(
+        f"{file_name} grew past 1 MB outside Coach since it was read, so Coach did not "
+        "delete it. Reload the notes (F5) to see it as it is now."
+    )
 
 
 def _unreadable(exc: OSError) -> str:
