@@ -75,12 +75,17 @@ class ParsedFile:
     delimiters: tuple[str, str] = ("---\n", "---\n")  # the opening and closing lines as written
 
 
+def too_big(size: int) -> NoteFormatError:
+    """The reason a file of `size` bytes (more than MAX_NOTE_BYTES) is not read."""
+    return NoteFormatError(
+        f"the file is {size / 1_000_000:.1f} MB; Coach reads notes up to 1 MB — "
+        "split it into smaller notes"
+    )
+
+
 def decode(raw: bytes) -> str:
     if len(raw) > MAX_NOTE_BYTES:
-        raise NoteFormatError(
-            f"the file is {len(raw) / 1_000_000:.1f} MB; Coach reads notes up to 1 MB — "
-            "split it into smaller notes"
-        )
+        raise too_big(len(raw))
     if b"\x00" in raw:
         raise NoteFormatError(
             "this is a binary file, not a Markdown note; move it out of the folder"

@@ -12,6 +12,7 @@ Coach keeps for it outside the folder (`note_ids`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -249,7 +250,11 @@ class MarkdownNoteStore:
                 view = _CacheView(cached, used)
                 parsed.append(self._parse(raw, name, ids[name], view, digest=digests[name]))
             except NoteError as exc:
-                broken.append(BrokenNote(file_name=name, error=str(exc)))
+                error = str(exc)
+                if len(raw) > front_matter.MAX_NOTE_BYTES:  # read in part: its size on disk
+                    with contextlib.suppress(OSError):
+                        error = str(front_matter.too_big(os.stat(self._folder / name).st_size))
+                broken.append(BrokenNote(file_name=name, error=error))
         with self._lock:  # the id map is shared with saves on the writer thread
             for loaded in self._one_file_per_id(parsed, raws, ids):
                 by_id[loaded.parsed.note.id] = loaded

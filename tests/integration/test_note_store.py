@@ -67,6 +67,14 @@ def test_broken_files_are_listed_with_their_error_and_never_overwritten(kb: Path
         assert (kb / name).read_bytes() == raw
 
 
+def test_a_note_too_big_to_read_is_listed_with_its_size_on_disk(kb: Path) -> None:
+    """Review of issue 34: only 1 MB + 1 byte of a note is read now, and a 4.5 MB note was
+    said to be 1.0 MB ("the file is 1.0 MB; Coach reads notes up to 1 MB")."""
+    (kb / "huge.md").write_bytes(b"---\ntitle: big\n---\n" + b"a" * 4_500_000)
+    errors = {b.file_name: b.error for b in _store(kb).load().broken}
+    assert "the file is 4.5 MB" in errors["huge.md"]
+
+
 def test_a_note_without_id_keeps_one_coach_holds_and_its_file_is_never_written(
     kb: Path, tmp_path: Path
 ) -> None:
