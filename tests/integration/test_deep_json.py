@@ -15,8 +15,7 @@ import pytest
 import yaml
 from fakes.ollama_server import DEEP, DEFAULT_MODEL, FakeOllama
 from fakes.ollama_server import Fault as OllamaFault
-
-from coach_gui.cli import main
+from test_cli_sessions import _coach as coach
 
 JUDGE_MODEL = "qwen2.5:7b"
 NESTED = "[" * DEEP + "]" * DEEP
@@ -39,13 +38,6 @@ def ollama(coach_home: Path) -> Iterator[FakeOllama]:
             "---\n" + yaml.safe_dump(front) + "---\nBody.\n", encoding="utf-8"
         )
         yield fake
-
-
-def coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, (json.loads(out.out) if "--json" in argv and out.out else out.out), out.err
 
 
 def practise(
