@@ -285,11 +285,16 @@ def _load_bounded(front: str) -> tuple[Any, int]:
         loader.dispose()
 
 
+# Names the bounds a cached value was read under: a cache written before them ("b:") may
+# hold an alias bomb's expanded value, which must not be served as a note (issue 34).
+_CACHE_KEY = "v2:"
+
+
 def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
     """Parse front-matter YAML, every scalar as text. `cache` maps a digest of the text to
     its parsed value: YAML parsing is most of the cost of opening a large knowledge base,
     and the key is the content itself, so a cached value can never be stale."""
-    key = "b:" + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    key = _CACHE_KEY + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
     if cache is not None and key in cache:
         return cache[key]  # shared, not copied: parsed front matter is only ever read
     data, size = _load_bounded(front)  # the base loader: text only, nothing built

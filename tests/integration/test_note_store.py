@@ -261,6 +261,27 @@ def test_front_matter_cache_speeds_reopening_but_never_serves_stale_notes(kb: Pa
     assert third.notes[0].note.title == "Edited outside"
 
 
+def test_a_front_matter_cache_from_before_the_bounds_does_not_let_a_bomb_in(kb: Path) -> None:
+    """Review of issue 34: the cache of the Coach before the alias bounds (keys "b:" and a
+    digest of the front matter) held the bomb's expanded value; served from it, the bomb
+    was a note again after the upgrade (a 7-level one: 566 MB for `coach notes`)."""
+    import hashlib
+    import json
+
+    front = "title: Laughs\nv: &v lol\nall: [" + ", ".join(["*v"] * 150) + "]\n"
+    (kb / "bomb.md").write_text(f"---\n{front}---\nBody.\n", encoding="utf-8")
+    expanded = {"title": "Laughs", "v": "lol", "all": ["lol"] * 150}
+    old_key = "b:" + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    cache = kb.parent / "cache" / "front-matter.json"
+    cache.parent.mkdir()
+    cache.write_text(json.dumps({old_key: expanded}), encoding="utf-8")
+    snapshot = MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    errors = {b.file_name: b.error for b in snapshot.broken}
+    assert "aliases" in errors["bomb.md"]
+    assert [e.file_name for e in snapshot.notes] == ["struggle.md"]
+    assert old_key not in json.loads(cache.read_text(encoding="utf-8"))  # dropped
+
+
 def test_a_temp_file_left_by_a_killed_save_is_removed_once_it_is_stale(kb: Path) -> None:
     """A save killed mid-write leaves `.name.md.XXXX.tmp`; it is never listed as a note, and
     once it is older than any save in progress could be, loading the notes removes it."""
