@@ -92,6 +92,15 @@ def _kind(mode: int) -> str | None:
     return "not an ordinary file"
 
 
+# O_NONBLOCK is POSIX only (Windows has no FIFO in a folder to wait on); O_BINARY is
+# Windows only, where without it os.read turns CRLF into LF and stops at a Ctrl+Z byte.
+def _read_flags() -> int:
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_BINARY", "O_CLOEXEC"):
+        flags |= getattr(os, name, 0)
+    return flags
+
+
 def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     """The bytes of the regular file at `path` (a symlink to one is followed), at most
     `limit` + 1 of them: a caller that gets more than `limit` knows the file is too big.
@@ -101,7 +110,7 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     kind = _kind(os.stat(path).st_mode)
     if kind is not None:
         raise NotARegularFile(kind)
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _read_flags())
     try:
         kind = _kind(os.fstat(fd).st_mode)
         if kind is not None:

@@ -282,6 +282,20 @@ def test_a_front_matter_cache_from_before_the_bounds_does_not_let_a_bomb_in(kb: 
     assert old_key not in json.loads(cache.read_text(encoding="utf-8"))  # dropped
 
 
+def test_notes_and_settings_are_read_where_there_is_no_o_nonblock(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 34: the bounded read opened every note and the settings file with
+    os.O_NONBLOCK, which Windows does not have: Coach could not start there."""
+    from coach_gui.config import load_config
+
+    monkeypatch.delattr(os, "O_NONBLOCK")
+    assert [e.file_name for e in _store(kb).load().notes] == ["struggle.md"]
+    config = tmp_path / "coach.config.json"
+    config.write_text('{"tier1": {"model": "qwen2.5:3b"}}', encoding="utf-8")
+    assert load_config(config).tier1.model == "qwen2.5:3b"
+
+
 def test_a_temp_file_left_by_a_killed_save_is_removed_once_it_is_stale(kb: Path) -> None:
     """A save killed mid-write leaves `.name.md.XXXX.tmp`; it is never listed as a note, and
     once it is older than any save in progress could be, loading the notes removes it."""
