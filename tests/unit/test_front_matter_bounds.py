@@ -94,3 +94,14 @@ def test_deep_nesting_is_refused_by_the_pure_python_loader_too(
     monkeypatch.setattr(front_matter, "_Loader", yaml.BaseLoader)
     with pytest.raises(NoteFormatError, match="levels deep"):
         front_matter.parse(note("deep: " + "[" * 5000 + "]" * 5000), fallback_id="a" * 32)
+
+
+def test_front_matter_past_the_parse_budget_is_refused_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The budget is checked on the way (no clock is asserted: a budget already spent)."""
+    monkeypatch.setattr(front_matter, "PARSE_BUDGET_SECONDS", -1.0)
+    cache: dict[str, Any] = {}
+    with pytest.raises(NoteFormatError, match="took too long to read"):
+        front_matter.load_yaml("title: T\ntags: [a, b]\n", cache)
+    assert cache == {}
