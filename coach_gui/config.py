@@ -10,6 +10,8 @@ import difflib
 import ipaddress
 import json
 import os
+import shutil
+import stat
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -465,14 +467,8 @@ def save_config(config: Config, path: Path | None = None) -> Path:
 def reset_config(path: Path | None = None) -> Path:
     """Replace the config with the defaults, keeping the old file as ``.bak`` next to it."""
     path = path or config_path()
-    from coach_gui.files import NotARegularFile, read_limited
-
-    if path.exists():
-        backup = path.with_suffix(path.suffix + ".bak")
-        try:
-            raw = read_limited(path, MAX_CONFIG_BYTES)
-        except NotARegularFile:
-            raw = None  # a pipe or a device holds no settings worth keeping
-        if raw is not None and len(raw) <= MAX_CONFIG_BYTES:
-            backup.write_bytes(raw)
+    if path.exists() and stat.S_ISREG(path.stat().st_mode):  # a pipe or a device holds none
+        # Whole, however big, and copied in pieces: a file over the read limit may be one
+        # COACH_CONFIG named by mistake, and it is the learner's.
+        shutil.copyfile(path, path.with_suffix(path.suffix + ".bak"))
     return save_config(Config(), path)
