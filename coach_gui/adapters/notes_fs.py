@@ -345,9 +345,10 @@ class MarkdownNoteStore:
         size = 2
         for key, value in entries.items():  # what fits under the bound; the rest is parsed
             item = json.dumps({key: value}, ensure_ascii=False, separators=(",", ":"))[1:-1]
-            size += len(item.encode("utf-8")) + 1
-            if size > MAX_CACHE_BYTES:
-                break
+            length = len(item.encode("utf-8")) + 1
+            if size + length > MAX_CACHE_BYTES:
+                continue  # too big to keep: the entries after it may still fit
+            size += length
             kept.append(item)
         try:
             atomic_write(self._cache_file, ("{" + ",".join(kept) + "}").encode("utf-8"))

@@ -282,6 +282,25 @@ def test_a_front_matter_cache_from_before_the_bounds_does_not_let_a_bomb_in(kb: 
     assert old_key not in json.loads(cache.read_text(encoding="utf-8"))  # dropped
 
 
+def test_one_entry_too_big_for_the_cache_leaves_the_others_cached(kb: Path) -> None:
+    """Review of issue 34: the cache is written up to 64 MB, but the first entry past that
+    ended the writing, so the notes after it (by name) were parsed again every time."""
+    import json
+
+    big = "x" * 900_000  # 100 aliases of it: 90 MB as JSON, though 300 KB as written
+    (kb / "a big one.md").write_text(
+        f'---\ntitle: Big\ns: &s "{big}"\nall: [{", ".join(["*s"] * 100)}]\n---\n',
+        encoding="utf-8",
+    )
+    for n in range(3):
+        (kb / f"z{n}.md").write_text(f"---\ntitle: Z{n}\n---\nBody.\n", encoding="utf-8")
+    cache = kb.parent / "cache" / "front-matter.json"
+    MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    titles = {v.get("title") for v in json.loads(cache.read_text(encoding="utf-8")).values()}
+    assert {"Z0", "Z1", "Z2", "Struggle"} <= titles
+    assert "Big" not in titles
+
+
 def test_notes_and_settings_are_read_where_there_is_no_o_nonblock(
     kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
