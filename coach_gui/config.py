@@ -10,6 +10,8 @@ import difflib
 import ipaddress
 import json
 import os
+import shutil
+import stat
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -416,18 +418,35 @@ def config_path() -> Path:
     return config_dir() / CONFIG_FILE_NAME
 
 
+MAX_CONFIG_BYTES = 1_000_000  # Coach writes ~2 KB; anything near this is not its file
+
+
 def load_config(path: Path | None = None, *, create: bool = True) -> Config:
     """Load the config; on first run write the defaults there and return them."""
+    from coach_gui.files import NotARegularFile, read_limited
+
     path = path or config_path()
     try:
-        raw = path.read_bytes()
+        raw = read_limited(path, MAX_CONFIG_BYTES)  # never a pipe's or a device's endless read
     except FileNotFoundError:
         if not create:
             raise ConfigError("file not found", path=str(path)) from None
         save_config(Config(), path)
         return Config()
+    except NotARegularFile as exc:
+        raise ConfigError(
+            f"is {exc.kind}, not a settings file; point COACH_CONFIG at a file, or unset it "
+            "to use the usual one",
+            path=str(path),
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot be read ({exc.strerror})", path=str(path)) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"is over {MAX_CONFIG_BYTES // 1_000_000} MB, far more than Coach's settings "
+            "(a few kilobytes); reset it to the defaults",
+            path=str(path),
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -448,7 +467,8 @@ def save_config(config: Config, path: Path | None = None) -> Path:
 def reset_config(path: Path | None = None) -> Path:
     """Replace the config with the defaults, keeping the old file as ``.bak`` next to it."""
     path = path or config_path()
-    if path.exists():
-        backup = path.with_suffix(path.suffix + ".bak")
-        backup.write_bytes(path.read_bytes())
+    if path.exists() and stat.S_ISREG(path.stat().st_mode):  # a pipe or a device holds none
+        # Whole, however big, and copied in pieces: a file over the read limit may be one
+        # COACH_CONFIG named by mistake, and it is the learner's.
+        shutil.copyfile(path, path.with_suffix(path.suffix + ".bak"))
     return save_config(Config(), path)

@@ -1,10 +1,12 @@
-"""Durable file writes: a reader sees the old file or the new one, never half of either."""
+"""Durable file writes: a reader sees the old file or the new one, never half of either.
+Bounded reads: a file that is a pipe, a device or endless never hangs or floods a reader."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -65,3 +67,62 @@ def atomic_write(path: Path, data: bytes) -> None:
             tmp.unlink()
         raise
     fsync_dir(folder)
+
+
+class NotARegularFile(OSError):
+    """The path is a pipe, a device, a socket or a folder (or a link to one): `kind` says
+    which, in plain words."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"it is {kind}")
+        self.kind = kind
+
+
+def _kind(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not an ordinary file"
+
+
+# O_NONBLOCK is POSIX only (Windows has no FIFO in a folder to wait on); O_BINARY is
+# Windows only, where without it os.read turns CRLF into LF and stops at a Ctrl+Z byte.
+def _read_flags() -> int:
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_BINARY", "O_CLOEXEC"):
+        flags |= getattr(os, name, 0)
+    return flags
+
+
+def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file at `path` (a symlink to one is followed), at most
+    `limit` + 1 of them: a caller that gets more than `limit` knows the file is too big.
+    The kind is checked before opening (a pipe or a device is never opened), the file is
+    opened without blocking and checked again on the descriptor (it may have been swapped
+    in between). Raises NotARegularFile for anything else, OSError when it cannot be read."""
+    kind = _kind(os.stat(path).st_mode)
+    if kind is not None:
+        raise NotARegularFile(kind)
+    fd = os.open(path, _read_flags())
+    try:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotARegularFile(kind)
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,17 @@ from coach_gui.domain.errors import NoteError
 from coach_gui.domain.notes import ID_PATTERN, Note
 
 MAX_NOTE_BYTES = 1_000_000
+# An alias bomb (a few hundred bytes of `&a [*a, *a, ...]` levels) expands to billions of
+# values: a note's front matter may use a few aliases, expanding to a bounded size, and
+# must be read within a time budget; each bound only refuses that note (listed with why).
+MAX_ALIASES = 100
+MAX_EXPANDED_VALUES = 100_000
+PARSE_BUDGET_SECONDS = 10.0  # far above any real note (a 1 MB list: ~5 s here)
+MAX_CACHED_VALUES = 10_000  # a bigger front matter is parsed each time, not cached
+# Lists or mappings inside each other this deep (`[[[[…]]]]`, a few hundred bytes; or
+# aliases to nested values, nested again) would overflow Python's stack in the loader and
+# in whatever walks the value: refused like a bomb. Real front matter nests 2 or 3 deep.
+MAX_DEPTH = 64
 KNOWN_KEYS = ("id", "title", "source", "tags", "aliases", "alias", "core_assertions")
 EDITABLE_KEYS = ("title", "source", "tags", "core_assertions")  # what Coach's editor changes
 
@@ -63,12 +75,17 @@ class ParsedFile:
     delimiters: tuple[str, str] = ("---\n", "---\n")  # the opening and closing lines as written
 
 
+def too_big(size: int) -> NoteFormatError:
+    """The reason a file of `size` bytes (more than MAX_NOTE_BYTES) is not read."""
+    return NoteFormatError(
+        f"the file is {size / 1_000_000:.1f} MB; Coach reads notes up to 1 MB — "
+        "split it into smaller notes"
+    )
+
+
 def decode(raw: bytes) -> str:
     if len(raw) > MAX_NOTE_BYTES:
-        raise NoteFormatError(
-            f"the file is {len(raw) / 1_000_000:.1f} MB; Coach reads notes up to 1 MB — "
-            "split it into smaller notes"
-        )
+        raise too_big(len(raw))
     if b"\x00" in raw:
         raise NoteFormatError(
             "this is a binary file, not a Markdown note; move it out of the folder"
@@ -186,15 +203,102 @@ def _json_safe(value: Any) -> bool:
     return False
 
 
+def _expanded_size(root: yaml.Node, started: float) -> int:
+    """How many values the front matter holds once every alias is expanded (what anything
+    that walks or caches the parsed value pays), counted once per distinct node. Raises
+    NoteFormatError past the alias, size, depth or time bounds, before anything is built."""
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}  # how deep the value under each counted node nests
+    aliases = 0
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if id(node) in sizes and not children_done:
+            aliases += 1  # a node reached again: an alias (`*name`) to it
+            if aliases > MAX_ALIASES:
+                raise NoteFormatError(
+                    f"its front matter uses over {MAX_ALIASES} YAML aliases (*name); "
+                    "Coach skips it — write the values out"
+                )
+            continue
+        children = _children(node)
+        if children_done:
+            total = 1 + sum(sizes[id(child)] for child in children)
+            if total > MAX_EXPANDED_VALUES and aliases:  # a long list as written is fine
+                raise NoteFormatError(
+                    f"its YAML aliases (*name) expand to over {MAX_EXPANDED_VALUES:,} "
+                    "values; Coach skips it — write the values out"
+                )
+            sizes[id(node)] = total
+            depth = 1 + max((depths.get(id(child), 0) for child in children), default=0)
+            if depth > MAX_DEPTH:
+                raise _too_deep()
+            depths[id(node)] = depth
+            continue
+        sizes[id(node)] = -1  # seen, being counted
+        if len(sizes) % 1024 == 0:
+            _check_budget(started)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(children))
+    return sizes[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _too_deep() -> NoteFormatError:
+    return NoteFormatError(
+        f"its front matter nests lists or sections over {MAX_DEPTH} levels deep; Coach "
+        "skips it — flatten it"
+    )
+
+
+def _check_budget(started: float) -> None:
+    if time.monotonic() - started > PARSE_BUDGET_SECONDS:
+        raise NoteFormatError("its front matter took too long to read; Coach skips it — shorten it")
+
+
+def _load_bounded(front: str) -> tuple[Any, int]:
+    """The base loader's value of `front` and its expanded size; a NoteFormatError when
+    it would be an alias bomb: the node graph is composed (linear in the text, which is at
+    most MAX_NOTE_BYTES) and measured before any value is built from it."""
+    started = time.monotonic()
+    loader = _Loader(front)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:  # the pure-Python composer (no libyaml) recurses per level
+            raise _too_deep() from None
+        if node is None:
+            return None, 0
+        _check_budget(started)
+        size = _expanded_size(node, started)
+        data = loader.construct_document(node)
+        _check_budget(started)
+        return data, size
+    finally:
+        loader.dispose()
+
+
+# Names the bounds a cached value was read under: a cache written before them ("b:") may
+# hold an alias bomb's expanded value, which must not be served as a note (issue 34).
+_CACHE_KEY = "v2:"
+
+
 def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
     """Parse front-matter YAML, every scalar as text. `cache` maps a digest of the text to
     its parsed value: YAML parsing is most of the cost of opening a large knowledge base,
     and the key is the content itself, so a cached value can never be stale."""
-    key = "b:" + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    key = _CACHE_KEY + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
     if cache is not None and key in cache:
         return cache[key]  # shared, not copied: parsed front matter is only ever read
-    data = yaml.load(front, Loader=_Loader)  # the base loader: text only, nothing built
-    if cache is not None and _json_safe(data):
+    data, size = _load_bounded(front)  # the base loader: text only, nothing built
+    if cache is not None and size <= MAX_CACHED_VALUES and _json_safe(data):
         cache[key] = data
     return data
 

@@ -24,7 +24,7 @@ from google import genai
 from google.genai import errors, types
 from pydantic import ValidationError
 
-from coach_gui.config import JudgeConfig
+from coach_gui.config import JudgeConfig, loopback_address
 from coach_gui.domain.connections import ConnectionCheck
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.fencing import new_boundary
@@ -108,7 +108,8 @@ class GeminiJudge:
             raise JudgeKeyMissing()
         self._key = checked_key(api_key)  # a malformed key is refused before any request
         try:
-            self._endpoint = _origin(httpx.URL(base_url or DEFAULT_BASE_URL))
+            base_url = _by_address(base_url or DEFAULT_BASE_URL)
+            self._endpoint = _origin(httpx.URL(base_url))
         except Exception:  # httpx.InvalidURL, an IDNA error: a config no parser caught
             raise JudgeError(
                 "The judge's address in Coach's settings file cannot be used. Fix it, or "
@@ -134,7 +135,7 @@ class GeminiJudge:
         options = types.HttpOptions(
             # Always explicit: the SDK would otherwise take GOOGLE_GEMINI_BASE_URL from the
             # environment, and the config alone says where answers go.
-            base_url=base_url or DEFAULT_BASE_URL,
+            base_url=base_url,  # `localhost` already replaced by 127.0.0.1: no lookup
             api_version=api_version,  # explicit: the SDK's default changed between majors
             timeout=max(1, round(timeout_seconds * 1000)),  # milliseconds
             retry_options=retry,
@@ -143,8 +144,11 @@ class GeminiJudge:
             client_args={
                 "follow_redirects": False,
                 "event_hooks": {"request": [self._before_send], "response": [self._after_reply]},
+                **_NO_ENVIRONMENT_PROXY,
             },
+            async_client_args=dict(_NO_ENVIRONMENT_PROXY),  # built too, though never used
         )
+        _silence_vendor_log()
         # vertexai=False: the environment (GOOGLE_GENAI_USE_VERTEXAI) must not redirect us.
         self._client = genai.Client(api_key=self._key, vertexai=False, http_options=options)
 
@@ -309,7 +313,10 @@ class GeminiJudge:
             pending.local_seconds += time.perf_counter() - started
 
     def _after_reply(self, response: httpx2.Response | httpx.Response) -> None:
-        """A redirect is an error, never a next request."""
+        """A redirect is an error, never a next request. A status the library retries is
+        logged here, in our words (its own retry log is silenced: it quotes the body)."""
+        if response.status_code in RETRY_STATUS_CODES:
+            log.info("the judge answered HTTP %d; the request may be retried", response.status_code)
         if 300 <= response.status_code < 400:
             location = response.headers.get("location", "")
             try:
@@ -410,6 +417,32 @@ def _name(value: Any) -> str:
 
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/"
+# Proxies named in the environment (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) are never used:
+# through one, a plain-http judge on this computer would send the key and the answers to
+# the proxy, and a SOCKS one needs a library Coach does not ship (README, "Privacy").
+_NO_ENVIRONMENT_PROXY: dict[str, Any] = {"trust_env": False}
+
+
+# The library's own log: its retry line (tenacity's before_sleep, at INFO) quotes the
+# error it retries, and an error body may quote the key (issue 34). No record is made
+# below this level, so nothing it logs reaches a handler, at any level Coach runs at.
+_VENDOR_LOGGERS = ("google_genai", "google.genai")
+
+
+def _silence_vendor_log() -> None:
+    for name in _VENDOR_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+def _by_address(base_url: str) -> str:
+    """`base_url` with a loopback host name (`localhost`) replaced by the address Coach
+    means by it, 127.0.0.1, as for Tier 1: no resolver or hosts file is asked, so a
+    remapped `localhost` cannot send the key and the answers to another computer."""
+    url = httpx.URL(base_url)
+    address = loopback_address(url.host)
+    if address is None or address == url.host:
+        return base_url
+    return str(url.copy_with(host=address))
 
 
 def _origin(url: httpx2.URL | httpx.URL) -> tuple[str, str, int | None]:

@@ -12,6 +12,7 @@ Coach keeps for it outside the folder (`note_ids`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -29,6 +30,7 @@ from send2trash import send2trash
 from send2trash.exceptions import TrashPermissionError
 
 from coach_gui.adapters import front_matter, note_trash
+from coach_gui.adapters.note_file import NotANoteFile, read_limited
 from coach_gui.adapters.note_ids import NoteIdentities, vault_identity, vault_key
 from coach_gui.adapters.note_trash import digest as _digest
 from coach_gui.domain.deleted_notes import (
@@ -53,6 +55,8 @@ from coach_gui.files import atomic_write, is_own_temp_file
 log = logging.getLogger(__name__)
 
 _SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
+# The front-matter cache only saves time: past this size, the rest is parsed each time.
+MAX_CACHE_BYTES = 64_000_000
 _MIN_RENAME_BYTES = 32  # a rename is recognised by the bytes; an empty file says nothing
 
 
@@ -229,9 +233,10 @@ class MarkdownNoteStore:
         files, _ = self._files()
         raws: dict[str, bytes] = {}
         for item in files:
-            try:
-                with open(item.path, "rb") as handle:
-                    raws[item.name] = handle.read()
+            try:  # never a pipe or a device: they would hang or flood every command
+                raws[item.name] = read_limited(item.path, front_matter.MAX_NOTE_BYTES)
+            except NotANoteFile as exc:
+                broken.append(BrokenNote(file_name=item.name, error=str(exc)))
             except OSError as exc:
                 broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
         digests = {name: _digest(raw) for name, raw in raws.items()}  # each file hashed once
@@ -245,7 +250,11 @@ class MarkdownNoteStore:
                 view = _CacheView(cached, used)
                 parsed.append(self._parse(raw, name, ids[name], view, digest=digests[name]))
             except NoteError as exc:
-                broken.append(BrokenNote(file_name=name, error=str(exc)))
+                error = str(exc)
+                if len(raw) > front_matter.MAX_NOTE_BYTES:  # read in part: its size on disk
+                    with contextlib.suppress(OSError):
+                        error = str(front_matter.too_big(os.stat(self._folder / name).st_size))
+                broken.append(BrokenNote(file_name=name, error=error))
         with self._lock:  # the id map is shared with saves on the writer thread
             for loaded in self._one_file_per_id(parsed, raws, ids):
                 by_id[loaded.parsed.note.id] = loaded
@@ -321,17 +330,28 @@ class MarkdownNoteStore:
         if self._cache_file is None:
             return {}
         try:
-            data = json.loads(self._cache_file.read_bytes())
-        except (OSError, ValueError):
+            raw = read_limited(self._cache_file, MAX_CACHE_BYTES)
+            if len(raw) > MAX_CACHE_BYTES:
+                return {}  # not one Coach wrote (it writes at most that much)
+            data = json.loads(raw)
+        except (OSError, ValueError, NotANoteFile):
             return {}  # a missing or damaged cache only costs time
         return data if isinstance(data, dict) else {}
 
     def _write_cache(self, entries: dict[str, Any]) -> None:
         if self._cache_file is None:
             return
+        kept: list[str] = []
+        size = 2
+        for key, value in entries.items():  # what fits under the bound; the rest is parsed
+            item = json.dumps({key: value}, ensure_ascii=False, separators=(",", ":"))[1:-1]
+            length = len(item.encode("utf-8")) + 1
+            if size + length > MAX_CACHE_BYTES:
+                continue  # too big to keep: the entries after it may still fit
+            size += length
+            kept.append(item)
         try:
-            text = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
-            atomic_write(self._cache_file, text.encode("utf-8"))
+            atomic_write(self._cache_file, ("{" + ",".join(kept) + "}").encode("utf-8"))
         except OSError as exc:
             log.info("front-matter cache not written: %s", exc)
 
@@ -398,11 +418,11 @@ class MarkdownNoteStore:
                 if loaded is None:
                     return True  # a file Coach does not know, or an attachment
                 try:
-                    with open(self._folder / path, "rb") as handle:
-                        if _digest(handle.read()) != loaded.digest:
-                            return True
-                except OSError:
-                    return True  # gone: moved or deleted by someone else
+                    raw = read_limited(self._folder / path, front_matter.MAX_NOTE_BYTES)
+                except (OSError, NotANoteFile):
+                    return True  # gone (moved or deleted by someone else), or no file now
+                if _digest(raw) != loaded.digest:
+                    return True
             return False
 
     def save_copy(self, note: Note, *, file_name: str | None = None) -> NoteEntry:
@@ -454,7 +474,7 @@ class MarkdownNoteStore:
 
     def _check_unchanged_on_disk(self, path: Path, previous: _Loaded) -> None:
         try:
-            current = _digest(path.read_bytes())
+            current = _digest(read_limited(path, front_matter.MAX_NOTE_BYTES))
         except FileNotFoundError:
             raise NoteConflict(
                 f"{previous.file_name} was moved or deleted outside Coach. Copy your changes, "
@@ -489,10 +509,12 @@ class MarkdownNoteStore:
             vault_trash = self._folder / ".trash"
             raw: bytes | None
             try:
-                raw = source.read_bytes()
+                raw = read_limited(source, front_matter.MAX_NOTE_BYTES)
                 raw_digest = _digest(raw)  # what is trashed, to know it again
-            except OSError:
+            except (OSError, NotANoteFile):
                 raw, raw_digest = None, previous.digest
+            if raw is not None and len(raw) > front_matter.MAX_NOTE_BYTES:
+                raise _grown(previous.file_name)  # only its first 1 MB was read
             kind, info = note_trash.FOLDER, None
             stored: Path | None
             try:
@@ -664,7 +686,10 @@ class MarkdownNoteStore:
         first = folder / name
         first.parent.mkdir(parents=True, exist_ok=True)
         if raw is None:
-            raw = source.read_bytes()  # for a copy where a move cannot link (another disk)
+            # for a copy where a move cannot link (another disk); never a pipe's endless read
+            raw = read_limited(source, front_matter.MAX_NOTE_BYTES)
+            if len(raw) > front_matter.MAX_NOTE_BYTES:  # a copy of it would be cut short
+                raise _grown(name)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         n = 0
         while True:
@@ -696,6 +721,13 @@ def _skipped(folder_name: str) -> bool:
 
 def _stem(name: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _grown(file_name: str) -> NoteError:
+    return NoteError(
+        f"{file_name} grew past 1 MB outside Coach since it was read, so Coach did not "
+        "delete it. Reload the notes (F5) to see it as it is now."
+    )
 
 
 def _unreadable(exc: OSError) -> str:

@@ -156,7 +156,7 @@ class OllamaClient:
             raise self._status_error(response, path, model=None)
         try:
             data = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested too deep to read)
             raise InvalidOllamaReply(f"{path} did not return JSON") from None
         if not isinstance(data, dict):
             raise InvalidOllamaReply(f"{path} did not return a JSON object")
@@ -226,7 +226,7 @@ class OllamaClient:
         try:
             raw = response.read()[:4096]
             detail = json.loads(raw).get("error")
-        except (ValueError, AttributeError, httpx.HTTPError):
+        except (ValueError, AttributeError, RecursionError, httpx.HTTPError):
             detail = None
         if response.status_code == 404 and model is not None and path == "/api/chat":
             return ModelMissing(model)
@@ -323,6 +323,8 @@ class _NdjsonStream:
             # Its text (a web page, say, from something that is not Ollama) goes to the log.
             log.info("Ollama reply line is not JSON: %r", _short(line)[:200])
             raise InvalidOllamaReply("a line of the reply is not JSON") from None
+        except RecursionError:  # valid JSON, nested past what can be read
+            raise InvalidOllamaReply("a line of the reply is nested too deeply to read") from None
         if not isinstance(data, dict):
             raise InvalidOllamaReply("a line of the reply is not a JSON object")
         error = data.get("error")

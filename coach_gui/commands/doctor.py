@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, emit_json, say
 from coach_gui.domain.errors import ConfigError
@@ -23,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from coach_gui.config import config_path
     from coach_gui.services.doctor import (
         Check,
+        check_environment_proxy,
         check_journal,
         check_judge_endpoint,
         check_keyring,
@@ -51,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
                 checks.append(check_local_judge(ollama, judge.local_model, enabled=judge.enabled))
         if not judge.local:
             checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
+        proxy = check_environment_proxy(os.environ)
+        if proxy is not None:
+            checks.append(proxy)
         key = context.key_store().status()
         checks.extend(
             check_keyring(key.backend, key.usable, key.has_key, key.detail,

@@ -83,6 +83,8 @@ def parse_challenge_json(text: str) -> ParsedChallenge:
         json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidChallengeReply(f"its reply is not JSON: {exc.msg}") from None
+    except RecursionError:  # valid JSON, nested past what can be read
+        raise InvalidChallengeReply("its reply is nested too deeply to read") from None
     try:
         reply = _Reply.model_validate_json(text)
     except ValidationError as exc:

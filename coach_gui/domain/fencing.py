@@ -32,9 +32,21 @@ _INVISIBLE = re.compile(
 # vertical-presentation angle bracket, folds to U+3008, so it is listed too (issue 21).
 _LT_CHARS = "<\uff1c\ufe64\u2039\u2329\u3008\u27e8\u02c2\u1438\u276e\u276c\u2770\u29fc\ufe3f"
 _GT_CHARS = ">\uff1e\ufe65\u203a\u232a\u3009\u27e9\u02c3\u1433\u276f\u276d\u2771\u29fd\ufe40"
+# Double and dotted angle brackets and low arrowheads (« 《 ⟪ ⦑ ˱ ⋖; U+FE3D folds to 《) are
+# ordinary punctuation too (« quotes »), so they are defused only where they open or close
+# something named like a fence, `«/untrusted_…»` (issue 34); the learner's quotes stay.
+_QUOTE_LT_CHARS = "\u00ab\u300a\u27ea\u2991\u02f1\u22d6\ufe3d"
+_QUOTE_GT_CHARS = "\u00bb\u300b\u27eb\u2992\u02f2\u22d7\ufe3e"
 _AMP_CHARS = "&\uff06\ufe60"
 _SLASH_CHARS = "/\\\uff0f\uff3c\u2044\u2215\u29f8\u2571\u27cb\ufe68"
-_CANDIDATE = re.compile(f"[{re.escape(_LT_CHARS + _AMP_CHARS)}]")
+_CANDIDATE = re.compile(f"[{re.escape(_LT_CHARS + _QUOTE_LT_CHARS + _AMP_CHARS)}]")
+# A bracket written as an escape ("%3C", "\u003c", "\x3c", "\U0000003c") that opens a
+# fence's name, and one that closes it: a model may read the escape as the bracket.
+_ESC_LT = r"(?:%3c|\\u003c|\\x3c|\\U0000003c)"
+_ESC_GT = r"(?:%3e|\\u003e|\\x3e|\\U0000003e)"
+_ESC_SLASH = r"(?:/|%2f|\\u002f|\\x2f|\\/)"
+_ESCAPED_OPEN = re.compile(rf"{_ESC_LT}(?=\s*(?:{_ESC_SLASH}\s*)?{FENCE_PREFIX})", re.IGNORECASE)
+_ESCAPED_CLOSE = re.compile(rf"(?<=\b{FENCE_PREFIX})([a-z0-9_]*){_ESC_GT}", re.IGNORECASE)
 _ENTITY_WINDOW = 64  # longest entity chain we decode, e.g. "&amp;amp;#x0003c;"
 _DECODE_ROUNDS = 8  # entities inside entities, "&amp;lt;", are decoded this deep
 _LOOKAHEAD_CHARS = 16  # enough to see "untrusted" after a bracket
@@ -89,14 +101,18 @@ def decoded_view(text: str) -> str:
 def neutralise(text: str) -> str:
     """`text` with invisible characters removed and every tag-like bracket defused."""
     text = _collapse_entity_padding(_strip_entity_marks(_INVISIBLE.sub("", text)))
+    text = _defuse_escaped(text)
     replacements: list[tuple[int, int, str]] = []
     resume = 0
     for match in _CANDIDATE.finditer(text):
         start = match.start()
         if start < resume:
             continue
-        end = _unit_end(text, start, _LT_CHARS)
-        if end is None or not _tag_like(text, end):
+        end = _unit_end(text, start, _LT_CHARS + _QUOTE_LT_CHARS)
+        if end is None:
+            continue
+        quote = decoded_view(text[start:end])[:1] in _QUOTE_LT_CHARS
+        if not (_names_a_fence(text, end) if quote else _tag_like(text, end)):
             continue
         replacements.append((start, end, SAFE_OPEN))
         resume = end
@@ -113,6 +129,22 @@ def neutralise(text: str) -> str:
         cursor = end
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def _defuse_escaped(text: str) -> str:
+    """`text` with each escaped bracket around a fence's name made a safe bracket."""
+    if "%" not in text and "\\" not in text:
+        return text
+    text = _ESCAPED_OPEN.sub(SAFE_OPEN, text)
+    return _ESCAPED_CLOSE.sub(lambda m: m.group(1) + SAFE_CLOSE, text)
+
+
+def _names_a_fence(text: str, after: int) -> bool:
+    """Whether what follows a quotation-mark bracket is a fence's name ("untrusted"),
+    maybe after a slash and spaces, as a lenient reader sees it."""
+    rest = "".join(_lookahead(text, after).split()).casefold()
+    rest = rest[1:] if rest[:1] in _SLASH_CHARS else rest
+    return rest.startswith(FENCE_PREFIX.rstrip("_"))
 
 
 def _strip_entity_marks(text: str) -> str:
@@ -250,7 +282,7 @@ def _closing_unit(text: str, start: int) -> tuple[int, int] | None:
     while index < limit and text[index] != "\n":
         if _unit_end(text, index, _LT_CHARS) is not None:
             return None
-        end = _unit_end(text, index, _GT_CHARS)
+        end = _unit_end(text, index, _GT_CHARS + _QUOTE_GT_CHARS)
         if end is not None:
             return index, end
         index += 1

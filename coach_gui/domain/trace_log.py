@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -54,6 +54,10 @@ class StoredLog:
     entries: list[LogEntry]  # by position
     head: LogHead | None
     trace_ids: list[str]
+    # The learner's schedule records (holds, undos, parameter sets) stored here: logged
+    # when made on this computer, so a deleted one shows; one from before the log held
+    # them, or from another computer, need not be in it (issue 34).
+    record_ids: list[str] = field(default_factory=list)
 
 
 class LogFailure(StrEnum):
@@ -128,16 +132,17 @@ class _Fault(Exception):
         self.found = (record_id, reason)
 
 
-def _walk(entries: Sequence[LogEntry], traces: set[str]) -> int:
-    """Every entry follows from the one before and names a stored trace; every stored
-    trace is in the log. Returns how many were checked."""
+def _walk(entries: Sequence[LogEntry], traces: set[str], records: set[str]) -> int:
+    """Every entry follows from the one before and names a stored trace (or schedule
+    record); every stored trace is in the log. Returns how many were checked."""
     previous, seen = GENESIS, set[str]()
     for expected, entry in enumerate(entries, start=1):
         if entry.position != expected or entry.previous != previous:
             raise _Fault(entry.trace_id, "broken chain")
         if entry.link != link_for(entry.position, entry.previous, entry.trace_id):
             raise _Fault(entry.trace_id, "broken chain")
-        if entry.trace_id not in traces:  # deleted, or replaced by a re-sealed one
+        if entry.trace_id not in traces and entry.trace_id not in records:  # deleted, or
+            # replaced by a re-sealed one
             raise _Fault(entry.trace_id, "missing record")
         seen.add(entry.trace_id)
         previous = entry.link
@@ -181,13 +186,14 @@ def check_log(
     *,
     key_for: Callable[[str], bytes | None] | None,
     key_exists: bool = False,
+    record_ids: Iterable[str] = (),
 ) -> LogCheck:
     """Check the log `entries` (by position) against the stored `trace_ids` and the
     `head`. `key_for` looks a key up by its id (None: links only, no signature check);
     `key_exists` says the keyring holds a signing key at all."""
     checked = 0
     try:
-        checked = _walk(entries, set(trace_ids))
+        checked = _walk(entries, set(trace_ids), set(record_ids))
         _head(entries, head, key_for, key_exists)
     except _Fault as fault:
         return LogCheck(len(entries), checked, head, fault.found)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from coach_gui.domain.errors import CoachError
@@ -143,6 +143,24 @@ def check_local_judge(ollama: Tier1Health, model: str, *, enabled: bool) -> Chec
         f"{model} is not installed: run `ollama pull {model}` (until then answers are kept "
         "unjudged)",
         warn=enabled,
+    )
+
+
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+
+
+def check_environment_proxy(environ: Mapping[str, str]) -> Check | None:
+    """A proxy named in the environment is never used (README): said plainly, so a learner
+    behind one knows why the judge is reached directly (or not at all). None: none set."""
+    named = [n for n in PROXY_VARIABLES if environ.get(n) or environ.get(n.lower())]
+    if not named:
+        return None
+    return Check(
+        "proxy",
+        True,
+        f"{' and '.join(named)} set, but not used: Coach talks to the judge and to Ollama "
+        "directly, so your key and answers never pass through a proxy",
+        warn=True,
     )
 
 

@@ -323,6 +323,7 @@ def _check_log(reader: SessionReader, keys: SigningKeyLookup | None) -> LogCheck
             stored.head,
             key_for=None if keys is None else keys.key_for,
             key_exists=key_exists,
+            record_ids=stored.record_ids,
         )
     except CoachError:  # the keyring stopped answering while the head was checked
         return silent_failure

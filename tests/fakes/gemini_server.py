@@ -224,6 +224,7 @@ class FakeGemini(LoopbackServer):
     slow_seconds: float = 3.0  # how long a SLOW fault waits before answering
     redirect_to: str = "http://example.com"  # where a REDIRECT fault sends the client
     redirect_status: int = 302
+    echo_key_in_errors: bool = False  # error bodies quote the request's key (as some gateways do)
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -351,7 +352,11 @@ class _Handler(BaseHTTPRequestHandler):
             Fault.UNAVAILABLE: (503, _UNAVAILABLE),
         }
         if fault in errors:
-            self._send(*errors[fault])
+            code, body = errors[fault]
+            if self.fake.echo_key_in_errors:
+                body = json.loads(json.dumps(body))
+                body["error"]["message"] += f" (request key: {key})"
+            self._send(code, body)
             return
         model = route["model"]
         if fault is Fault.MODEL_NOT_FOUND or model not in self.fake.models:

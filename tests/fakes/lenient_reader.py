@@ -1,7 +1,8 @@
 """A lenient reader of prompts, written apart from the code under test: it sees what a
 model might read as a tag. Entities are decoded repeatedly ("&amp;lt;" is two levels),
 text is NFKC-normalised, invisible characters, marks and variation selectors are dropped,
-and look-alike brackets and slashes are read as the real ones."""
+look-alike brackets and slashes are read as the real ones, and so are escaped ones
+("%3C", "\\u003c", "\\x3c")."""
 
 from __future__ import annotations
 
@@ -10,9 +11,15 @@ import re
 import unicodedata
 
 _LOOKS_LIKE = str.maketrans(
-    dict.fromkeys("＜﹤‹〈〈⟨˂ᐸ❮❬❰⧼", "<") | dict.fromkeys("＞﹥›〉〉⟩˃ᐳ❯❭❱⧽", ">")
+    dict.fromkeys("＜﹤‹〈〈⟨˂ᐸ❮❬❰⧼«《⟪⦑˱⋖", "<") | dict.fromkeys("＞﹥›〉〉⟩˃ᐳ❯❭❱⧽»》⟫⦒˲⋗", ">")
     | dict.fromkeys("／⁄∕⧸╱", "/")
 )  # fmt: skip
+# Escaped brackets and slashes a model may read as the characters (URL, JSON, Python).
+_ESCAPES = [
+    (re.compile(r"%3c|\\u003c|\\x3c|\\U0000003c", re.IGNORECASE), "<"),
+    (re.compile(r"%3e|\\u003e|\\x3e|\\U0000003e", re.IGNORECASE), ">"),
+    (re.compile(r"%2f|\\u002f|\\x2f|\\/", re.IGNORECASE), "/"),
+]
 _FENCE_OPENING = re.compile(r"<\s*/?\s*untrusted", re.IGNORECASE)
 _FENCE_TAG = re.compile(r"<\s*/?\s*untrusted[^>]*>", re.IGNORECASE)
 ANY_TAG = re.compile(r"<\s*/?\s*[^\W\d]", re.IGNORECASE)
@@ -32,6 +39,8 @@ def lenient_view(text: str) -> str:
         if decoded == text:
             break
         text = decoded
+    for escaped, char in _ESCAPES:
+        text = escaped.sub(char, text)
     return text.translate(_LOOKS_LIKE)
 
 

@@ -29,6 +29,7 @@ from fakes.loopback import LoopbackServer
 
 DEFAULT_MODEL = "llama3.2:3b"
 DEFAULT_CHALLENGE = "In your own words, why does this idea matter?"
+DEEP = 100_000  # how deep DEEP_LINE nests, past any recursion limit
 
 
 class Fault(StrEnum):
@@ -41,6 +42,7 @@ class Fault(StrEnum):
     SLOW_LOAD = "slow_load"  # no response at all (model loading) until release()
     REDIRECT = "redirect"  # 307 to a host outside this computer
     WEB_PAGE = "web_page"  # 200, a web page (something that is not Ollama, at its address)
+    DEEP_LINE = "deep_line"  # a few tokens, then a valid JSON line nested 100,000 deep
 
 
 @dataclass(frozen=True)
@@ -356,6 +358,10 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         if fault.fault is Fault.GARBAGE_LINE:
             self._line("<html>502 Bad Gateway</html>")
+            self._end_stream()
+            return False
+        if fault.fault is Fault.DEEP_LINE:
+            self._line("[" * DEEP + "]" * DEEP)
             self._end_stream()
             return False
         if fault.fault is Fault.HANG:

@@ -310,6 +310,35 @@ def test_unreadable_files_are_listed_and_never_overwritten(
     win.close()
 
 
+def test_a_bomb_a_pipe_and_a_device_link_are_listed_as_unreadable_in_the_window(
+    qtbot: QtBot,
+) -> None:
+    """Issue 34 item 3: the window lists them like a note that does not parse, and opens."""
+    from shots import save_png
+
+    context = build_context()
+    folder = Path(context.notes.location)
+    levels = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    levels += [f"a{n}: &a{n} [" + ",".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, 9)]
+    (folder / "laughs.md").write_text("---\ntitle: Laughs\n" + "\n".join(levels) + "\n---\n")
+    os.mkfifo(folder / "pipe.md")
+    (folder / "zero.md").symlink_to("/dev/zero")
+    win = MainWindow(context)
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.notes_listed, timeout=20_000):
+        win.show()
+    pane = win.note_list
+    assert pane.broken_button.text() == "3 files could not be read"
+    qtbot.mouseClick(pane.broken_button, Qt.MouseButton.LeftButton)
+    rows = [pane.broken_list.item(i).text() for i in range(pane.broken_list.count())]
+    assert any(r.startswith("laughs.md — ") and "YAML aliases" in r for r in rows)
+    assert any(r.startswith("pipe.md — ") and "a pipe" in r for r in rows)
+    assert any(r.startswith("zero.md — ") and "a device" in r for r in rows)
+    assert pane.view.model().rowCount() > 0  # the other notes are there as before
+    save_png(win, "unreadable-notes.png")
+    win.close()
+
+
 def test_window_size_splitter_and_last_note_are_remembered(
     qtbot: QtBot, window: MainWindow
 ) -> None:

@@ -149,3 +149,24 @@ def test_a_config_too_deep_to_parse_exits_2_with_one_line(home: tuple[Path, Path
         f"coach: {home[1]}: is nested too deeply to be a Coach config; fix the file or reset "
         "it to the defaults"
     )
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "/dev/urandom", "fifo", "huge"])
+def test_a_config_that_is_a_device_a_pipe_or_huge_is_one_sentence(
+    home: tuple[Path, Path], tmp_path: Path, special: str
+) -> None:
+    """Issue 34 item 6: COACH_CONFIG=/dev/zero read without limit and printed a traceback."""
+    config = Path(special)
+    if special == "fifo":
+        config = tmp_path / "coach.config.json"
+        os.mkfifo(config)
+    elif special == "huge":
+        config = tmp_path / "coach.config.json"
+        config.write_text('{"tier1": {}' + " " * 3_000_000 + "}", encoding="utf-8")
+    for command in (("notes",), ("doctor", "--json")):
+        result = coach(*command, env_home=home[0], config=config)  # a hang fails at 60 s
+        assert result.returncode == 2
+        assert "Traceback" not in result.stderr
+        words = {"fifo": "is a pipe", "huge": "is over 1 MB"}.get(special, "is a device")
+        assert words in result.stdout + result.stderr
+        assert "not a settings file" in result.stdout + result.stderr or special == "huge"

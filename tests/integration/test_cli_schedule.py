@@ -16,6 +16,7 @@ from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from fakes.vaults import file_hashes, obsidian_vault
 from test_cli_sessions import KEY, _coach, _configure, _set_key
 
+from coach_gui.bootstrap import build_context
 from coach_gui.domain.digests import content_id
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -211,3 +212,39 @@ def test_verify_catches_an_edited_hold_or_undo(
             conn.execute("UPDATE schedule_holds SET action = 'suspend'")  # put it back
             conn.commit()
             conn.close()
+
+
+@pytest.mark.parametrize("table", ["schedule_holds", "review_changes", "fsrs_parameters"])
+def test_verify_catches_a_deleted_hold_or_undo(
+    judged: FakeGemini,
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    table: str,
+) -> None:
+    """Issue 34 item 6: a hold (or an undo) deleted behind Coach's back passed verify."""
+    _at(monkeypatch, START)
+    _practise(capsys, tmp_path, "natural-selection")
+    _at(monkeypatch, START + timedelta(minutes=5))
+    _json(capsys, "schedule", "suspend", "natural-selection")
+    _at(monkeypatch, START + timedelta(minutes=6))
+    assert _json(capsys, "schedule", "undo")["done"] is True
+    _at(monkeypatch, START + timedelta(minutes=7))
+    context = build_context(seed=False)
+    try:  # a parameter set, as the optimizer's Apply stores one
+        context.scheduler().apply_parameters(None, None)
+    finally:
+        context.close()
+    assert _json(capsys, "verify")["ok"] is True
+    conn = sqlite3.connect(coach_home / "journal.sqlite3")
+    try:
+        conn.execute(f"DROP TRIGGER IF EXISTS {table}_no_delete")
+        (stored,) = conn.execute(f"SELECT id FROM {table}").fetchone()
+        conn.execute(f"DELETE FROM {table}")
+        conn.commit()
+    finally:
+        conn.close()
+    code, report, _ = _coach(capsys, "verify", "--json")
+    assert code == 1
+    assert report["first_failure"] == {"id": stored, "reason": "missing record"}

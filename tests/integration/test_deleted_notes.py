@@ -232,3 +232,31 @@ def test_restore_stays_inside_the_notes_folder(tmp_path: Path) -> None:
             store.restore(gone.key, file_name=outside)
     assert not (tmp_path / "Note.md").exists()
     assert store.restore(gone.key, file_name="Kept/Note.md").entry.file_name == "Kept/Note.md"
+
+
+def test_a_note_that_grew_past_the_read_limit_is_never_trashed_cut_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 34: the note is read at most 1 MB + 1 byte now; where the trash is
+    on a disk without hard links (a FAT stick), those bytes were the copy put in the
+    trash, and the note itself was removed: everything past 1 MB was lost."""
+    vault = tmp_path / "vault"
+    (vault / ".trash").mkdir(parents=True)
+    (vault / "Long.md").write_bytes(b"# Long\n\nA note that will grow outside Coach.\n")
+    store = _store(vault, tmp_path / "data")
+    note_id = _ids(store)["Long.md"]
+    grown = b"# Long\n\n" + b"Pasted in another editor. " * 60_000 + b"\nThe end.\n"
+    assert len(grown) > 1_500_000
+    (vault / "Long.md").write_bytes(grown)
+
+    def no_links(*_args: object, **_kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")  # as on FAT
+
+    monkeypatch.setattr(os, "link", no_links)
+    try:
+        gone = store.delete(note_id)
+    except NoteError as exc:  # refused: then the note is where it was, whole
+        assert "Long.md" in str(exc)
+        assert (vault / "Long.md").read_bytes() == grown
+    else:  # or trashed: then whole
+        assert Path(gone.where).read_bytes() == grown

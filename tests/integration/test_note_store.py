@@ -67,6 +67,14 @@ def test_broken_files_are_listed_with_their_error_and_never_overwritten(kb: Path
         assert (kb / name).read_bytes() == raw
 
 
+def test_a_note_too_big_to_read_is_listed_with_its_size_on_disk(kb: Path) -> None:
+    """Review of issue 34: only 1 MB + 1 byte of a note is read now, and a 4.5 MB note was
+    said to be 1.0 MB ("the file is 1.0 MB; Coach reads notes up to 1 MB")."""
+    (kb / "huge.md").write_bytes(b"---\ntitle: big\n---\n" + b"a" * 4_500_000)
+    errors = {b.file_name: b.error for b in _store(kb).load().broken}
+    assert "the file is 4.5 MB" in errors["huge.md"]
+
+
 def test_a_note_without_id_keeps_one_coach_holds_and_its_file_is_never_written(
     kb: Path, tmp_path: Path
 ) -> None:
@@ -251,6 +259,60 @@ def test_front_matter_cache_speeds_reopening_but_never_serves_stale_notes(kb: Pa
     cache.write_bytes(b"\x00garbage")  # a damaged cache costs time, not notes
     third = MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
     assert third.notes[0].note.title == "Edited outside"
+
+
+def test_a_front_matter_cache_from_before_the_bounds_does_not_let_a_bomb_in(kb: Path) -> None:
+    """Review of issue 34: the cache of the Coach before the alias bounds (keys "b:" and a
+    digest of the front matter) held the bomb's expanded value; served from it, the bomb
+    was a note again after the upgrade (a 7-level one: 566 MB for `coach notes`)."""
+    import hashlib
+    import json
+
+    front = "title: Laughs\nv: &v lol\nall: [" + ", ".join(["*v"] * 150) + "]\n"
+    (kb / "bomb.md").write_text(f"---\n{front}---\nBody.\n", encoding="utf-8")
+    expanded = {"title": "Laughs", "v": "lol", "all": ["lol"] * 150}
+    old_key = "b:" + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    cache = kb.parent / "cache" / "front-matter.json"
+    cache.parent.mkdir()
+    cache.write_text(json.dumps({old_key: expanded}), encoding="utf-8")
+    snapshot = MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    errors = {b.file_name: b.error for b in snapshot.broken}
+    assert "aliases" in errors["bomb.md"]
+    assert [e.file_name for e in snapshot.notes] == ["struggle.md"]
+    assert old_key not in json.loads(cache.read_text(encoding="utf-8"))  # dropped
+
+
+def test_one_entry_too_big_for_the_cache_leaves_the_others_cached(kb: Path) -> None:
+    """Review of issue 34: the cache is written up to 64 MB, but the first entry past that
+    ended the writing, so the notes after it (by name) were parsed again every time."""
+    import json
+
+    big = "x" * 900_000  # 100 aliases of it: 90 MB as JSON, though 300 KB as written
+    (kb / "a big one.md").write_text(
+        f'---\ntitle: Big\ns: &s "{big}"\nall: [{", ".join(["*s"] * 100)}]\n---\n',
+        encoding="utf-8",
+    )
+    for n in range(3):
+        (kb / f"z{n}.md").write_text(f"---\ntitle: Z{n}\n---\nBody.\n", encoding="utf-8")
+    cache = kb.parent / "cache" / "front-matter.json"
+    MarkdownNoteStore(kb, kb.parent / "t", cache_file=cache).load()
+    titles = {v.get("title") for v in json.loads(cache.read_text(encoding="utf-8")).values()}
+    assert {"Z0", "Z1", "Z2", "Struggle"} <= titles
+    assert "Big" not in titles
+
+
+def test_notes_and_settings_are_read_where_there_is_no_o_nonblock(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 34: the bounded read opened every note and the settings file with
+    os.O_NONBLOCK, which Windows does not have: Coach could not start there."""
+    from coach_gui.config import load_config
+
+    monkeypatch.delattr(os, "O_NONBLOCK")
+    assert [e.file_name for e in _store(kb).load().notes] == ["struggle.md"]
+    config = tmp_path / "coach.config.json"
+    config.write_text('{"tier1": {"model": "qwen2.5:3b"}}', encoding="utf-8")
+    assert load_config(config).tier1.model == "qwen2.5:3b"
 
 
 def test_a_temp_file_left_by_a_killed_save_is_removed_once_it_is_stale(kb: Path) -> None:

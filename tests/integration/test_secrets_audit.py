@@ -171,3 +171,44 @@ def test_debug_logging_is_opt_in_and_still_never_logs_the_key(
         monkeypatch.delenv("COACH_DEBUG")
         session("sessions")  # the next command puts the level back
         assert logging.getLogger().level == logging.INFO
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_the_vendor_retry_log_never_writes_a_key_that_an_error_body_echoes(
+    servers: tuple[FakeOllama, FakeGemini],
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    debug: bool,
+) -> None:
+    """Issue 34 item 5: a 429 or 5xx whose body holds the key, retried by the Gemini
+    library, at the default level and at debug level: the key is in no line of coach.log."""
+    ollama, gemini = servers
+    write_config({
+        "kb": {"path": str(coach_home / "notes")},
+        "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+        "judge": {"baseUrl": gemini.url, "maxRetries": 3},
+    })  # fmt: skip
+    write_note(coach_home / "notes", "audit", {"id": "audit", "title": "Audit",
+               "core_assertions": ["One.", "Two."]}, "Body.\n")  # fmt: skip
+    gemini.echo_key_in_errors = True
+    for fault in (Fault.QUOTA, Fault.SERVER_ERROR, Fault.UNAVAILABLE):
+        gemini.inject(fault)
+    if debug:
+        monkeypatch.setenv("COACH_DEBUG", "1")
+    session = Session(capsys, monkeypatch)
+    try:
+        assert session("key", "set", stdin=KEY + "\n")[0] == 0
+        code, text = session.practise(tmp_path, ANSWER_MARKS[0], "--json")
+        assert code == 0
+        assert [i["status"] for i in _json(text)["items"]] == ["judged"]  # after 3 retries
+        assert len(gemini.generate_requests) == 4
+        log = _log_text(coach_home)
+        assert "429" in log and "503" in log  # the retries are in the log, in our words
+        assert KEY not in log
+        for path in _files(*_folders(coach_home)):
+            assert KEY.encode() not in path.read_bytes(), path
+    finally:
+        monkeypatch.delenv("COACH_DEBUG", raising=False)
+        session("sessions")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -165,6 +166,28 @@ def test_save_then_load_round_trips_and_reset_keeps_a_backup(tmp_path: Path) -> 
     reset_config(path)
     assert load_config(path) == Config()
     assert path.with_suffix(".json.bak").read_text(encoding="utf-8") == "{broken"
+
+
+def test_reset_keeps_a_settings_file_too_big_to_read_whole_as_the_backup(tmp_path: Path) -> None:
+    """Review of issue 34: past the 1 MB read limit the old file was replaced with the
+    defaults and no backup kept (COACH_CONFIG pointed at another file by mistake, say)."""
+    path = tmp_path / "coach.config.json"
+    raw = b"# not Coach's settings\n" + b"a line of someone's own file\n" * 80_000
+    assert len(raw) > 2_000_000
+    path.write_bytes(raw)
+    with pytest.raises(ConfigError, match="over 1 MB"):
+        load_config(path)
+    reset_config(path)
+    assert path.with_suffix(".json.bak").read_bytes() == raw
+    assert load_config(path) == Config()
+
+
+def test_reset_over_a_pipe_keeps_no_backup_and_never_waits(tmp_path: Path) -> None:
+    path = tmp_path / "coach.config.json"
+    os.mkfifo(path)
+    reset_config(path)  # a pipe holds no settings: nothing read from it
+    assert not path.with_suffix(".json.bak").exists()
+    assert load_config(path) == Config()
 
 
 def test_with_changes_validates() -> None:

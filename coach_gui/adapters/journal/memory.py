@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
+from coach_gui.adapters.journal.trace_log import log_record
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.schedule_control import (
     AppliedParameters,
@@ -222,12 +223,14 @@ class SqliteMemoryJournal:
 
     # --- the learner's decisions ------------------------------------------------------------
     def record_review_change(self, change: ReviewChange) -> None:
+        key = self._journal.head_key()  # before the writer: the keyring may ask to unlock
         with self._journal.write() as conn:
-            conn.execute(
+            stored = conn.execute(
                 "INSERT OR IGNORE INTO review_changes (id, note_id, session_id, action,"
                 " created_at) VALUES (?, ?, ?, ?, ?)",
                 (change.id, change.note_id, change.session_id, change.action, change.created_at),
             )
+            log_record(conn, stored.rowcount == 1, change.id, change.created_at, key)
 
     def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
         sql = "SELECT id, note_id, session_id, action, created_at FROM review_changes"
@@ -244,13 +247,15 @@ class SqliteMemoryJournal:
         return sorted(changes, key=lambda c: (c.created_at, c.id))
 
     def record_hold(self, hold: ScheduleHold) -> None:
+        key = self._journal.head_key()
         with self._journal.write() as conn:
-            conn.execute(
+            stored = conn.execute(
                 "INSERT OR IGNORE INTO schedule_holds (id, note_id, assertion_digest, assertion,"
                 " action, until, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (hold.id, hold.note_id, hold.digest, hold.text, hold.action, hold.until,
                  hold.created_at),
             )  # fmt: skip
+            log_record(conn, stored.rowcount == 1, hold.id, hold.created_at, key)
 
     def holds(self) -> list[ScheduleHold]:
         rows = self._tuples(
@@ -265,8 +270,9 @@ class SqliteMemoryJournal:
         ]  # fmt: skip
 
     def record_parameters(self, applied: AppliedParameters) -> None:
+        key = self._journal.head_key()
         with self._journal.write() as conn:
-            conn.execute(
+            stored = conn.execute(
                 "INSERT OR IGNORE INTO fsrs_parameters (id, parameters, fit, applied_at)"
                 " VALUES (?, ?, ?, ?)",
                 (
@@ -276,6 +282,7 @@ class SqliteMemoryJournal:
                     applied.applied_at,
                 ),
             )
+            log_record(conn, stored.rowcount == 1, applied.id, applied.applied_at, key)
 
     def parameters(self) -> AppliedParameters | None:
         rows = self._tuples(

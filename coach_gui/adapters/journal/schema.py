@@ -537,6 +537,25 @@ CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL CHECK (json_v
 """
 
 
+# v10: the trace log also logs the learner's schedule records (holds, undos, parameter
+# sets) made on this computer, so a deleted one breaks the log as a deleted trace does
+# (issue 34); an entry no longer has to name a sealed trace (verify checks that each
+# names a stored trace or record), so the table is rebuilt without that foreign key.
+_V10 = f"""
+CREATE TABLE trace_log_v10 (
+    position INTEGER PRIMARY KEY CHECK (position >= 1),
+    trace_id TEXT NOT NULL UNIQUE,
+    previous TEXT NOT NULL {_hex("previous")},
+    link TEXT NOT NULL {_hex("link")}
+) STRICT;
+INSERT INTO trace_log_v10 (position, trace_id, previous, link)
+    SELECT position, trace_id, previous, link FROM trace_log ORDER BY position;
+DROP TABLE trace_log;
+ALTER TABLE trace_log_v10 RENAME TO trace_log;
+{_immutable("trace_log")}
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -558,6 +577,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, _V7),
     Migration(8, _V8),
     Migration(9, _V9),
+    Migration(10, _V10),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

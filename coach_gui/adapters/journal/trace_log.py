@@ -124,4 +124,21 @@ def read_log(conn: sqlite3.Connection) -> StoredLog:
         )
     ]
     traces = [str(row[0]) for row in conn.execute("SELECT trace_id FROM sealed_traces")]
-    return StoredLog(entries, _head(conn), traces)
+    records = [str(row[0]) for row in conn.execute(_SCHEDULE_RECORD_IDS)]
+    return StoredLog(entries, _head(conn), traces, records)
+
+
+# The schedule records a computer logs when the learner makes them (`log_record`).
+_SCHEDULE_RECORD_IDS = (
+    "SELECT id FROM schedule_holds UNION ALL SELECT id FROM review_changes"
+    " UNION ALL SELECT id FROM fsrs_parameters"
+)
+
+
+def log_record(
+    conn: sqlite3.Connection, inserted: bool, record_id: str, at: str, signer: HeadSigner | None
+) -> None:
+    """Log a schedule record just stored in this transaction (`inserted`: it was new), so
+    deleting it later breaks the log like a deleted trace (issue 34)."""
+    if inserted:
+        append_traces(conn, [record_id], at, signer)
