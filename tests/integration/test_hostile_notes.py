@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,10 +18,6 @@ from fakes.coach_files import write_note
 MEMORY_BOUND_KB = 400_000  # a `coach notes` run is ~100 MB; the bomb took 3.6 GB before
 HANG_SECONDS = 90.0  # far longer than any listing here takes; a hang is killed and fails
 ADDRESS_SPACE_CAP = 3 << 30  # so a regression fails with MemoryError, not the machine
-
-
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
 
 
 def alias_bomb(levels: int, width: int = 9, size: int | None = None) -> bytes:
@@ -45,33 +39,50 @@ def deep_note(levels: int = 500) -> bytes:
     return f"---\ntitle: Deep\ndeep: {'[' * levels}{']' * levels}\n---\n".encode()
 
 
+# The kernel carries a process's peak resident size across exec, so a child forked straight
+# from this (large, after a whole suite) test process would report the test process's peak.
+# A small launcher forks `coach` instead and reports that grandchild's own peak.
+_LAUNCHER = """
+import os, resource, sys
+peak_file, cap = sys.argv[1], int(sys.argv[2])
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    os.execv(sys.executable, [sys.executable, "-m", "coach_gui", *sys.argv[3:]])
+_, status, usage = os.wait4(pid, 0)
+with open(peak_file, "w") as f:
+    f.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
 def run_coach(home: Path, config: Path, *args: str) -> tuple[int, str, str, int]:
     """(exit code, stdout, stderr, peak resident KB) of one `coach` run in its own
     process; killed (and the test failed) past HANG_SECONDS."""
     env = dict(os.environ, COACH_HOME=str(home), COACH_CONFIG=str(config))
     out, err = home.parent / "out.txt", home.parent / "err.txt"
+    peak = home.parent / "peak.txt"
+    launcher = [sys.executable, "-c", _LAUNCHER, str(peak), str(ADDRESS_SPACE_CAP), *args]
     with out.open("wb") as stdout, err.open("wb") as stderr:
         child = subprocess.Popen(
-            [sys.executable, "-m", "coach_gui", *args],
+            launcher,
             stdout=stdout,
             stderr=stderr,
             stdin=subprocess.DEVNULL,
             env=env,
-            preexec_fn=_capped,
+            start_new_session=True,
         )
-        deadline = time.monotonic() + HANG_SECONDS
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                child.send_signal(signal.SIGKILL)
-                os.wait4(child.pid, 0)
-                child.returncode = -9
-                pytest.fail(f"coach {' '.join(args)} hung (killed after {HANG_SECONDS:.0f} s)")
-            time.sleep(0.05)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, out.read_text(), err.read_text(), usage.ru_maxrss
+        try:
+            child.wait(timeout=HANG_SECONDS)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            pytest.fail(f"coach {' '.join(args)} hung (killed after {HANG_SECONDS:.0f} s)")
+    code = child.returncode
+    if code > 128:  # the launcher passes a signal death on as 128 + its number
+        code = -(code - 128)
+    return code, out.read_text(), err.read_text(), int(peak.read_text())
 
 
 @pytest.fixture
