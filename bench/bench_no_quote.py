@@ -90,6 +90,45 @@ def make_chinese_challenges(body: str, count: int, rng: random.Random) -> list[s
     return challenges
 
 
+_RUSSIAN_VOCABULARY_TEXT = (
+    "цена цены цену ценой товар товара товаров спрос спроса спросом предложение рынок "
+    "рынка покупатель покупатели покупателей продавец продавцы доход дохода величина "
+    "величины растёт растут падает падают меняется зависит выше ниже больше меньше "
+    "быстро медленно при чем тем его их когда если что это как на в и не но по к от "
+    "для"
+)
+_RUSSIAN_VOCABULARY = _RUSSIAN_VOCABULARY_TEXT.split()
+_RUSSIAN_QUESTIONS = (
+    "Как бы вы объяснили, почему {a} зависит от {b}?",
+    "Что случится с {a}, если {b} изменится?",
+    "Приведите пример из жизни, где {a} и {b} связаны.",
+)
+
+
+def make_russian_note(words: int, rng: random.Random) -> tuple[str, list[str]]:
+    sentences: list[str] = []
+    count = 0
+    while count < words:
+        sentence = rng.choices(_RUSSIAN_VOCABULARY, k=rng.randint(6, 14))
+        sentences.append(" ".join(sentence).capitalize())
+        count += len(sentence)
+    assertions = [" ".join(rng.choices(_RUSSIAN_VOCABULARY, k=8)) for _ in range(5)]
+    return ". ".join(sentences) + ".", assertions
+
+
+def make_russian_challenges(body: str, count: int, rng: random.Random) -> list[str]:
+    words = body.split()
+    challenges = []
+    for i in range(count):
+        if i % 4 == 3:  # every fourth one quotes 10 words of the note
+            start = rng.randrange(len(words) - 10)
+            challenges.append("Почему " + " ".join(words[start : start + 10]) + "?")
+        else:
+            a, b = rng.sample(_RUSSIAN_VOCABULARY[:30], 2)
+            challenges.append(rng.choice(_RUSSIAN_QUESTIONS).format(a=a, b=b))
+    return challenges
+
+
 def measure(label: str, body: str, assertions: list[str], challenges: list[str]) -> None:
     settings = NoQuoteConfig()
     started = time.perf_counter()
@@ -131,6 +170,8 @@ def main() -> None:
     measure("English note", body, assertions, make_challenges(body, args.checks, rng))
     body, assertions = make_chinese_note(args.chars, rng)
     measure("Chinese note", body, assertions, make_chinese_challenges(body, args.checks, rng))
+    body, assertions = make_russian_note(args.words, rng)  # compared by Snowball stems
+    measure("Russian note", body, assertions, make_russian_challenges(body, args.checks, rng))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Literal
 
@@ -99,21 +99,101 @@ def _stem(word: str) -> str:
     return word
 
 
+# Languages whose words change their endings a lot ("цена", "цены", "цену"; "natürliche",
+# "natürlichen"): a note written in one of them has its words, and the texts checked
+# against it, cut to their Snowball stems, so a quote with its endings changed is still a
+# quote (ADR 0035). Each applies to the words of its own script only. English keeps the
+# crude stem above (its endings change little and its behaviour is pinned by the tests).
+_SNOWBALL = {"de": "german", "fr": "french", "es": "spanish", "ru": "russian", "ar": "arabic"}
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_ARABIC = re.compile("[\u0600-\u06ff]")
+_LATIN = re.compile("[a-z\u00c0-\u024f]")
+
+
+def _script_of(word: str) -> str:
+    first = word[:1]
+    if _CYRILLIC.match(first):
+        return "cyrillic"
+    if _ARABIC.match(first):
+        return "arabic"
+    return "latin" if _LATIN.match(first) else "other"
+
+
+_SCRIPT_OF_LANGUAGE = {
+    "de": "latin",
+    "fr": "latin",
+    "es": "latin",
+    "ru": "cyrillic",
+    "ar": "arabic",
+}
+
+
+@lru_cache(maxsize=16)
+def _stemmer_for(languages: frozenset[str] | None) -> Callable[[str], str]:
+    """How a check's words are stemmed for a note written in `languages`: each script with
+    exactly one inflecting language among them gets that language's Snowball stemmer (two
+    languages of one script, or English beside one, keep the crude stem: a German stem cuts
+    English words wrongly); every other word gets the crude stem."""
+    if not languages:
+        return _stem
+    by_script: dict[str, list[str]] = {}
+    for language in languages:
+        script = _SCRIPT_OF_LANGUAGE.get(language) or ("latin" if language == "en" else "")
+        by_script.setdefault(script, []).append(language)
+    import snowballstemmer  # (11 ms, paid at the first check of such a note, not at start-up)
+
+    stemmers = {
+        script: snowballstemmer.stemmer(_SNOWBALL[langs[0]])
+        for script, langs in by_script.items()
+        if script and len(langs) == 1 and langs[0] in _SNOWBALL
+    }
+    if not stemmers:
+        return _stem
+
+    @lru_cache(maxsize=65536)
+    def stem(word: str) -> str:
+        stemmer = stemmers.get(_script_of(word))
+        if stemmer is None or len(word) < 2:
+            return _stem(word)
+        return str(stemmer.stemWord(word)).translate(_CONFUSABLES)
+
+    return stem
+
+
 def normalise_words(text: str) -> list[str]:
     """The words of `text` folded for comparison: case, accents, look-alikes, punctuation,
     width; a character of a script without spaces is a word of its own (ADR 0032). The
     check then cuts Korean words into syllables (`_Text`)."""
     folded = unicodedata.normalize("NFKC", text).translate(_CAPITAL_CONFUSABLES).casefold()
+    return tokens(_bare(folded).translate(_CONFUSABLES))
+
+
+def _plain_words(text: str) -> list[str]:
+    """The words of `text` folded as `normalise_words` does but with their letters kept in
+    their own script, for a language's stemmer: "Цена" is "цена", not "цeha"."""
+    return tokens(_bare(unicodedata.normalize("NFKC", text).casefold()))
+
+
+def _bare(folded: str) -> str:
     if folded.isascii():
-        return tokens(_APOSTROPHES.sub("", folded))
+        return _APOSTROPHES.sub("", folded)
     decomposed = unicodedata.normalize("NFKD", folded)
     # Marks go (accents, vowel points, Thai vowel and tone marks, some of which have
     # combining class 0): a quote with an accent or a tone mark changed is still a quote.
     # So does the Arabic tatweel, which only stretches a word (text copied from a justified
-    # book is full of it): "الكـــون" is "الكون".
-    bare = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn" and ch != "\u0640")
-    bare = _APOSTROPHES.sub("", unicodedata.normalize("NFC", bare).translate(_CONFUSABLES))
-    return tokens(bare)
+    # book is full of it): "الكـــون" is "الكون". The breve of the Russian "й" stays.
+    bare = "".join(
+        ch
+        for i, ch in enumerate(decomposed)
+        if (unicodedata.category(ch) != "Mn" or _is_short_i(decomposed, i)) and ch != "\u0640"
+    )
+    return _APOSTROPHES.sub("", unicodedata.normalize("NFC", bare))
+
+
+def _is_short_i(text: str, index: int) -> bool:
+    """Whether `text[index]` is the breve of the Russian "й", a letter of its own (not an
+    accent): "прочий" keeps it, so the Russian stemmer can find the word's ending."""
+    return text[index] == "\u0306" and index > 0 and text[index - 1] == "и"
 
 
 @lru_cache(maxsize=1)
@@ -128,20 +208,28 @@ def _languages_of_stems() -> dict[str, frozenset[str]]:
     return {stem: frozenset(langs) for stem, langs in languages.items()}
 
 
-def _function_stems(stems: Iterable[str]) -> frozenset[str]:
-    """The function words of the languages a note (its `stems`) is written in: those whose
-    function words occur in it at least `_LANGUAGE_SHARE` times as often as the most
-    frequent language's; all of them when it holds none. The check guesses no language
-    beyond this count, and a note in two languages gets both lists."""
+def _languages(stems: Iterable[str]) -> frozenset[str] | None:
+    """The languages a note (its `stems`) is written in: those whose function words occur
+    in it at least `_LANGUAGE_SHARE` times as often as the most frequent language's; None
+    when it holds none. The check guesses no language beyond this count, and a note in two
+    languages gets both."""
     by_stem = _languages_of_stems()
     hits: Counter[str] = Counter()
     for stem, count in Counter(stems).items():
         for language in by_stem.get(stem, ()):
             hits[language] += count
     best = max(hits.values(), default=0)
-    chosen = {lang for lang, n in hits.items() if n >= best * _LANGUAGE_SHARE} if best else None
+    if not best:
+        return None
+    return frozenset(lang for lang, n in hits.items() if n >= best * _LANGUAGE_SHARE)
+
+
+def _function_stems(chosen: frozenset[str] | None) -> frozenset[str]:
+    """The function words of the `chosen` languages (all of them when None)."""
     return frozenset(
-        stem for stem, langs in by_stem.items() if chosen is None or not langs.isdisjoint(chosen)
+        stem
+        for stem, langs in _languages_of_stems().items()
+        if chosen is None or not langs.isdisjoint(chosen)
     )
 
 
@@ -178,21 +266,24 @@ class _Text:
     varies between writers ("가치 있는" and "가치있는" are the same words), so comparing
     whole words let a quote through with a space dropped or added (ADR 0032)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, stem: Callable[[str], str] = _stem) -> None:
         self.words: list[str] = []
         self.stems: list[str] = []
         self.sources: list[str] = []
         words = normalise_words(text)
         self.word_stems = [_stem(word) for word in words]
-        for word, stem in zip(words, self.word_stems, strict=True):
-            if len(stem) > 1 and all(map(is_hangul_syllable, stem)):
-                self.words.extend(stem)
-                self.stems.extend(stem)
-                self.sources.extend([stem] * len(stem))
+        plain = words if stem is _stem else _plain_words(text)
+        if len(plain) != len(words):  # (never seen: look-alikes map letters to letters)
+            plain, stem = words, _stem
+        for word, crude, own in zip(words, self.word_stems, plain, strict=True):
+            if len(crude) > 1 and all(map(is_hangul_syllable, crude)):
+                self.words.extend(crude)
+                self.stems.extend(crude)
+                self.sources.extend([crude] * len(crude))
             else:
                 self.words.append(word)
-                self.stems.append(stem)
-                self.sources.append(stem)
+                self.stems.append(crude if stem is _stem else stem(own))
+                self.sources.append(crude)
         self.weights = weights(self.words)
 
     def grams(self, units: int) -> list[tuple[str, ...]]:
@@ -236,19 +327,22 @@ class NoQuoteCheck:
         self._runs: dict[int, str] = {}  # hash of a run of max_shared_words -> where it is
         self._shingles: set[int] = set()
         sources = [("body", body)] + [(f"assertion {i}", a) for i, a in enumerate(assertions, 1)]
+        sources.append(("title", title))
         cuts = [(where, _Text(text)) for where, text in sources]
+        languages = _languages(stem for _, cut in cuts for stem in cut.word_stems)
+        self._stop = _function_stems(languages)
+        self._stem = _stemmer_for(languages)
+        if self._stem is not _stem:
+            cuts = [(where, _Text(text, self._stem)) for where, text in sources]
+        cuts, titled = cuts[:-1], cuts[-1][1]
         for where, cut in reversed(cuts):  # the body wins when a run is in both
             for gram in cut.grams(self._run_units):
                 self._runs[hash(gram)] = where
             self._shingles.update(hash(s) for s in cut.grams(self._shingle_units))
         # The title takes part in the run rule only (ADR 0013): naming the topic is what a
         # challenge shaped by the note does; repeating a long title word for word is not.
-        titled = _Text(title)
         for gram in titled.grams(self._run_units):
             self._runs.setdefault(hash(gram), "title")
-        self._stop = _function_stems(
-            stem for cut in (*(cut for _, cut in cuts), titled) for stem in cut.word_stems
-        )
 
     @classmethod
     def for_note(
@@ -265,7 +359,7 @@ class NoQuoteCheck:
 
     def check(self, text: str) -> QuoteFinding | None:
         """None when `text` may be shown; otherwise the first rule it breaks."""
-        cut = _Text(text)
+        cut = _Text(text, self._stem)
         return self._shared_run(cut) or self._containment(cut)
 
     def _shared_run(self, cut: _Text) -> QuoteFinding | None:

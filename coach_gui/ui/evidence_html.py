@@ -118,11 +118,37 @@ def assessments_html(
             f"<b style='color: {status_colour(assessment.status, palette)}'>"
             f"{STATUS_WORDS[assessment.status]}</b>"
         )
-        item = f"{swatch} <b>Key point {number}</b> — {status}"
+        lines = [(f"{swatch} <b>Key point {number}</b> — {status}", False)]
         if own:  # the learner's own words, kept apart from the judge's
-            item += f"<br><span style='color: {muted}'>“{isolated(own)}”</span>"
+            lines.append(
+                (f"<span style='color: {muted}'>“{_esc(own)}”</span>", reads_right_to_left(own))
+            )
         reason = _claim(assessment) if assessment.downgraded else assessment.reason
         if reason.strip():
-            item += f"<br>{isolated(reason)}"
-        parts.append(f"<p style='margin-left: 12px'>{item}</p>")
+            lines.append((_esc(reason), reads_right_to_left(reason)))
+        parts.append(indented_lines(lines))
     return "".join(parts)
+
+
+def indented_lines(lines: Sequence[tuple[str, bool]]) -> str:
+    """One indented item of `lines` (each its HTML and whether it reads right to left):
+    lines of one direction share a paragraph, line under line; an Arabic or Hebrew line is
+    a right-to-left paragraph of its own, aligned right with its quotation marks and full
+    stop where Arabic puts them (Qt's rich text sets one direction per paragraph, so inside
+    an English paragraph they were drawn where English puts them; ADR 0032)."""
+    groups: list[tuple[bool, list[str]]] = []
+    for text, rtl in lines:
+        if groups and groups[-1][0] == rtl:
+            groups[-1][1].append(text)
+        else:
+            groups.append((rtl, [text]))
+    blocks = []
+    for at, (rtl, texts) in enumerate(groups):
+        style = ["margin-right: 12px" if rtl else "margin-left: 12px"]
+        if at > 0:
+            style.append("margin-top: 0px")
+        if at < len(groups) - 1:
+            style.append("margin-bottom: 0px")
+        direction = ' dir="rtl"' if rtl else ""
+        blocks.append(f"<p{direction} style='{'; '.join(style)}'>{'<br>'.join(texts)}</p>")
+    return "".join(blocks)

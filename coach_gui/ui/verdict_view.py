@@ -26,8 +26,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from coach_gui.domain.text_segments import reads_right_to_left
 from coach_gui.ui.evidence_html import (
     assessments_html,
+    indented_lines,
     isolated,
     marked_answer_html,
     status_colour,
@@ -97,11 +99,16 @@ def verdict_html(
         parts.append(f"<p><b>{count} gap{'s' if count != 1 else ''}</b></p>")
         for gap in verdict.gaps:
             which, text = gap_label(gap, assertions)
-            item = f"<b>{which} — {html.escape(gap.problem)}</b>"
+            lines = [(f"<b>{which} — {isolated(gap.problem)}</b>", False)]
             if text:  # the learner's own words, kept apart from the judge's
-                item += f"<br><span style='color: {muted}'>“{html.escape(text)}”</span>"
-            item += f"<br>{html.escape(gap.explanation)}"
-            parts.append(f"<p style='margin-left: 12px'>{item}</p>")
+                lines.append(
+                    (
+                        f"<span style='color: {muted}'>“{html.escape(text)}”</span>",
+                        reads_right_to_left(text),
+                    )
+                )
+            lines.append((html.escape(gap.explanation), reads_right_to_left(gap.explanation)))
+            parts.append(indented_lines(lines))
     if verdict.feedback.strip():
         parts.append(f"<p><b>Feedback:</b> {isolated(verdict.feedback)}</p>")
     if not verdict.assertions_sent:

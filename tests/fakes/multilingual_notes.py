@@ -220,6 +220,11 @@ NOTES: tuple[LanguageNote, ...] = (
             "Stimmt es, dass eine Lüge sich so nicht verallgemeinern lässt, weil dann niemand "
             "mehr einem Versprechen glauben würde?",
             "Ist eine Handlung nur erlaubt, wenn ihre Maxime ein allgemeines Gesetz sein kann?",
+            # endings changed (caught by the German stems, ADR 0032)
+            "Fordert Kant, nur nach derjenigen Maximen zu handeln, durch die man zugleich "
+            "wollen könnte, dass sie allgemeine Gesetze würden?",
+            "Warum ist die Handlung nur erlaubt, wenn ihren Maximen allgemeine Gesetze sein "
+            "können?",
         ),
         honest=(
             "Was verlangt der kategorische Imperativ in der Art, dass die Regel für alle gilt?",
@@ -241,6 +246,10 @@ NOTES: tuple[LanguageNote, ...] = (
         quotes=(
             "Почему чем выше цена товара, тем меньше его готовы купить покупатели?",
             "Правда ли, что когда цена на яблоки растет, люди покупают больше груш?",  # ё → е
+            # endings changed (caught by the Russian stems, ADR 0032)
+            "Правда ли, что при прочем равном условии чем выше цену товара, тем меньше готов "
+            "купить покупатель?",
+            "Почему величина спроса падала при росте цен?",
         ),
         honest=(
             "Объясните закон спроса своими словами.",

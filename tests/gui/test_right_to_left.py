@@ -9,10 +9,12 @@ import re
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from coach_gui.domain.text_segments import reads_right_to_left
-from coach_gui.ui.evidence_html import isolated
+from coach_gui.domain.verdicts import Assessment
+from coach_gui.ui.evidence_html import assessments_html, isolated
 from coach_gui.ui.markdown_body import MarkdownBody
 from coach_gui.ui.markdown_render import render_note_html
 from coach_gui.ui.practice_thread import PracticeThread
@@ -130,3 +132,40 @@ def test_an_arabic_quote_has_its_bar_on_the_right() -> None:
     assert re.search(r"</p>\s*</td><td width=\"4\" bgcolor=[^>]*></td></tr></table>", arabic)
     callout = render(f"> [!note] {HEBREW}\n> {ARABIC}\n")
     assert re.search(r"</td><td width=\"4\" bgcolor=[^>]*></td></tr></table>", callout)
+
+
+def test_an_arabic_key_point_and_reason_read_from_the_right_under_an_english_heading() -> None:
+    """The learner's Arabic key point and the judge's Arabic reason were lines of the English
+    "Key point 1" paragraph: drawn from the left, their quotation marks and full stop where
+    English puts them. Each is now a right-to-left paragraph of its own, aligned right."""
+    palette = QApplication.palette()
+    own, reason = (
+        "قوة الجاذبية تتناقص مع مربع المسافة.",
+        "الإجابة تشرح هذه النقطة (inverse square).",
+    )
+    arabic = Assessment(assertion=0, status="explained", evidence=(), reason=reason)
+    english = Assessment(assertion=1, status="unexplained", evidence=(), reason="Not mentioned.")
+    document = QTextDocument()
+    document.setHtml(
+        assessments_html([arabic, english], [own, "Gravity falls with distance."], palette, "#888")
+    )
+    document.setTextWidth(600)
+    assert document.size().height() > 0  # lays the text out
+    lines: dict[str, tuple[Qt.LayoutDirection, float]] = {}
+    block = document.begin()
+    while block.isValid():
+        layout = block.layout()
+        for number in range(layout.lineCount()):
+            line = layout.lineAt(number)
+            text = block.text()[line.textStart() : line.textStart() + line.textLength()]
+            start = line.cursorToX(line.textStart())[0]  # where its first letter is drawn
+            lines[text.strip("\u2028 ")] = (block.textDirection(), start)
+        block = block.next()
+    quoted, why = lines[f"“{own}”"], lines[reason]
+    assert quoted[0] == RTL and why[0] == RTL
+    assert quoted[1] > 550 and why[1] > 550  # aligned right: they start at the right margin
+    heading = next(v for k, v in lines.items() if k.endswith("Key point 1 — ✓ Explained"))
+    assert heading[0] == LTR and heading[1] < 50
+    assert lines["Not mentioned."][0] == LTR  # an English reason stays as it was
+    only_english = assessments_html([english], ["Gravity falls with distance."], palette, "#888")
+    assert only_english.count("<p") == 1 and "dir=" not in only_english
