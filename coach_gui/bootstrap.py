@@ -11,7 +11,7 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -281,6 +281,7 @@ class AppContext:
     def scheduler(self) -> AssertionScheduler:
         """What is due, per core assertion (issue 7), over this journal and the system clock."""
         from coach_gui.adapters.journal.memory import SqliteMemoryJournal
+        from coach_gui.operations.today import learners_day_offset
         from coach_gui.services.scheduler import AssertionScheduler, ScheduleSettings
 
         schedule = self.config.schedule
@@ -293,7 +294,7 @@ class AppContext:
                 new_per_day=schedule.new_per_day,
                 new_order=schedule.new_order,
                 leech_lapses=schedule.leech_lapses,
-                day_offset=datetime.now().astimezone().utcoffset() or timedelta(0),
+                day_offset=learners_day_offset(),
             ),
         )
 

@@ -6,14 +6,7 @@ from __future__ import annotations
 import argparse
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
-
-_MODES = {
-    "judged_with_assertions": "judged, with assertions",
-    "judged_without": "judged, without assertions",
-    "offline": "offline",
-    "pending": "pending",
-    "no_answers": "no answers",
-}
+from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
     for s in sessions:
         mark = {True: "✓", False: "✗ (run coach verify)", None: "open"}[s.verified]
         print(
-            f"{s.started_at[:16].replace('T', ' ')}  {s.note_title}  {s.items} answers, "
-            f"{s.passed} passed, {s.gaps} gaps, {s.pending} pending  "
-            f"[{_MODES.get(s.mode, s.mode)}]  {mark}  {s.session_id}"
+            f"{to_the_minute(s.started_at)}  {s.note_title}  {counted(s.items, 'answer')}, "
+            f"{s.passed} passed, {counted(s.gaps, 'gap')}, {s.pending} pending  "
+            f"[{mode_label(s.mode)}]  {mark}  {s.session_id}"
         )
     return EXIT_OK

@@ -5,7 +5,6 @@ attached), never over a file that took its place (ADR 0024)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.deleted_notes import DeletedNote, RestoreBlocked
+from coach_gui.operations.vocabulary import to_the_minute
 from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.tasks import Lane, Task
@@ -84,13 +84,6 @@ def restore_deleted(
         lane=Lane.WRITER,
         name="restore note",
     ).run()
-
-
-def _when(deleted_at: str) -> str:
-    try:
-        return datetime.fromisoformat(deleted_at).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return deleted_at
 
 
 class DeletedNotesDialog(QDialog):
@@ -169,7 +162,7 @@ class DeletedNotesDialog(QDialog):
         self.deleted = list(deleted)
         self.table.setRowCount(len(self.deleted))
         for row, gone in enumerate(self.deleted):
-            cells = (gone.title, gone.file_name, _when(gone.deleted_at), gone.where)
+            cells = (gone.title, gone.file_name, to_the_minute(gone.deleted_at), gone.where)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)

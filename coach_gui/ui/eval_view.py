@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.evals import AGREEMENT_BAR, EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
-from coach_gui.services.gap_export import counted
+from coach_gui.operations.vocabulary import counted
 from coach_gui.ui.button_keys import tell, with_mnemonics
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.failures import learner_message, show_failure

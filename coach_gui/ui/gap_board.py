@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.notes import Note
-from coach_gui.services.gap_export import PROBLEM_LABELS
+from coach_gui.operations.vocabulary import PROBLEM_LABELS
 from coach_gui.services.review import NoteGaps, OpenGap
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.progress_chart import ProgressChart

@@ -11,12 +11,12 @@ too, as it offers *Undo* after a delete.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QPushButton
 
+from coach_gui.operations.vocabulary import when_words
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_actions import REDO_REVIEW_KEYS, UNDO_REVIEW_KEYS
 from coach_gui.ui.tasks import Lane, Task
@@ -30,19 +30,6 @@ if TYPE_CHECKING:
 
 OFFER_MS = 30_000  # how long the status bar offers Undo review after a session
 KEPT = "Your answers and the judge's verdicts stay in the history."
-
-
-def when_words(stamp: str, now: str) -> str:
-    """When, in the learner's own time: "today 21:14", "yesterday 08:02", "3 Nov 21:14"."""
-    moment = datetime.fromisoformat(stamp).astimezone()
-    today = datetime.fromisoformat(now).astimezone().date()
-    if moment.date() == today:
-        day = "today"
-    elif moment.date() == today - timedelta(days=1):
-        day = "yesterday"
-    else:
-        day = f"{moment.day} {moment:%b}"
-    return f"{day} {moment:%H:%M}"
 
 
 class ReviewUndo(QObject):

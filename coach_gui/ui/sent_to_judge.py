@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
@@ -40,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.operations.vocabulary import to_the_second
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.row_table import RowTableModel
 from coach_gui.ui.tasks import Task
@@ -90,14 +90,6 @@ def payload_summary(payload: str) -> str:
     return f"{len(items)} answer{'s' if len(items) != 1 else ''}: {what}"
 
 
-def local_time(stamp: str) -> str:
-    """An outbox time (UTC, ISO 8601) in this computer's time zone, to the second."""
-    try:
-        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-    except ValueError:
-        return stamp
-
-
 def _titles(origins: Sequence[RequestOrigin]) -> list[str]:
     return list(dict.fromkeys(origin.note_title for origin in origins))
 
@@ -117,7 +109,7 @@ def session_cell(origins: Sequence[RequestOrigin]) -> str:
         return "—"
     sessions = {origin.session_id: origin for origin in origins}
     said = (
-        local_time(next(iter(sessions.values())).started_at)[:16]
+        to_the_second(next(iter(sessions.values())).started_at)[:16]
         if len(sessions) == 1
         else f"{len(sessions)} sessions"
     )
@@ -132,7 +124,7 @@ def origins_text(origins: Sequence[RequestOrigin]) -> str:
             "failed before any answer could be marked unjudged."
         )
     return "\n".join(
-        f"{origin.note_title}, practised {local_time(origin.started_at)}"
+        f"{origin.note_title}, practised {to_the_second(origin.started_at)}"
         + (" (judged again in a Judge consistency eval)" if origin.eval else "")
         for origin in origins
     )
@@ -180,7 +172,7 @@ class OutboxTableModel(RowTableModel["SentRequest"]):
     def _cell(cls, request: SentRequest, column: int) -> str:
         row = request.record
         if column == 0:
-            return local_time(row.created_at)
+            return to_the_second(row.created_at)
         if column == 1:
             return note_cell(request.origins)
         if column == 2:
@@ -402,7 +394,7 @@ class SentToJudgeView(QWidget):
         row = request.record
         titles = _titles(request.origins)
         facts = [
-            f"Sent {local_time(row.created_at)} to {row.model}",
+            f"Sent {to_the_second(row.created_at)} to {row.model}",
             f"from “{'”, “'.join(titles)}”" if titles else "",
             payload_summary(row.payload),
             _STATUS.get(row.status),

@@ -27,13 +27,8 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.verdicts import Assessment, gap_subject
-from coach_gui.services.gap_export import (
-    PROBLEM_LABELS,
-    counted,
-    gaps_markdown,
-    mode_label,
-    when,
-)
+from coach_gui.operations.gap_export import gaps_markdown
+from coach_gui.operations.vocabulary import PROBLEM_LABELS, counted, mode_label, to_the_minute
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import GapEntry, SessionSummary, session_gaps
 from coach_gui.ui.evidence_html import assessments_html, marked_answer_html
@@ -107,7 +102,8 @@ def detail_html(
     palette = palette or QPalette()
     parts = [
         f"<h3>{_esc(summary.note_title)}</h3>",
-        f"<p>Practised {_esc(when(summary.started_at))} · {counted(summary.items, 'answer')} · "
+        f"<p>Practised {_esc(to_the_minute(summary.started_at))} · "
+        f"{counted(summary.items, 'answer')} · "
         f"{summary.passed} passed · {counted(summary.gaps, 'gap')} · "
         f"{_esc(mode_label(summary.mode))}</p>",
     ]

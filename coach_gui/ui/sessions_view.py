@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.services.gap_export import counted, mode_label, when
+from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import PAGE, SessionSummary, list_sessions
 from coach_gui.services.verify import check_session
@@ -119,7 +119,7 @@ class SessionsTableModel(RowTableModel["SessionRow"]):
     @staticmethod
     def _cell(summary: SessionSummary, column: int) -> str:
         if column == 0:
-            return when(summary.started_at)
+            return to_the_minute(summary.started_at)
         if column == 1:
             return summary.note_title
         if column in (2, 3, 4):

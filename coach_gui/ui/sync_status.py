@@ -5,13 +5,13 @@ GUI thread. Hidden while sync is off."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
 from coach_gui.domain.sync import SyncReport, device_label
+from coach_gui.operations.vocabulary import clock
 from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
@@ -22,17 +22,10 @@ log = logging.getLogger(__name__)
 _STOPPED = "Sync stopped unexpectedly; the log file has the details (Help › Where my data lives)."
 
 
-def _clock(moment: str) -> str:
-    try:
-        return datetime.fromisoformat(moment).astimezone().strftime("%H:%M")
-    except ValueError:
-        return moment[11:16]
-
-
 def status_text(report: SyncReport, now: str) -> str:
     others = [d for d in report.devices if not d.this_device]
     computers = f"{len(others)} other computer{'' if len(others) == 1 else 's'}"
-    text = f"Synced {_clock(now)} · {computers}"
+    text = f"Synced {clock(now)} · {computers}"
     if report.records_in:
         text += f" · {report.records_in} new from them"
     if report.rejected or report.conflicts:
@@ -49,7 +42,7 @@ def status_details(report: SyncReport) -> str:
     ]
     for seen in report.devices:
         if not seen.this_device:
-            when = _clock(seen.last_segment_at) if seen.last_segment_at else "never"
+            when = clock(seen.last_segment_at) if seen.last_segment_at else "never"
             lines.append(f"{device_label(seen.name, seen.device_id)}: last wrote at {when}")
     for item in report.rejected:
         lines.append(f"Not brought in, {item.file} from {item.device}: {item.reason}")

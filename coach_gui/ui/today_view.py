@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from coach_gui.domain.memory import RATING_NAMES
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS, HoldAction
 from coach_gui.operations.today import DuePractice, today_with_plans
-from coach_gui.services.gap_export import counted
+from coach_gui.operations.vocabulary import counted, day_and_clock, long_day
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.key_shortcuts import shortcut
@@ -76,10 +76,6 @@ DUE_NOTE, DUE_POINT, NEW_HEADER, NEW_NOTE, HELD_HEADER, HELD = (
 )  # fmt: skip
 
 
-def _when(stamp: str) -> str:
-    return datetime.fromisoformat(stamp).astimezone().strftime("%d %b %H:%M")
-
-
 def _s(count: int) -> str:
     return "s" if count != 1 else ""
 
@@ -91,7 +87,7 @@ def next_due(today: Today) -> str | None:
         if offset == 0 or not count:
             continue
         when = date.fromisoformat(day)
-        said = "tomorrow" if offset == 1 else f"on {when:%A} {when.day} {when:%B}"
+        said = "tomorrow" if offset == 1 else f"on {long_day(when)}"
         return f"{count} key point{_s(count)} {said}"
     return None
 
@@ -163,7 +159,7 @@ def held_words(hold: Hold, now: str) -> str:
     day = (ends - timedelta(microseconds=1)).date()  # a burial ends at a midnight
     if day == datetime.fromisoformat(now).astimezone().date():
         return "buried until tomorrow"
-    return f"buried until {ends:%A} {ends.day} {ends:%B}"
+    return f"buried until {long_day(ends)}"
 
 
 @dataclass(frozen=True)
@@ -415,7 +411,9 @@ class TodayView(QWidget):
         leeches = sum(a.leech for a in due.assertions)
         label += f" · {leeches} to reword" if leeches else ""
         first = due.assertions[0]
-        item = QTreeWidgetItem([label, "now" if first.ahead else _when(first.memory.due), "", ""])
+        item = QTreeWidgetItem(
+            [label, "now" if first.ahead else day_and_clock(first.memory.due), "", ""]
+        )
         self._mark(item, due.note.id, DUE_NOTE)
         item.setToolTip(0, label)
         warning = QBrush(QColor(warning_colour(self.palette())))
@@ -426,7 +424,7 @@ class TodayView(QWidget):
             leech = f"[{leech_words(assertion)}] " if assertion.leech else ""
             text = f"{assertion.index + 1}. {gap}{leech}{memory.text}"
             # An open gap is due now, whenever FSRS would have it (ADR 0023).
-            when = "now" if assertion.ahead else _when(memory.due)
+            when = "now" if assertion.ahead else day_and_clock(memory.due)
             child = QTreeWidgetItem([
                 text, when, f"{assertion.interval_days:g} d",
                 RATING_NAMES[memory.last_rating],
@@ -494,7 +492,9 @@ class TodayView(QWidget):
                 what = f"{title}: {number}{hold.text or 'a key point'}"
             child = QTreeWidgetItem([what, held_words(hold, now), "", ""])
             self._mark(child, hold.note_id, HELD, hold)
-            child.setToolTip(0, f"{what}\n{held_words(hold, now)} · since {_when(hold.since)}")
+            child.setToolTip(
+                0, f"{what}\n{held_words(hold, now)} · since {day_and_clock(hold.since)}"
+            )
             item.addChild(child)
         return item
 

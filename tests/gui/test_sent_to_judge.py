@@ -289,7 +289,7 @@ def test_each_request_shows_the_note_and_session_its_answers_came_from(
     from coach_gui.bootstrap import build_context
     from coach_gui.cli import main
     from coach_gui.operations.review import sent_to_judge
-    from coach_gui.ui.sent_to_judge import local_time
+    from coach_gui.operations.vocabulary import to_the_second
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -329,7 +329,7 @@ def test_each_request_shows_the_note_and_session_its_answers_came_from(
             (first_started,) = conn.execute("SELECT min(started_at) FROM sessions").fetchone()
         later, judged = ([model.index(r, c).data() for c in (1, 2)] for r in (0, 1))
         assert later == ["Natural selection + 1 more", "2 sessions"]
-        assert judged == ["Natural selection", local_time(first_started)[:16]]
+        assert judged == ["Natural selection", to_the_second(first_started)[:16]]
         tip = model.index(0, 1).data(Qt.ItemDataRole.ToolTipRole)
         assert "Natural selection, practised " in tip and "Sexual selection, practised " in tip
         assert "from “Natural selection”, “Sexual selection”" in view.summary.text()

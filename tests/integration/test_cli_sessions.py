@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -298,3 +299,39 @@ def test_a_session_without_answers_is_listed_as_such_not_as_judged(
     code, text, _ = _coach(capsys, "sessions")
     assert "[no answers]" in text and "judged" not in text
     assert gemini.generate_requests == []
+
+
+def test_the_terminal_says_a_session_as_the_window_does(
+    gemini: FakeGemini,
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`coach sessions` printed the start in UTC and "judged, with assertions" while the
+    Sessions view showed the learner's local time and "judged with assertions" (two
+    vocabularies, issue 35): both now come from `operations/vocabulary`."""
+    from coach_gui.services.review import SessionSummary
+    from coach_gui.ui.sessions_view import SessionsTableModel  # the window's own table
+
+    monkeypatch.setenv("TZ", "Asia/Kathmandu")  # UTC+05:45: no whole-hour slip hides
+    time.tzset()
+    try:
+        _configure(coach_home, gemini.url)
+        _set_key(monkeypatch, capsys)
+        answers = tmp_path / "answers.json"
+        answers.write_text(json.dumps(["It is slow because each step is slight.", "No idea."]))
+        code, _, err = _coach(capsys, "practice", "natural-selection", "--answers", str(answers))
+        assert code == 0, err
+        code, sessions, _ = _coach(capsys, "sessions", "--json")
+        (row,) = sessions["sessions"]
+        code, text, _ = _coach(capsys, "sessions")
+        started = datetime.fromisoformat(row["started_at"]).astimezone()
+        assert text.startswith(f"{started:%Y-%m-%d %H:%M}  Natural selection  2 answers, ")
+        assert "[judged with assertions]" in text
+        summary = SessionSummary(**{**row, "bound_trace_ids": tuple(row["bound_trace_ids"])})
+        window = [SessionsTableModel._cell(summary, column) for column in (0, 5)]
+        assert window == [f"{started:%Y-%m-%d %H:%M}", "judged with assertions"]
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

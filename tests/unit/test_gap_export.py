@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coach_gui.services.gap_export import gaps_markdown
+from coach_gui.operations.gap_export import gaps_markdown
 from coach_gui.services.review import GapEntry, SessionSummary
 
 

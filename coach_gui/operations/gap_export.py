@@ -4,40 +4,13 @@ as Markdown…*). Pure: the caller reads the session and writes the file."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
+from coach_gui.operations.vocabulary import PROBLEM_LABELS, counted, mode_label, to_the_minute
 from coach_gui.services.review import GapEntry, SessionSummary
-
-# How each review mode is said to the learner (the Sessions view uses the same words).
-MODE_LABELS = {
-    "judged_with_assertions": "judged with assertions",
-    "judged_without": "judged without assertions",
-    "offline": "offline",
-    "pending": "pending",
-    "no_answers": "no answers",
-}
-PROBLEM_LABELS = {"unexplained": "Not explained", "wrong": "Wrong"}
-
-
-def mode_label(mode: str) -> str:
-    return MODE_LABELS.get(mode, mode.replace("_", " "))
-
-
-def when(stamp: str) -> str:
-    """An ISO 8601 UTC time in this computer's time zone, to the minute."""
-    try:
-        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return stamp
 
 
 def _quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line.strip() else ">" for line in text.strip().splitlines())
-
-
-def counted(n: int, thing: str) -> str:
-    """`1 answer`, `2 answers`."""
-    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _one_line(text: str) -> str:
@@ -49,7 +22,7 @@ def gaps_markdown(session: SessionSummary, gaps: Sequence[GapEntry]) -> str:
     lines = [
         f"# Gaps: {_one_line(session.note_title)}",
         "",
-        f"Practised {when(session.started_at)} · {counted(session.items, 'answer')} · "
+        f"Practised {to_the_minute(session.started_at)} · {counted(session.items, 'answer')} · "
         f"{session.passed} passed · {counted(session.gaps, 'gap')} · {mode_label(session.mode)}",
         "",
     ]
