@@ -26,7 +26,7 @@ from coach_gui.services.ports.practice import (
     PracticeJournal,
 )
 from coach_gui.services.ports.sealing import TraceJournal
-from coach_gui.services.ports.sync import SyncFolder, SyncJournal
+from coach_gui.services.ports.sync import SyncFolder, SyncJournal, SyncKey
 from coach_gui.services.scheduler import AssertionScheduler
 
 
@@ -116,6 +116,10 @@ class App(Protocol):
     def sync_folder(self, root: Path) -> SyncFolder: ...
 
     def sync_journal(self) -> SyncJournal: ...
+
+    def sync_key(self) -> SyncKey:
+        """This computer's signing key pair for sync (the private half in the keyring)."""
+        ...
 
     def record_origin(self, record_id: str) -> tuple[str, str] | None: ...
 
