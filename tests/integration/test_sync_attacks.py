@@ -102,7 +102,7 @@ def test_a_forged_computer_waits_to_be_paired_and_nothing_of_it_is_imported(
     (waiting,) = report["waiting"]
     assert waiting["device_id"] == mallory.device_id
     assert waiting["fingerprint"] == mallory.fingerprint and not waiting["synced_before"]
-    code, text, err = laptop.coach("sync")
+    code, _, err = laptop.coach("sync")
     assert code == 0 and f"coach sync --trust {mallory.fingerprint}" in err
     assert _verified(laptop)["imported_from"] == []
 
