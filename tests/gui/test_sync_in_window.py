@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
@@ -110,7 +111,18 @@ def test_the_window_syncs_on_a_worker_when_it_opens_and_shows_the_status(
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status
-    qtbot.waitUntil(lambda: status.text().startswith("Synced"), timeout=15_000)
+    # The other computer is not paired yet: the window asks, showing both fingerprints,
+    # and nothing of it comes in before the learner says yes (issue 34).
+    qtbot.waitUntil(lambda: status.pairing is not None, timeout=15_000)
+    dialog = status.pairing
+    assert dialog is not None and "waits to be paired" in status.text()
+    assert len(context.traces().session_ids()) == 0
+    assert dialog.later_button.isDefault()
+    own = sync_operation.own_fingerprint(context)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert dialog.waiting.fingerprint in texts and own in texts
+    dialog.pair_button.click()
+    qtbot.waitUntil(lambda: "new from them" in status.text(), timeout=15_000)
     assert status.isVisible()
     assert "1 other computer" in status.text() and "6 new from them" in status.text()
     assert "Brought in" in status.toolTip() and str(shared) in status.toolTip()
@@ -174,10 +186,36 @@ def test_a_session_ended_in_the_window_goes_to_the_sync_folder(
         (segment,) = own.glob("*.jsonl")
         kinds = [json.loads(line).get("kind") for line in segment.read_text().splitlines()]
         assert {"session", "attempt", "verdict", "outbox", "trace"} <= set(kinds)
-        # No key goes there: neither the Gemini key nor the key that signs the trace log.
+        # No key goes there: neither the Gemini key, the key that signs the trace log, nor
+        # the private half of this computer's sync key (issue 34).
         secrets = json.loads(Path(os.environ["COACH_TEST_KEYRING"]).read_text()).values()
-        assert len(secrets) == 2 and not any(secret in segment.read_text() for secret in secrets)
+        assert len(secrets) == 3 and not any(secret in segment.read_text() for secret in secrets)
         window.close()
+
+
+def test_not_now_imports_nothing_and_the_window_does_not_ask_again(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    shared = tmp_path / "Sync"
+    shared.mkdir()
+    _other_computer(tmp_path, shared, monkeypatch)
+    notes = _notes(tmp_path / "notes")
+    save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
+    context = build_context()
+    window = MainWindow(context)
+    qtbot.addWidget(window)
+    window.show()
+    status = window.sync_status
+    qtbot.waitUntil(lambda: status.pairing is not None, timeout=15_000)
+    dialog = status.pairing
+    assert dialog is not None
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # the default: Not now
+    qtbot.waitUntil(lambda: status.pairing is None, timeout=5_000)
+    status.run()
+    qtbot.waitUntil(lambda: status.text().startswith("Synced"), timeout=15_000)
+    assert status.pairing is None and len(context.traces().session_ids()) == 0
+    assert "Waiting to be paired" in status.toolTip()
+    window.close()
 
 
 def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
