@@ -709,6 +709,7 @@ class MainWindow(QMainWindow):
             config=context.config_path,
             log_file=context.log_file,
             sync=context.config.sync.path(),
+            fingerprint=self.sync_status.fingerprint,
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

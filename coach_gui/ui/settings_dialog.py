@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from coach_gui.config import SETTING_NAMES, Config, save_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS
+from coach_gui.domain.sync import SYNC_FOLDER_HOLDS
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen, screen_room
@@ -56,10 +57,10 @@ class _Reason:
 # A text field whose empty value means "off" (null in the settings file).
 _EMPTY_IS_OFF = {"sync.folder"}
 SYNC_EXPLAINED = (
-    "Coach writes your sealed practice there, in a folder of this computer's own: your "
-    "answers, the judge's verdicts and what was sent to it, answers judged later and "
-    "your own ratings; never a key. It reads what your other computers wrote and merges "
-    "it. It leaves this computer only through your sync tool."
+    "Coach writes your sealed practice there, in a folder of this computer's own, signed "
+    "with this computer's key; never a key. It reads what your other computers wrote and "
+    "merges it, but only from computers you paired here (it asks, showing a fingerprint to "
+    "compare). It leaves this computer only through your sync tool. " + SYNC_FOLDER_HOLDS
 )
 
 

@@ -85,6 +85,7 @@ class SyncStatus(QLabel):
         self._again = False
         self._asked: set[str] = set()  # computers asked about while this window is open
         self.pairing: PairingDialog | None = None  # the question on screen, if any
+        self.fingerprint: str | None = None  # this computer's, once it has synced
         self.setAccessibleName("Sync")
         self.setVisible(context.config.sync.folder is not None)
 
@@ -118,6 +119,7 @@ class SyncStatus(QLabel):
             self.run()
 
     def _done(self, report: SyncReport) -> None:
+        self.fingerprint = report.fingerprint or None
         self.setText(status_text(report, self._context.clock.now()))
         self.setToolTip(status_details(report))
         self.setAccessibleDescription(self.toolTip())

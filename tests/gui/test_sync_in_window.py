@@ -43,6 +43,7 @@ def test_settings_choose_the_sync_folder_and_say_what_goes_there(
     dialog.show()
     labels = "\n".join(w.text() for w in dialog.findChildren(QLabel) if w.isVisible())
     assert "never a key" in labels and "only through your sync tool" in labels
+    assert "the note's title and id" in labels and "paired" in labels  # (issue 34)
     assert dialog.sync_folder.text() == "" and dialog.ok_button.isEnabled()
 
     qtbot.keyClicks(dialog.sync_folder, "Sync/coach")
@@ -236,5 +237,40 @@ def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
     assert dialog.path_labels[-1].text() == str(shared)
     texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
     assert "only through your own sync tool" in texts
+    # What the folder holds, said truthfully, and this computer's fingerprint (issue 34).
+    said = dialog.sync_label.text()
+    assert "the note's title and id" in said and "key points" in said
+    assert "\u201cSend core assertions\u201d off" in said and "this computer's name" in said
+    fingerprint = window.sync_status.fingerprint
+    assert fingerprint and fingerprint in said
     dialog.close()
     window.close()
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) -> None:
+    from PySide6.QtGui import QColor, QPalette
+    from shots import save_png
+
+    from coach_gui.domain.sync_pairing import Waiting
+    from coach_gui.ui.pairing_dialog import PairingDialog
+
+    waiting = Waiting("ab" * 16, "desktop-\x1b[2J", "K3QF-2MZA-7YHD-RW4C-PB6N", False)
+    dialog = PairingDialog(waiting, "T7LM-Q2XC-94HA-ZE3K-MV8D")
+    qtbot.addWidget(dialog)
+    if dark:
+        palette = dialog.palette()
+        for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"),
+                             (QPalette.ColorRole.WindowText, "#eeeeee"),
+                             (QPalette.ColorRole.Button, "#3a3a3a"),
+                             (QPalette.ColorRole.ButtonText, "#eeeeee")):  # fmt: skip
+            palette.setColor(role, QColor(colour))
+        dialog.setPalette(palette)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "\x1b" not in texts and "\\x1b[2J" in texts  # the name, escaped
+    assert dialog.fingerprint.text() == "K3QF-2MZA-7YHD-RW4C-PB6N"
+    assert dialog.later_button.isDefault() and not dialog.pair_button.isDefault()
+    save_png(dialog, f"pairing-{'dark' if dark else 'light'}.png")
+    dialog.reject()
