@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
         say(
             f"coach: the computer {device_label(waiting.name, waiting.device_id)} waits to be "
             f"paired; nothing from it is imported until you pair it.{before} If that computer "
-            f"shows the fingerprint {waiting.fingerprint} (Help › Sync, or `coach sync` there), "
-            f"run `coach sync --trust {waiting.fingerprint}`."
+            f"shows the fingerprint {waiting.fingerprint} (Help › Where my data lives, or "
+            f"`coach sync` there), run `coach sync --trust {waiting.fingerprint}`."
         )
     for item in report.refused:
         say(f"coach: {item.file} from {item.device} was refused: {item.reason}")

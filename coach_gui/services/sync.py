@@ -544,8 +544,8 @@ def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trus
             why = "no computer" if not found else "more than one computer"
             raise SyncError(
                 f"In the sync folder {why} shows the fingerprint {shown(wanted)[:80]}. Check "
-                "it on the other computer (Help › Sync, or `coach sync` there) and that its "
-                "files have arrived, then try again."
+                "it on the other computer (Help › Where my data lives, or `coach sync` there) "
+                "and that its files have arrived, then try again."
             )
         key = found[0]
         if key.device_id in current and current[key.device_id].public_key == key.public_key.hex():
