@@ -61,11 +61,12 @@ StoredTypes = Mapping[str, Mapping[str, frozenset[str]]]
 SYNC_FOLDER_HOLDS = (
     "The sync folder holds, for anyone who can read it: this computer's name, its id and "
     "its public key; for each session, the note's title and id, the challenges, your "
-    "answers, the judge's verdicts, feedback and gaps, the texts of the note's key points "
-    "(core assertions) your answers were judged against — even for verdicts made with "
-    "\u201cSend core assertions\u201d off —, what was sent to the judge and its replies, "
-    "answers judged later and your own ratings; and your schedule changes (holds, undos, "
-    "parameter sets). Never a key: this computer's signing key stays in its keyring."
+    "answers, the judge's verdicts, feedback and gaps, and the texts of the note's key "
+    "points (core assertions) your answers were judged against, even for verdicts made "
+    "with \u201cSend core assertions\u201d off; what was sent to the judge and its "
+    "replies; answers judged later and your own ratings; and your schedule changes "
+    "(holds, undos, parameter sets). Never a key: this computer's signing key stays in "
+    "its keyring."
 )
 
 

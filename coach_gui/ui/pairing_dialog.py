@@ -44,13 +44,13 @@ class PairingDialog(QDialog):
         intro = (
             "Nothing of it comes in until you pair it here. Pair it only if it is one of "
             "yours and it shows this fingerprint (Help › Where my data lives, or "
-            "`coach sync` there):"
+            "\u201ccoach sync\u201d there):"
         )
         if waiting.synced_before:
             intro = (
                 "It synced with this computer before Coach paired computers: what came "
                 "from it stays. Pair it once to go on; check first that it shows this "
-                "fingerprint (Help › Where my data lives, or `coach sync` there):"
+                "fingerprint (Help › Where my data lives, or \u201ccoach sync\u201d there):"
             )
         text = QLabel(intro)
         text.setWordWrap(True)

@@ -270,6 +270,7 @@ def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) 
     qtbot.waitExposed(dialog)
     texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
     assert "\x1b" not in texts and "\\x1b[2J" in texts  # the name, escaped
+    assert "`" not in texts and "\u201ccoach sync\u201d" in texts  # words, not markup
     assert dialog.fingerprint.text() == "K3QF-2MZA-7YHD-RW4C-PB6N"
     assert dialog.later_button.isDefault() and not dialog.pair_button.isDefault()
     save_png(dialog, f"pairing-{'dark' if dark else 'light'}.png")

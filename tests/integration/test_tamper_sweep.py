@@ -240,7 +240,11 @@ def _undo_v8(conn: sqlite3.Connection) -> None:
 
 
 def _without_sync(conn: sqlite3.Connection) -> None:
-    """Undo schema v9 (sync, ADR 0027), as a journal from before it has none of it."""
+    """Undo schema v9 (sync, ADR 0027) and v11 (paired computers, ADR 0033), as a journal
+    from before them has none of it."""
+    for event in ("update", "delete"):
+        conn.execute(f"DROP TRIGGER sync_pairings_no_{event}")
+    conn.execute("DROP TABLE sync_pairings")
     for table in ("sync_records", "sync_segments"):
         for event in ("update", "delete"):
             conn.execute(f"DROP TRIGGER {table}_no_{event}")
