@@ -655,6 +655,7 @@ class MainWindow(QMainWindow):
             self,
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
+            fingerprint=self.sync_status.fingerprint,
         )
 
         def another_folder() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
@@ -42,7 +42,7 @@ def test_settings_choose_the_sync_folder_and_say_what_goes_there(
     qtbot.addWidget(dialog)
     dialog.show()
     labels = "\n".join(w.text() for w in dialog.findChildren(QLabel) if w.isVisible())
-    assert "never a key" in labels and "only through your sync tool" in labels
+    assert "Never a key" in labels and "only through your sync tool" in labels
     assert "the note's title and id" in labels and "paired" in labels  # (issue 34)
     assert dialog.sync_folder.text() == "" and dialog.ok_button.isEnabled()
 
@@ -129,6 +129,18 @@ def test_the_window_syncs_on_a_worker_when_it_opens_and_shows_the_status(
     assert "Brought in" in status.toolTip() and str(shared) in status.toolTip()
     assert threads and threads[0] is not threading.main_thread()
     assert len(context.traces().session_ids()) == 1  # the other computer's session, here
+    # Settings › Sync shows this computer's fingerprint, to compare on the other one.
+    shown: list[str] = []
+
+    def read_it() -> None:
+        settings = next(w for w in window.findChildren(SettingsDialog) if w.isVisible())
+        label = settings.fingerprint_label
+        shown.append("" if label is None else label.text())
+        settings.reject()
+
+    QTimer.singleShot(0, read_it)
+    window.open_settings()
+    assert shown and own in shown[0]
     window.close()
 
 
