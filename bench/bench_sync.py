@@ -13,6 +13,8 @@ folders and journals:
     helper process reading and checking the next segments on a second core;
   * evening: the laptop practises 30 more sessions (270 records) and syncs; the desktop
     syncs them in (median of 5 evenings).
+Since issue 34 (ADR 0033) every segment is signed with its computer's Ed25519 key and
+checked against the key the desktop paired (here in memory; the keyring's in the app).
 
     /work/main/.venv/bin/python bench/bench_sync.py [--records 100000]
 """
@@ -46,7 +48,7 @@ from coach_gui.domain.session_records import (
     verdict_id,
 )
 from coach_gui.domain.verdicts import Gap
-from coach_gui.services.sync import sync_now
+from coach_gui.services.sync import pair, sync_now
 
 START = datetime(2026, 9, 1, 19, 0, tzinfo=UTC)
 RECORDS_PER_SESSION = 9
@@ -67,6 +69,26 @@ class Keys:
 
     def has_key(self) -> bool:
         return True
+
+
+class SyncKey:
+    """A computer's sync signing key, in memory (the keyring's, in the app)."""
+
+    def __init__(self) -> None:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        self._key = Ed25519PrivateKey.generate()
+
+    def public_key(self) -> bytes:
+        from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+        return self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    def sign(self, data: bytes) -> bytes:
+        return self._key.sign(data)
+
+
+KEYS: dict[str, SyncKey] = {}
 
 
 def _session(n: int, when: datetime) -> tuple[SessionRecords, list[tuple[str, tuple[object, ...]]]]:
@@ -162,6 +184,7 @@ def sync(journal: Journal, folder: Path, device: str, name: str) -> tuple[float,
     report = sync_now(
         SyncFolder(folder, device),
         SqliteSyncJournal(journal, device),
+        KEYS.setdefault(device, SyncKey()),
         device_name=name,
         location=str(folder),
         now=lambda: datetime.now(UTC).isoformat(timespec="microseconds"),
@@ -194,6 +217,17 @@ def main() -> None:
         began = time.perf_counter()
         os.sync()
         print(f"(the laptop's writes flushed to disk in {time.perf_counter() - began:.1f} s)")
+        # The desktop sees the laptop waiting, and the learner pairs it (not timed).
+        _, report = sync(desktop, folder, desktop_id, "desktop")
+        assert [w.device_id for w in report.waiting] == [laptop_id], report  # type: ignore[attr-defined]
+        desktop_journal = SqliteSyncJournal(desktop, desktop_id)
+        pair(
+            SyncFolder(folder, desktop_id),
+            desktop_journal,
+            laptop_id,
+            at=START.isoformat(),
+            trust=True,
+        )
         took, report = sync(desktop, folder, desktop_id, "desktop")
         got = report.records_in  # type: ignore[attr-defined]
         print(f"import: {got} records in {took:.2f} s (target <= 10 s)")

@@ -33,12 +33,13 @@ if TYPE_CHECKING:
     from coach_gui.adapters.local_judge import OllamaJudge
     from coach_gui.adapters.notes_fs import MarkdownNoteStore
     from coach_gui.adapters.ollama import OllamaClient
-    from coach_gui.adapters.secrets import KeyringSigningKeys, KeyStore
+    from coach_gui.adapters.secrets import KeyringSigningKeys, KeyringSyncKey, KeyStore
     from coach_gui.adapters.sync_folder import SyncFolder
     from coach_gui.adapters.tier1_ollama import OllamaTier1
     from coach_gui.adapters.vault_watch import VaultWatcher
     from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
+    from coach_gui.domain.sync_pairing import Pairing
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 
@@ -81,6 +82,7 @@ class AppContext:
     # judging service and the Gemini adapter; kept in step with `config` on every change.
     privacy: LivePrivacy = field(init=False, repr=False)
     clock: SystemClock = field(default_factory=SystemClock, repr=False)
+    _sync_key: KeyringSyncKey | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.privacy = LivePrivacy(_switches(self.config))
@@ -184,6 +186,23 @@ class AppContext:
         from coach_gui.adapters.journal.sync import SqliteSyncJournal
 
         return SqliteSyncJournal(self.journal, self.device()[0])
+
+    def sync_key(self) -> KeyringSyncKey:
+        from coach_gui.adapters.secrets import KeyringSyncKey
+
+        if self._sync_key is None:
+            self._sync_key = KeyringSyncKey()
+        return self._sync_key
+
+    def sync_sources(self) -> list[tuple[str, str, int]]:
+        from coach_gui.adapters.journal.sync import SqliteSyncJournal
+
+        return SqliteSyncJournal(self.journal, None).sources()
+
+    def sync_pairings(self) -> list[Pairing]:
+        from coach_gui.adapters.journal.sync import SqliteSyncJournal
+
+        return SqliteSyncJournal(self.journal, None).pairing_history()
 
     def record_origin(self, record_id: str) -> tuple[str, str] | None:
         """(device id, name) of the other device a record was imported from, or None."""

@@ -4,6 +4,7 @@ Bounded reads: a file that is a pipe, a device or endless never hangs or floods 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -101,16 +102,23 @@ def _read_flags() -> int:
     return flags
 
 
-def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The bytes of the regular file at `path` (a symlink to one is followed), at most
+def read_limited(path: str | os.PathLike[str], limit: int, *, follow: bool = True) -> bytes:
+    """The bytes of the regular file at `path` (a symlink to one is followed unless not
+    `follow`: then a link itself is refused, as "a link"), at most
     `limit` + 1 of them: a caller that gets more than `limit` knows the file is too big.
     The kind is checked before opening (a pipe or a device is never opened), the file is
     opened without blocking and checked again on the descriptor (it may have been swapped
     in between). Raises NotARegularFile for anything else, OSError when it cannot be read."""
-    kind = _kind(os.stat(path).st_mode)
+    mode = os.stat(path).st_mode if follow else os.lstat(path).st_mode
+    kind = "a link" if stat.S_ISLNK(mode) else _kind(mode)
     if kind is not None:
         raise NotARegularFile(kind)
-    fd = os.open(path, _read_flags())
+    try:
+        fd = os.open(path, _read_flags() | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
+    except OSError as error:
+        if not follow and error.errno == errno.ELOOP:  # swapped for a link meanwhile
+            raise NotARegularFile("a link") from None
+        raise
     try:
         kind = _kind(os.fstat(fd).st_mode)
         if kind is not None:

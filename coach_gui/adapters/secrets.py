@@ -16,6 +16,13 @@ import secrets
 import keyring
 import keyring.backend
 import keyring.errors
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
 from keyring.backends import chainer
 
 from coach_gui.domain.connections import KeyStatus
@@ -212,3 +219,39 @@ class KeyringSigningKeys:
         except KeyringUnavailable:
             return False
         return True
+
+
+SYNC_SIGNING_KEY = "sync_signing_key"  # this computer's Ed25519 private key, as hex
+
+
+class KeyringSyncKey:
+    """`SyncKey`: this computer's Ed25519 key pair for sync (issue 34, ADR 0033), the
+    private half in the OS keyring (service ``coach``, username ``sync_signing_key``),
+    made on first use. The private half never leaves the keyring but to sign."""
+
+    def __init__(self, store: KeyStore | None = None) -> None:
+        self._store = store or KeyStore(SYNC_SIGNING_KEY)
+        self._key: Ed25519PrivateKey | None = None
+
+    def _private(self) -> Ed25519PrivateKey:
+        if self._key is not None:
+            return self._key
+        text = self._store.get()
+        key: Ed25519PrivateKey | None = None
+        if text is not None:
+            try:
+                key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(text))
+            except ValueError:
+                key = None  # not a key Coach wrote
+        if key is None:
+            key = Ed25519PrivateKey.generate()
+            raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+            self._store.set(raw.hex())
+        self._key = key
+        return key
+
+    def public_key(self) -> bytes:
+        return self._private().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    def sign(self, data: bytes) -> bytes:
+        return self._private().sign(data)

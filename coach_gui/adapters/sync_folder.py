@@ -4,20 +4,24 @@ segment through a temporary name (fsynced, then renamed), and never changes or r
 file after; it reads every device's folder.
 
 This device's id is made once per installation and kept in the data folder, outside the
-journal, so restoring a backup of the journal keeps it; the next segment's number comes
-from the folder itself, so a restored device never reuses one.
+journal, so restoring a backup of the journal keeps it. The next segment's number comes
+from the segments this computer wrote (its own, signed with its key, imported back after
+a restore), never from a name someone else put in its folder (issue 34).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
+import stat
 import uuid
 from pathlib import Path
 
-from coach_gui.domain.sync import DEVICE_ID, SEGMENT_NAME, SyncError
-from coach_gui.files import atomic_write
+from coach_gui.domain.sync import DEVICE_ID, SEGMENT_LIMIT, SEGMENT_NAME, SyncError, Unreadable
+from coach_gui.domain.sync_pairing import KEY_FILE, KEY_FILE_LIMIT, DeviceKey, parse_key_file
+from coach_gui.files import NotARegularFile, atomic_write, read_limited
 
 DEVICE_FILE = "sync-device.json"
 
@@ -63,15 +67,36 @@ def _in_progress(name: str) -> bool:
     return name.startswith((".", "~"))
 
 
+def _why_not(entry: os.DirEntry[str], limit: int) -> str | None:
+    """Why the folder entry is not a file sync reads (None: it is a regular file, not a
+    link, of a size a segment can have). Never opens it."""
+    try:
+        if entry.is_symlink():
+            return "it is a link, not a file; Coach never follows one here"
+        if not entry.is_file(follow_symlinks=False):
+            kind = "a folder" if entry.is_dir(follow_symlinks=False) else "not an ordinary file"
+            return f"it is {kind}, not a segment file; left as it is"
+        if entry.stat(follow_symlinks=False).st_size > limit:
+            return f"it is larger than any segment ({limit // (1024 * 1024)} MB); left as it is"
+    except OSError as error:
+        return f"it cannot be looked at ({error.strerror})"
+    return None
+
+
 class SyncFolder:
-    """The `SyncFolder` port over a folder on disk."""
+    """The `SyncFolder` port over a folder on disk. Nothing in it is trusted: another
+    program may put anything there (issue 34). Coach reads only regular files of a sane
+    size under a name of the exact shape, never through a link, never blocking on a pipe;
+    and writes only into this computer's own folder, never through a link."""
 
     def __init__(self, root: Path, device_id: str) -> None:
         self.root = root
         self.device_id = device_id
 
-    def check(self) -> None:
-        """The folder is there and this device can write its own folder inside it."""
+    def check(self) -> str | None:
+        """Raise SyncError when the folder cannot be used (not there, not writable); why
+        this computer's own folder in it cannot be used (it is a link, or not a folder:
+        Coach would write outside the sync folder), or None."""
         if not self.root.is_dir():
             raise SyncError(
                 f"The sync folder {self.root} is not there. If your sync tool keeps it on a "
@@ -79,57 +104,136 @@ class SyncFolder:
                 "in Settings › Sync."
             )
         own = self.root / self.device_id
+        problem = self._own_problem(own)
+        if problem is not None:
+            return problem
         try:
             own.mkdir(exist_ok=True)
+        except FileExistsError:  # made meanwhile as something else
+            return self._own_problem(own)
         except OSError as error:
             raise SyncError(
                 f"Coach cannot write in the sync folder {self.root} ({error.strerror}). "
                 "Check that it is writable, or choose another in Settings › Sync."
             ) from None
+        return self._own_problem(own)
 
-    def devices(self) -> list[str]:
+    @staticmethod
+    def _own_problem(own: Path) -> str | None:
+        try:
+            mode = os.lstat(own).st_mode
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            return f"this computer's folder {own.name} cannot be looked at ({error.strerror})"
+        if stat.S_ISLNK(mode):
+            return (
+                f"this computer's folder {own.name} in the sync folder is a link to somewhere "
+                "else, so Coach writes nothing there; remove the link (Coach makes the folder "
+                "again)"
+            )
+        if not stat.S_ISDIR(mode):
+            return (
+                f"{own.name} in the sync folder should be this computer's folder but is not a "
+                "folder, so Coach writes nothing there; remove it (Coach makes the folder again)"
+            )
+        return None
+
+    def devices(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """(the device ids with a folder in it, this one's included; (name, why) of each
+        entry named like a device's folder that is not a folder, e.g. a link)."""
         try:
             entries = list(os.scandir(self.root))
         except OSError as error:
             raise SyncError(
                 f"Coach cannot read the sync folder {self.root} ({error.strerror})."
             ) from None
-        return sorted(e.name for e in entries if DEVICE_ID.match(e.name) and e.is_dir())
+        found: list[str] = []
+        refused: list[tuple[str, str]] = []
+        for entry in entries:
+            if not DEVICE_ID.match(entry.name):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    found.append(entry.name)
+                elif entry.is_symlink():
+                    refused.append((entry.name, "it is a link, not a folder; never followed"))
+                else:
+                    refused.append((entry.name, "it is not a folder; left as it is"))
+            except OSError:
+                continue
+        return sorted(found), sorted(refused)
 
-    def files(self, device_id: str) -> tuple[list[str], list[str]]:
-        """(segment file names in sequence order, other files that are not temporary)."""
+    def files(self, device_id: str) -> tuple[list[str], list[tuple[str, str]]]:
+        """(segment file names in sequence order; (name, why) of every other entry that is
+        not a temporary file or the computer's key file)."""
         try:
-            names = os.listdir(self.root / device_id)
+            entries = list(os.scandir(self.root / device_id))
         except FileNotFoundError:  # removed meanwhile
             return [], []
         except OSError as error:
-            raise SyncError(
-                f"Coach cannot read {self.root / device_id} ({error.strerror})."
-            ) from None
-        segments = sorted(n for n in names if SEGMENT_NAME.match(n))
-        others = sorted(n for n in names if not SEGMENT_NAME.match(n) and not _in_progress(n))
-        return segments, others
+            return [], [(".", f"the folder cannot be read ({error.strerror})")]
+        segments: list[str] = []
+        others: list[tuple[str, str]] = []
+        for entry in entries:
+            name = entry.name
+            if SEGMENT_NAME.match(name):
+                why = _why_not(entry, SEGMENT_LIMIT)
+                if why is None:
+                    segments.append(name)
+                else:
+                    others.append((name, why))
+            elif name != KEY_FILE and not _in_progress(name):
+                others.append((name, "not a Coach sync segment; left as it is"))
+        return sorted(segments), sorted(others)
 
-    def read(self, device_id: str, name: str) -> bytes | None:
-        """The file's bytes, or None when it went away (moved by the sync tool) meanwhile."""
+    def read(self, device_id: str, name: str) -> bytes | Unreadable | None:
+        """The file's bytes; why it is not read (a link, a pipe, a device, too large: it
+        may have been swapped in since it was listed); None when it went away meanwhile
+        (moved by the sync tool)."""
         try:
-            return (self.root / device_id / name).read_bytes()
+            data = read_limited(self.root / device_id / name, SEGMENT_LIMIT, follow=False)
         except FileNotFoundError:
             return None
+        except NotARegularFile as error:
+            return Unreadable(f"it is {error.kind}, not a segment file; left as it is", True)
+        except OSError as error:
+            return Unreadable(f"it cannot be read ({error.strerror}); tried again next sync", False)
+        if len(data) > SEGMENT_LIMIT:
+            return Unreadable("it is larger than any segment; left as it is", True)
+        return data
+
+    def read_key(self, device_id: str) -> DeviceKey | str | None:
+        """The public key the computer's folder announces; why it cannot be read; None
+        when there is no key file (yet)."""
+        try:
+            data = read_limited(self.root / device_id / KEY_FILE, KEY_FILE_LIMIT, follow=False)
+        except FileNotFoundError:
+            return None
+        except NotARegularFile as error:
+            return f"its key file is {error.kind}"
+        except OSError as error:
+            return f"its key file cannot be read ({error.strerror})"
+        return parse_key_file(data, device_id)
+
+    def write_key(self, data: bytes) -> None:
+        """This computer's key file in its own folder, unless it holds `data` already."""
+        path = self.root / self.device_id / KEY_FILE
+        with contextlib.suppress(OSError):
+            if read_limited(path, KEY_FILE_LIMIT, follow=False) == data:
+                return
+        try:
+            atomic_write(path, data)
         except OSError as error:
             raise SyncError(
-                f"Coach cannot read {self.root / device_id / name} ({error})."
+                f"Coach could not write to the sync folder {self.root} ({error.strerror}). "
+                "Free some space or check the folder, then sync again."
             ) from None
-
-    def next_sequence(self) -> int:
-        segments, _ = self.files(self.device_id)
-        numbers = [int(SEGMENT_NAME.match(n)["sequence"]) for n in segments]  # type: ignore[index]
-        return max(numbers, default=0) + 1
 
     def write_own(self, name: str, data: bytes) -> None:
         """A new segment in this device's folder, whole or not at all; never over a file."""
         path = self.root / self.device_id / name
-        if path.exists():
+        if os.path.lexists(path):
             return  # the same name is the same content (the name carries its digest)
         try:
             atomic_write(path, data)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
 
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ok: {report.checked} entries checked, every id and chain matches")
         if report.log is not None:
             print(_head_line(report.log))
+        _sources(report.sources, report.source)
     else:
         failure = report.first_failure
         print(f"FAIL {failure.id}: {failure.reason} ({report.checked} entries checked)")
@@ -62,6 +63,19 @@ def run(args: argparse.Namespace) -> int:
             print(_head_line(report.log))
         say(_advice(failure.reason))
     return EXIT_OK if report.ok else EXIT_CHECK_FAILED
+
+
+def _sources(sources: tuple[dict[str, Any], ...], source: str | None) -> None:
+    """Where imported records came from (issue 34)."""
+    if source is not None:
+        print(f"it came through sync from the computer {source}")
+    for item in sources:
+        label = f"{item['name']} ({item['device_id'][:8]})"
+        if item["paired"]:
+            pairing = f"paired here, fingerprint {item['fingerprint']}"
+        else:
+            pairing = "imported before pairing existed, or since forgotten; kept"
+        print(f"{item['records']} records came through sync from {label}: {pairing}")
 
 
 def _head_line(log: LogSummary) -> str:

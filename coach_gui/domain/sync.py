@@ -6,7 +6,8 @@ exactly as stored, so a row travels byte for byte):
   1. a header: format, version, the writing device's id and name, its sequence number
      and when it was written (the writer's clock, for the status only);
   2. one line per record: its kind, its id and its row, column by column as stored;
-  3. a trailer: how many records, and the SHA-256 of every byte before the trailer.
+  3. a trailer: how many records, the SHA-256 of every byte before the trailer, and (from
+     format 2, issue 34, ADR 0033) the writing computer's Ed25519 signature of those bytes.
 A file whose last line is not a trailer that matches is not complete yet (still being
 copied, or cut off) and is read again next time. Its name carries its sequence number and
 the start of its digest, so two segments never share a name and a name names one content.
@@ -14,10 +15,12 @@ the start of its digest, so two segments never share a name and a name names one
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -26,9 +29,12 @@ from pydantic import Field, ValidationError
 from coach_gui.domain.digests import content_id
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.records import Record
+from coach_gui.domain.sync_pairing import Waiting, signature_valid
 
 FORMAT: Literal["coach-sync"] = "coach-sync"
-VERSION = 1
+VERSION = 2  # 2: signed (issue 34); a segment of format 1 is refused, never imported
+MAX_SEQUENCE = 99_999_999  # the largest number a segment's name can carry
+SEGMENT_LIMIT = 256 * 1024 * 1024  # bytes: a full segment is about 10 MB; larger is refused
 DEVICE_ID = re.compile(r"^[0-9a-f]{32}$")
 SEGMENT_NAME = re.compile(r"^(?P<sequence>[0-9]{8})-(?P<digest>[0-9a-f]{16})\.jsonl$")
 Row = dict[str, str | int | None]
@@ -51,6 +57,19 @@ SESSION_TABLES: dict[str, str] = {
 StoredTypes = Mapping[str, Mapping[str, frozenset[str]]]
 
 
+# What the sync folder holds, said the same way in Settings, Help and the README (issue 34).
+SYNC_FOLDER_HOLDS = (
+    "The sync folder holds, for anyone who can read it: this computer's name, its id and "
+    "its public key; for each session, the note's title and id, the challenges, your "
+    "answers, the judge's verdicts, feedback and gaps, and the texts of the note's key "
+    "points (core assertions) your answers were judged against, even for verdicts made "
+    "with \u201cSend core assertions\u201d off; what was sent to the judge and its "
+    "replies; answers judged later and your own ratings; and your schedule changes "
+    "(holds, undos, parameter sets). Never a key: this computer's signing key stays in "
+    "its keyring."
+)
+
+
 class SyncError(CoachError):
     """The sync folder cannot be used; the message says what to do."""
 
@@ -60,7 +79,7 @@ class SegmentHeader(Record):
     version: int = Field(ge=1)
     device_id: str = Field(pattern=DEVICE_ID.pattern)
     device_name: str
-    sequence: int = Field(ge=1)
+    sequence: int = Field(ge=1, le=MAX_SEQUENCE)
     created_at: str
 
 
@@ -108,26 +127,39 @@ class Unreadable:
 
     reason: str
     complete: bool  # False: not complete yet (being copied); it is read again next time
+    refused: bool = False  # True: not signed as its computer's segments must be (issue 34)
 
 
 def segment_name(sequence: int, digest: str) -> str:
     return f"{sequence:08d}-{digest[:16]}.jsonl"
 
 
-def segment_bytes(header: SegmentHeader, records: Sequence[SyncRecord]) -> tuple[bytes, Segment]:
-    """The file's bytes and the segment they hold."""
+def segment_bytes(
+    header: SegmentHeader, records: Sequence[SyncRecord], sign: Callable[[bytes], bytes]
+) -> tuple[bytes, Segment]:
+    """The file's bytes and the segment they hold; `sign` signs every byte before the
+    trailer with this computer's key (the signature travels in the trailer)."""
     lines = [_line(header.model_dump(mode="json"))]
     lines += [record.line() for record in records]
     body = ("\n".join(lines) + "\n").encode("utf-8")
     sha = hashlib.sha256(body).hexdigest()
-    trailer = _line({"trailer": {"count": len(records), "sha256": sha}})
+    signature = base64.b64encode(sign(body)).decode("ascii")
+    trailer = _line({"trailer": {"count": len(records), "sha256": sha, "signature": signature}})
     return body + trailer.encode("utf-8") + b"\n", Segment(header, tuple(records), sha)
 
 
 _INCOMPLETE = "not complete yet (still being copied, or cut off); it is read again next sync"
 
 
-def _trailer(data: bytes) -> tuple[bytes, int, str] | Unreadable:
+@dataclass(frozen=True)
+class _Trailer:
+    body: bytes
+    count: int
+    sha: str
+    signature: bytes | None
+
+
+def _trailer(data: bytes) -> _Trailer | Unreadable:
     if not data.endswith(b"\n"):
         return Unreadable(_INCOMPLETE, complete=False)
     cut = data.rfind(b"\n", 0, len(data) - 1)
@@ -135,13 +167,20 @@ def _trailer(data: bytes) -> tuple[bytes, int, str] | Unreadable:
     try:
         trailer = json.loads(last)["trailer"]
         count, sha = trailer["count"], trailer["sha256"]
-    except (ValueError, TypeError, KeyError, RecursionError):  # (nested too deep)
+        signed = trailer.get("signature")
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):  # (too deep)
         return Unreadable(_INCOMPLETE, complete=False)
     if not isinstance(count, int) or not isinstance(sha, str) or cut < 0:
         return Unreadable(_INCOMPLETE, complete=False)
     if hashlib.sha256(body).hexdigest() != sha:
         return Unreadable("damaged: its content does not match its digest", complete=True)
-    return body, count, sha
+    signature = None
+    if isinstance(signed, str):
+        try:
+            signature = base64.b64decode(signed, validate=True)
+        except (binascii.Error, ValueError):
+            signature = b""
+    return _Trailer(body, count, sha, signature)
 
 
 _RECORD_KEYS = {"kind", "id", "row"}
@@ -169,15 +208,31 @@ def _record(raw: Any, number: int) -> SyncRecord:
     return SyncRecord(kind, record_id, row)
 
 
-def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | Unreadable:
-    """The segment `data` holds, found as `file_name` in the folder of `device_id`."""
+NOT_SIGNED = "it is not signed with the key its computer was paired with here; not imported"
+
+
+def parse_segment(
+    data: bytes, *, device_id: str, file_name: str, public_key: bytes
+) -> Segment | Unreadable:
+    """The segment `data` holds, found as `file_name` in the folder of `device_id`, whose
+    computer was paired here with `public_key` (this computer's own for its own folder).
+    The signature is checked before anything else of the content is read."""
     found = _trailer(data)
     if isinstance(found, Unreadable):
         return found
-    body, count, sha = found
+    body, count, sha = found.body, found.count, found.sha
     match = SEGMENT_NAME.match(file_name)
     if match is None or match["digest"] != sha[:16]:
         return Unreadable("its name does not match its content", complete=True)
+    if found.signature is None:
+        return Unreadable(
+            "it is not signed: it was written by an older Coach, or not by Coach; update "
+            "Coach on that computer (nothing unsigned is imported)",
+            complete=True,
+            refused=True,
+        )
+    if not signature_valid(public_key, found.signature, body):
+        return Unreadable(NOT_SIGNED, complete=True, refused=True)
     try:
         lines = body.decode("utf-8").split("\n")[:-1]
         header = SegmentHeader.model_validate_json(lines[0])
@@ -185,7 +240,7 @@ def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | U
             raise ValueError("the header is not in canonical form")
         records = _records(lines[1:])
     except (ValueError, IndexError, ValidationError, RecursionError) as error:
-        problem = str(error).splitlines()[0][:160]
+        problem = shown(str(error).splitlines()[0][:160])
         return Unreadable(f"not a Coach sync segment ({problem})", complete=True)
     if header.version > VERSION:
         return Unreadable(
@@ -199,10 +254,25 @@ def parse_segment(data: bytes, *, device_id: str, file_name: str) -> Segment | U
     return Segment(header, records, sha)
 
 
+# Characters that steer a terminal or reorder text (escape codes, bidirectional overrides):
+# shown as escapes, so a name in another computer's file cannot rewrite what is printed.
+_STEERING = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def shown(text: str) -> str:
     """Text from a file or file name (another computer's, or the sync tool's) as it can be
-    shown: what is not Unicode (a lone surrogate, a byte that is no character) escaped."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    shown: control characters, text-direction overrides and what is not Unicode (a lone
+    surrogate, a byte that is no character) escaped, e.g. ``\\x1b``."""
+    return _STEERING.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
 
 
 def self_rating_id(row: Mapping[str, Any]) -> str:
@@ -262,7 +332,13 @@ class SyncReport:
     conflicts: list[dict[str, str]] = field(default_factory=list)
     rejected: list[Ignored] = field(default_factory=list)
     ignored: list[Ignored] = field(default_factory=list)
+    # Not imported, never to be: not signed by the key its computer was paired with,
+    # claiming to be this computer, or not a file Coach reads (issue 34). Listed, not fatal.
+    refused: list[Ignored] = field(default_factory=list)
+    waiting: list[Waiting] = field(default_factory=list)  # computers to pair
     devices: list[DeviceSeen] = field(default_factory=list)
+    fingerprint: str = ""  # this computer's, which the other computers show when pairing
+    paired: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -275,7 +351,8 @@ class SyncReport:
         return {
             "ok": self.ok,
             "device_id": self.device_id,
-            "device_name": self.device_name,
+            "device_name": shown(self.device_name),
+            "fingerprint": self.fingerprint,
             "folder": self.folder,
             "segments_written": self.segments_written,
             "segments_imported": self.segments_imported,
@@ -285,10 +362,13 @@ class SyncReport:
             "conflicts": self.conflicts,
             "rejected": ignored(self.rejected),
             "ignored": ignored(self.ignored),
+            "refused": ignored(self.refused),
+            "waiting": [w.to_json() for w in self.waiting],
+            "paired": self.paired,
             "devices": [
                 {
                     "device_id": d.device_id,
-                    "name": d.name,
+                    "name": shown(d.name),
                     "this_device": d.this_device,
                     "segments": d.segments,
                     "records": d.records,
@@ -300,4 +380,4 @@ class SyncReport:
 
 
 def device_label(name: str, device_id: str) -> str:
-    return f"{name} ({device_id[:8]})"
+    return f"{shown(name)} ({device_id[:8]})"

@@ -15,6 +15,7 @@ from coach_gui.domain.eval_traces import StoredEvalRun
 from coach_gui.domain.notes import NoteEntry
 from coach_gui.domain.privacy import LivePrivacy
 from coach_gui.domain.session_records import OutboxRecord, SentRequest
+from coach_gui.domain.sync_pairing import Pairing
 from coach_gui.services.ports.backups import BackupFolder
 from coach_gui.services.ports.evals import EvalRunReader, EvalStore, SigningKeyLookup, SigningKeys
 from coach_gui.services.ports.judge import ClosableJudge, ConnectionTester, KeyVault, VerdictJournal
@@ -26,7 +27,7 @@ from coach_gui.services.ports.practice import (
     PracticeJournal,
 )
 from coach_gui.services.ports.sealing import TraceJournal
-from coach_gui.services.ports.sync import SyncFolder, SyncJournal
+from coach_gui.services.ports.sync import SyncFolder, SyncJournal, SyncKey
 from coach_gui.services.scheduler import AssertionScheduler
 
 
@@ -117,7 +118,19 @@ class App(Protocol):
 
     def sync_journal(self) -> SyncJournal: ...
 
+    def sync_key(self) -> SyncKey:
+        """This computer's signing key pair for sync (the private half in the keyring)."""
+        ...
+
     def record_origin(self, record_id: str) -> tuple[str, str] | None: ...
+
+    def sync_sources(self) -> list[tuple[str, str, int]]:
+        """(device id, name, records) of each computer records were imported from."""
+        ...
+
+    def sync_pairings(self) -> list[Pairing]:
+        """Every pairing record, in the order made."""
+        ...
 
 
 def notes_by_id(app: App) -> NoteLookup:

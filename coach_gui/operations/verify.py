@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
-from coach_gui.domain.sync import device_label
+from coach_gui.domain.sync import device_label, shown
+from coach_gui.domain.sync_pairing import paired
 from coach_gui.operations.app import App
 from coach_gui.services.verify import VerifyReport, verify
 
@@ -23,9 +25,33 @@ def verify_journal(
         evals=app.eval_journal(),
         keys=app.signing_keys(),
     )
+    report = dataclasses.replace(report, sources=tuple(sources(app)))
+    if target_id is not None:
+        came = app.record_origin(target_id)
+        if came is not None:
+            report = dataclasses.replace(report, source=device_label(came[1], came[0]))
     failure = report.first_failure
     origin = None if failure is None else app.record_origin(failure.id)
     if failure is None or origin is None:
         return report
     named = dataclasses.replace(failure, device=device_label(origin[1], origin[0]))
     return dataclasses.replace(report, first_failure=named)
+
+
+def sources(app: App) -> list[dict[str, Any]]:
+    """Each computer records came from through sync: how many, and the pairing in force
+    (records from before pairing existed are kept, and said to be so)."""
+    current = paired(app.sync_pairings())
+    found: list[dict[str, Any]] = []
+    for device_id, name, records in app.sync_sources():
+        pairing = current.get(device_id)
+        found.append(
+            {
+                "device_id": device_id,
+                "name": shown(name),
+                "records": records,
+                "paired": pairing is not None,
+                "fingerprint": None if pairing is None else pairing.fingerprint,
+            }
+        )
+    return found

@@ -26,10 +26,13 @@ from dataclasses import dataclass
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.sync import (
     FORMAT,
+    MAX_SEQUENCE,
+    NOT_SIGNED,
     VERSION,
     Ignored,
     SegmentHeader,
     StoredTypes,
+    SyncError,
     SyncRecord,
     SyncReport,
     Unreadable,
@@ -37,14 +40,34 @@ from coach_gui.domain.sync import (
     segment_bytes,
     shown,
 )
+from coach_gui.domain.sync_pairing import (
+    KEY_FILE,
+    DeviceKey,
+    Pairing,
+    Waiting,
+    fingerprint,
+    key_file_bytes,
+    matching,
+    paired,
+)
 from coach_gui.services.ports.sealing import TraceRowReader
-from coach_gui.services.ports.sync import SyncFolder, SyncJournal
+from coach_gui.services.ports.sync import SyncFolder, SyncJournal, SyncKey
 from coach_gui.services.sync_prepare import Prepared, prepare
 from coach_gui.services.verify import check_session
 
 log = logging.getLogger(__name__)
 MAX_SEGMENT_RECORDS = 5000  # a segment holds whole sessions, about this many records
 _NOT_SEGMENT = "not a Coach sync segment; left as it is"
+NOT_OURS = "it is in this computer's folder but not signed with this computer's key; not imported"
+KEY_CHANGED = (
+    "its key file now shows another key than the one it was paired with; only what is "
+    "signed with the paired key is imported. If Coach was set up again there, forget it "
+    "(`coach sync --forget`) and pair it again, comparing the fingerprints"
+)
+NO_KEY = (
+    "its folder has no key file: Coach there is older than this one, or the folder is not "
+    "Coach's; update Coach on that computer and sync there, then pair it here"
+)
 _AHEAD = 3  # segments the helper process reads ahead of the one being stored
 _HELPER_SECONDS = 120.0  # a segment takes the helper about half a second
 _POLL_SECONDS = 0.25  # how often a wait for the helper looks whether sync is stopping
@@ -84,6 +107,7 @@ class _Preparing:
         folder: SyncFolder,
         types: StoredTypes,
         files: list[tuple[str, str]],
+        keys: dict[str, bytes],
         helper: bool | None,
         before_waiting: Callable[[bool], None],
         stop: Callable[[], bool],
@@ -94,6 +118,7 @@ class _Preparing:
         self._folder = folder
         self._types = types
         self._files = files
+        self._keys = keys  # device id -> the public key it was paired with
         if helper is None:  # worth it with a second core and more than one to read
             helper = _cores() >= 2
         self._pool = _helper_pool() if helper and len(files) >= 2 else None
@@ -120,9 +145,8 @@ class _Preparing:
         files = iter(self._files)
         first: _Ahead | None = None
         for device, name in files:  # the first one is done here, while the helper starts
-            data = self._folder.read(device, name)
-            if data is not None:
-                first = _Ahead(device, name, data)
+            first = self._read(device, name)
+            if first is not None:
                 break
         ahead: deque[_Ahead] = deque()
         self._fill(ahead, files)
@@ -135,9 +159,9 @@ class _Preparing:
                 if item is None:
                     self._finished = True
                     return
-                data = self._folder.read(*item)
-                if data is not None:
-                    ahead.append(_Ahead(*item, data))
+                entry = self._read(*item)
+                if entry is not None:
+                    ahead.append(entry)
                 continue
             entry = ahead.popleft()
             yield entry.device, entry.name, self._result(entry, ahead)
@@ -148,25 +172,38 @@ class _Preparing:
             item = next(files, None)
             if item is None:
                 return
-            data = self._folder.read(*item)
-            if data is not None:
-                entry = _Ahead(*item, data)
-                entry.future = self._submit(entry)
+            entry = self._read(*item)
+            if entry is not None:
+                if entry.ready is None:
+                    entry.future = self._submit(entry)
                 ahead.append(entry)
+
+    def _read(self, device: str, name: str) -> _Ahead | None:
+        """The file read (None: it went away), or why it was not (a link, a pipe...)."""
+        data = self._folder.read(device, name)
+        if data is None:
+            return None
+        if isinstance(data, Unreadable):
+            return _Ahead(device, name, b"", ready=data)
+        return _Ahead(device, name, data)
 
     def _submit(self, entry: _Ahead) -> Future[Prepared | Unreadable] | None:
         if self._pool is None:
             return None
         try:
-            return self._pool.submit(prepare, entry.data, entry.device, entry.name, self._types)
+            return self._pool.submit(
+                prepare, entry.data, entry.device, entry.name, self._types, self._keys[entry.device]
+            )
         except (RuntimeError, OSError) as error:  # the helper is gone: go on here
             log.warning("sync goes on without its helper process: %r", error)
             self._close(broken=True)
             return None
 
     def _here(self, entry: _Ahead) -> Prepared | Unreadable:
+        if entry.ready is not None:
+            return entry.ready
         self._before_waiting(True)  # reading one here takes as long as storing one
-        return prepare(entry.data, entry.device, entry.name, self._types)
+        return prepare(entry.data, entry.device, entry.name, self._types, self._keys[entry.device])
 
     def _result(self, entry: _Ahead, ahead: deque[_Ahead]) -> Prepared | Unreadable:
         if entry.ready is not None:
@@ -261,6 +298,7 @@ class _Run:
         self,
         folder: SyncFolder,
         journal: SyncJournal,
+        key: SyncKey,
         report: SyncReport,
         now: Callable[[], str],
         stop: Callable[[], bool],
@@ -268,26 +306,79 @@ class _Run:
         self.stop = stop
         self.folder = folder
         self.journal = journal
+        self.key = key
         self.report = report
         self.now = now
         self.names = {d.device_id: d.name for d in journal.devices_seen()}
         self.names[report.device_id] = report.device_name
+        self.keys: dict[str, bytes] = {}  # device id -> the key its segments must be signed with
 
     def label(self, device_id: str) -> str:
         return device_label(self.names.get(device_id, "a device"), device_id)
 
-    def new_files(self) -> list[tuple[str, str]]:
+    def refuse(self, device_id: str, file: str, reason: str) -> None:
+        self.report.refused.append(Ignored(self.label(device_id), shown(file), reason))
+
+    def new_files(self, own_usable: bool) -> list[tuple[str, str]]:
         """(device id, file name) of every segment file not imported or written here yet,
-        each device's in sequence order."""
+        each device's in sequence order, from this computer's own folder and the folders
+        of the computers paired here; each other computer's folder is listed as waiting
+        to be paired."""
         known = self.journal.known_segments()
+        seen_before = set(self.names)
+        pairings = paired(self.journal.pairing_history())
+        own = self.report.device_id
+        self.keys[own] = self.key.public_key()
+        self.report.paired = [
+            {"device_id": p.device_id, "name": shown(p.name), "fingerprint": p.fingerprint}
+            for p in pairings.values()
+        ]
+        devices, odd = self.folder.devices()
+        for name, why in odd:
+            self.report.refused.append(Ignored("the sync folder", shown(name), why))
         found: list[tuple[str, str]] = []
-        for device in self.folder.devices():
+        for device in devices:
+            if device == own:
+                if not own_usable:
+                    continue
+            elif not self._paired(device, pairings, seen_before):
+                continue
             segments, others = self.folder.files(device)
-            self.report.ignored += [
-                Ignored(self.label(device), shown(n), _NOT_SEGMENT) for n in others
-            ]
+            for name, why in others:
+                if why == _NOT_SEGMENT:
+                    self.report.ignored.append(Ignored(self.label(device), shown(name), why))
+                else:
+                    self.refuse(device, name, why)
             found += [(device, name) for name in segments if (device, name) not in known]
         return found
+
+    def _paired(self, device: str, pairings: dict[str, Pairing], seen_before: set[str]) -> bool:
+        """Whether `device`'s segments are read: it is paired here (its key noted). If not,
+        it waits for the learner to pair it, or is refused when it announces no key."""
+        announced = self.folder.read_key(device)
+        pairing = pairings.get(device)
+        if isinstance(announced, DeviceKey):
+            self.names.setdefault(device, announced.name)
+        if pairing is not None:
+            self.names[device] = self.names.get(device, pairing.name)
+            self.keys[device] = bytes.fromhex(pairing.public_key)
+            if isinstance(announced, DeviceKey) and announced.public_key != self.keys[device]:
+                self.refuse(device, KEY_FILE, KEY_CHANGED)
+            return True
+        if isinstance(announced, DeviceKey):
+            self.report.waiting.append(
+                Waiting(
+                    device_id=device,
+                    name=shown(announced.name),
+                    fingerprint=announced.fingerprint,
+                    synced_before=device in seen_before,
+                )
+            )
+        elif announced is None:
+            self.refuse(device, KEY_FILE, NO_KEY)
+        else:
+            self.refuse(device, KEY_FILE, f"{announced}; nothing from it is imported")
+        return False
 
     def merge(self, files: list[tuple[str, str]], helper: bool | None) -> None:
         """Import until nothing more goes in: one that waits is tried after the others."""
@@ -296,13 +387,22 @@ class _Run:
         many = len(files) >= 2
         bulk = self.journal.importing() if many else contextlib.nullcontext()
         paused = _cyclic_gc_paused() if many else contextlib.nullcontext()
-        preparing = _Preparing(self.folder, types, files, helper, self.journal.settle, self.stop)
+        preparing = _Preparing(
+            self.folder, types, files, self.keys, helper, self.journal.settle, self.stop
+        )
         with paused, bulk, preparing as ready:
             for device, name, prepared in ready:
                 if self.stop():  # quitting: what went in stays in, the rest next time
                     return
                 if isinstance(prepared, Unreadable):
-                    self.report.ignored.append(Ignored(self.label(device), name, prepared.reason))
+                    if prepared.reason == NOT_SIGNED and device == self.report.device_id:
+                        self.refuse(device, name, NOT_OURS)
+                    elif prepared.refused:
+                        self.refuse(device, name, prepared.reason)
+                    else:
+                        self.report.ignored.append(
+                            Ignored(self.label(device), name, prepared.reason)
+                        )
                     continue
                 self.names.setdefault(device, prepared.segment.header.device_name)
                 waits = self._import(prepared)
@@ -358,15 +458,22 @@ class _Run:
         self.journal.record_exported(batch.marks)
 
     def _write(self, records: list[SyncRecord]) -> None:
+        sequence = self.journal.last_sequence() + 1
+        if sequence > MAX_SEQUENCE:
+            raise SyncError(
+                "This computer has written as many sync files as their names can number; "
+                "Coach cannot write more into this sync folder. Choose a new, empty sync "
+                "folder in Settings › Sync on every computer."
+            )
         header = SegmentHeader(
             format=FORMAT,
             version=VERSION,
             device_id=self.report.device_id,
             device_name=self.report.device_name,
-            sequence=self.folder.next_sequence(),
+            sequence=sequence,
             created_at=self.now(),
         )
-        data, segment = segment_bytes(header, records)
+        data, segment = segment_bytes(header, records, self.key.sign)
         self.folder.write_own(segment.name, data)
         self.journal.record_written(segment, self.now())
         self.report.segments_written.append(segment.name)
@@ -376,6 +483,7 @@ class _Run:
 def sync_now(
     folder: SyncFolder,
     journal: SyncJournal,
+    key: SyncKey,
     *,
     device_name: str,
     location: str,
@@ -383,16 +491,65 @@ def sync_now(
     stop: Callable[[], bool] = lambda: False,
     helper: bool | None = None,
 ) -> SyncReport:
-    """Import every new segment, then export this device's new records; the status.
-    `stop` says to stop between two segments (the window is closing). `helper`: read and
-    check the next segments in a second process while one is stored (None: when there
-    are several to import and a second core). Raises SyncError when the folder cannot be
-    used."""
-    folder.check()
+    """Import every new segment of this computer's own folder and of the computers paired
+    here, then export this device's new records, signed with `key`; the status, with the
+    computers waiting to be paired. `stop` says to stop between two segments (the window
+    is closing). `helper`: read and check the next segments in a second process while one
+    is stored (None: when there are several to import and a second core). Raises
+    SyncError when the folder cannot be used; anything in it that is not what it should
+    be is listed and skipped, never fatal (issue 34)."""
+    own_problem = folder.check()
     report = SyncReport(device_id=folder.device_id, device_name=device_name, folder=location)
-    run = _Run(folder, journal, report, now, stop)
-    run.merge(run.new_files(), helper)
-    if not stop():
+    public = key.public_key()
+    report.fingerprint = fingerprint(public)
+    run = _Run(folder, journal, key, report, now, stop)
+    if own_problem is not None:
+        report.rejected.append(Ignored(run.label(folder.device_id), folder.device_id, own_problem))
+    else:
+        folder.write_key(key_file_bytes(folder.device_id, device_name, public))
+    run.merge(run.new_files(own_usable=own_problem is None), helper)
+    if not stop() and own_problem is None:
         run.export()
     report.devices = journal.devices_seen()
     return report
+
+
+def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trust: bool) -> Pairing:
+    """Pair (`trust`) the computer whose folder announces the fingerprint (or device id)
+    `wanted`, or forget the paired one it names; the sealed record stored. Raises
+    SyncError when none matches, saying what to do."""
+    folder.check()
+    current = paired(journal.pairing_history())
+    if not trust:
+        keys = [
+            DeviceKey(p.device_id, p.name, bytes.fromhex(p.public_key)) for p in current.values()
+        ]
+        found = matching(keys, wanted)
+        if not found:
+            raise SyncError(
+                f"No paired computer has the fingerprint or id {shown(wanted)[:80]}; "
+                '`coach sync --json` lists the paired ones under "paired".'
+            )
+        pairing = current[found[0].device_id]
+        record = Pairing(pairing.device_id, pairing.name, pairing.public_key, "forget", at)
+    else:
+        devices, _ = folder.devices()
+        announced = [
+            k
+            for d in devices
+            if d != folder.device_id and isinstance(k := folder.read_key(d), DeviceKey)
+        ]
+        found = matching(announced, wanted)
+        if len(found) != 1:
+            why = "no computer" if not found else "more than one computer"
+            raise SyncError(
+                f"In the sync folder {why} shows the fingerprint {shown(wanted)[:80]}. Check "
+                "it on the other computer (Help › Where my data lives, or `coach sync` there) "
+                "and that its files have arrived, then try again."
+            )
+        key = found[0]
+        if key.device_id in current and current[key.device_id].public_key == key.public_key.hex():
+            return current[key.device_id]
+        record = Pairing(key.device_id, key.name, key.public_key.hex(), "trust", at)
+    journal.record_pairing(record)
+    return record.sealed()

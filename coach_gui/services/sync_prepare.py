@@ -89,12 +89,12 @@ class _AsIs:
 
 
 def prepare(
-    data: bytes, device_id: str, file_name: str, types: StoredTypes
+    data: bytes, device_id: str, file_name: str, types: StoredTypes, public_key: bytes
 ) -> Prepared | Unreadable:
-    """Read the segment in `data` (found as `file_name` in `device_id`'s folder) and check
-    every session that arrived whole in it. Needs no journal: it may run in another
-    process."""
-    parsed = parse_segment(data, device_id=device_id, file_name=file_name)
+    """Read the segment in `data` (found as `file_name` in `device_id`'s folder, whose
+    computer was paired with `public_key`), its signature first, and check every session
+    that arrived whole in it. Needs no journal: it may run in another process."""
+    parsed = parse_segment(data, device_id=device_id, file_name=file_name, public_key=public_key)
     if isinstance(parsed, Unreadable):
         return parsed
     try:

@@ -75,6 +75,10 @@ class VerifyReport:
     checked: int
     first_failure: Failure | None
     log: LogSummary | None = None  # checked with the whole journal only
+    # The computers records came from through sync, each with how many and its pairing
+    # (issue 34): {"device_id", "name", "records", "paired", "fingerprint"}.
+    sources: tuple[dict[str, Any], ...] = ()
+    source: str | None = None  # the computer the one record verified came from
 
     def to_json(self) -> dict[str, Any]:
         failure = self.first_failure
@@ -89,6 +93,9 @@ class VerifyReport:
             found["first_failure"]["device"] = failure.device
         if self.log is not None:
             found["log"] = self.log.to_json()
+        found["imported_from"] = list(self.sources)
+        if self.source is not None:
+            found["source"] = self.source
         return found
 
 

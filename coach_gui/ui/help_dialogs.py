@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui import APP_NAME, __version__
+from coach_gui.domain.sync import SYNC_FOLDER_HOLDS
 from coach_gui.paths import trash_dir
 from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.screen_fit import screen_room
@@ -147,7 +148,13 @@ def data_locations(
 class DataLocationsDialog(QDialog):
     """Every place Coach keeps something, each with an *Open folder* button."""
 
-    def __init__(self, locations: Sequence[DataLocation], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        locations: Sequence[DataLocation],
+        parent: QWidget | None = None,
+        *,
+        fingerprint: str | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Where my data lives — Coach")
         self.setAccessibleName("Where my data lives")
@@ -187,6 +194,18 @@ class DataLocationsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
+        if any(place.what == SYNC_FOLDER for place in locations):  # (issue 34)
+            said = SYNC_FOLDER_HOLDS
+            if fingerprint:
+                said += (
+                    f" This computer's fingerprint, which your other computers show when "
+                    f"they ask to pair it: {fingerprint}."
+                )
+            self.sync_label = QLabel(said, self)
+            self.sync_label.setWordWrap(True)
+            self.sync_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.sync_label.setAccessibleName("What the sync folder holds")
+            layout.addWidget(self.sync_label)
         layout.addLayout(grid)
         layout.addWidget(buttons)
         self.setMinimumWidth(560)
@@ -202,8 +221,10 @@ class DataLocationsDialog(QDialog):
         self.resize(width, self.heightForWidth(width))
 
 
-def show_data_locations(parent: QWidget, context: AppContext) -> DataLocationsDialog:
-    """Help > Where my data lives."""
+def show_data_locations(
+    parent: QWidget, context: AppContext, fingerprint: str | None = None
+) -> DataLocationsDialog:
+    """Help > Where my data lives (`fingerprint`: this computer's, from its last sync)."""
     dialog = DataLocationsDialog(
         data_locations(
             kb=Path(context.notes.location),
@@ -213,6 +234,7 @@ def show_data_locations(parent: QWidget, context: AppContext) -> DataLocationsDi
             sync=context.config.sync.path(),
         ),
         parent,
+        fingerprint=fingerprint,
     )
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()
@@ -227,6 +249,7 @@ def show_locations(
     config: Path,
     log_file: Path,
     sync: Path | None = None,
+    fingerprint: str | None = None,
 ) -> DataLocationsDialog:
     """The same dialog, from the paths the main window passes."""
     dialog = DataLocationsDialog(
@@ -238,6 +261,7 @@ def show_locations(
             sync=sync,
         ),
         parent,
+        fingerprint=fingerprint,
     )
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()

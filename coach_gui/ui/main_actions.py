@@ -155,7 +155,11 @@ def build_main_actions(window: MainWindow) -> MainActions:
         locations=_action(
             window,
             "&Where my data lives…",
-            lambda: attached(lambda: _help().show_data_locations(window, window.context)),
+            lambda: attached(
+                lambda: _help().show_data_locations(
+                    window, window.context, window.sync_status.fingerprint
+                )
+            ),
         ),
         privacy_summary=_action(
             window,

@@ -655,6 +655,7 @@ class MainWindow(QMainWindow):
             self,
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
+            fingerprint=self.sync_status.fingerprint,
         )
 
         def another_folder() -> None:
@@ -709,6 +710,7 @@ class MainWindow(QMainWindow):
             config=context.config_path,
             log_file=context.log_file,
             sync=context.config.sync.path(),
+            fingerprint=self.sync_status.fingerprint,
         )
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from coach_gui.config import SETTING_NAMES, Config, save_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS
+from coach_gui.domain.sync import SYNC_FOLDER_HOLDS
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen, screen_room
@@ -56,10 +57,10 @@ class _Reason:
 # A text field whose empty value means "off" (null in the settings file).
 _EMPTY_IS_OFF = {"sync.folder"}
 SYNC_EXPLAINED = (
-    "Coach writes your sealed practice there, in a folder of this computer's own: your "
-    "answers, the judge's verdicts and what was sent to it, answers judged later and "
-    "your own ratings; never a key. It reads what your other computers wrote and merges "
-    "it. It leaves this computer only through your sync tool."
+    "Coach writes your sealed practice there, in a folder of this computer's own, signed "
+    "with this computer's key. It reads what your other computers wrote and "
+    "merges it, but only from computers you paired here (it asks, showing a fingerprint to "
+    "compare). It leaves this computer only through your sync tool. " + SYNC_FOLDER_HOLDS
 )
 
 
@@ -72,7 +73,8 @@ def _folder_text(config: Config) -> str:
 class SettingsDialog(QDialog):
     """`config` holds the saved settings once the dialog is accepted. With a `key_store`
     the dialog has a *Gemini API key* section; with a `judge_factory` (which builds the
-    judge from the saved settings) that section can test the connection."""
+    judge from the saved settings) that section can test the connection. `fingerprint`:
+    this computer's sync fingerprint once it has synced, shown under Sync (issue 34)."""
 
     def __init__(
         self,
@@ -82,6 +84,7 @@ class SettingsDialog(QDialog):
         *,
         key_store: KeyVault | None = None,
         judge_factory: Callable[[], ConnectionTester] | None = None,
+        fingerprint: str | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings — Coach")
@@ -338,6 +341,19 @@ class SettingsDialog(QDialog):
         sync_note.setEnabled(False)
         sync_note.setAccessibleName("What sync puts there")
         sync.addRow(sync_note)
+        self.fingerprint_label: QLabel | None = None
+        if fingerprint:  # what the other computers show when they ask to pair this one
+            self.fingerprint_label = QLabel(
+                f"This computer's fingerprint: <b>{fingerprint}</b>. Your other computers "
+                "show it when they ask to pair this one.",
+                self,
+            )
+            self.fingerprint_label.setWordWrap(True)
+            self.fingerprint_label.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse
+            )
+            self.fingerprint_label.setAccessibleName("This computer's fingerprint")
+            sync.addRow(self.fingerprint_label)
 
         self.problem_label = QLabel(self)
         self.problem_label.setWordWrap(True)

@@ -17,6 +17,7 @@ from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
     from coach_gui.operations.app import App
+    from coach_gui.ui.pairing_dialog import PairingDialog
 
 log = logging.getLogger(__name__)
 _STOPPED = "Sync stopped unexpectedly; the log file has the details (Help › Where my data lives)."
@@ -30,6 +31,8 @@ def status_text(report: SyncReport, now: str) -> str:
         text += f" · {report.records_in} new from them"
     if report.rejected or report.conflicts:
         text += " · something did not check out"
+    if report.waiting:
+        text += " · a computer waits to be paired"
     return text
 
 
@@ -48,6 +51,13 @@ def status_details(report: SyncReport) -> str:
         lines.append(f"Not brought in, {item.file} from {item.device}: {item.reason}")
     for item in report.ignored:
         lines.append(f"Left for later, {item.file}: {item.reason}")
+    for item in report.refused:
+        lines.append(f"Refused, {item.file} from {item.device}: {item.reason}")
+    for waiting in report.waiting:
+        label = device_label(waiting.name, waiting.device_id)
+        lines.append(f"Waiting to be paired: {label}, fingerprint {waiting.fingerprint}")
+    if report.fingerprint:
+        lines.append(f"This computer's fingerprint: {report.fingerprint}")
     if report.conflicts:
         lines.append(
             f"{len(report.conflicts)} records from another computer differ from the ones "
@@ -66,6 +76,9 @@ class SyncStatus(QLabel):
         self._context = context
         self._running = False
         self._again = False
+        self._asked: set[str] = set()  # computers asked about while this window is open
+        self.pairing: PairingDialog | None = None  # the question on screen, if any
+        self.fingerprint: str | None = None  # this computer's, once it has synced
         self.setAccessibleName("Sync")
         self.setVisible(context.config.sync.folder is not None)
 
@@ -99,6 +112,7 @@ class SyncStatus(QLabel):
             self.run()
 
     def _done(self, report: SyncReport) -> None:
+        self.fingerprint = report.fingerprint or None
         self.setText(status_text(report, self._context.clock.now()))
         self.setToolTip(status_details(report))
         self.setAccessibleDescription(self.toolTip())
@@ -106,7 +120,46 @@ class SyncStatus(QLabel):
             self.setStyleSheet(f"color: {warning_colour(self.palette())};")
         if report.records_in:
             self.imported.emit()
+        self._ask_to_pair(report)
         self._finish()
+
+    def _ask_to_pair(self, report: SyncReport) -> None:
+        """Ask about the first computer waiting to be paired (once while the window is
+        open; `coach sync --trust` or the next start asks again)."""
+        if self.pairing is not None:
+            return
+        waiting = next((w for w in report.waiting if w.device_id not in self._asked), None)
+        if waiting is None:
+            return
+        self._asked.add(waiting.device_id)
+        from coach_gui.ui.pairing_dialog import PairingDialog
+
+        dialog = PairingDialog(waiting, report.fingerprint, self.window())
+        self.pairing = dialog
+
+        def answered(result: int) -> None:
+            self.pairing = None
+            dialog.deleteLater()
+            if result == PairingDialog.DialogCode.Accepted:
+                self._pair(waiting.fingerprint)
+            else:
+                self._ask_to_pair(report)
+
+        dialog.finished.connect(answered)
+        dialog.open()
+
+    def _pair(self, fingerprint: str) -> None:
+        from coach_gui.operations.sync import pair_computer
+
+        context = self._context
+        Task(
+            self,
+            op=lambda _progress: pair_computer(context, fingerprint),
+            success=lambda _pairing: self.run(),
+            failure=self._failed,
+            lane=Lane.GENERAL,
+            name="pair a computer",
+        ).run()
 
     def _failed(self, error: Exception) -> None:
         from coach_gui.domain.errors import CoachError

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
@@ -41,7 +42,8 @@ def test_settings_choose_the_sync_folder_and_say_what_goes_there(
     qtbot.addWidget(dialog)
     dialog.show()
     labels = "\n".join(w.text() for w in dialog.findChildren(QLabel) if w.isVisible())
-    assert "never a key" in labels and "only through your sync tool" in labels
+    assert "Never a key" in labels and "only through your sync tool" in labels
+    assert "the note's title and id" in labels and "paired" in labels  # (issue 34)
     assert dialog.sync_folder.text() == "" and dialog.ok_button.isEnabled()
 
     qtbot.keyClicks(dialog.sync_folder, "Sync/coach")
@@ -110,12 +112,35 @@ def test_the_window_syncs_on_a_worker_when_it_opens_and_shows_the_status(
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status
-    qtbot.waitUntil(lambda: status.text().startswith("Synced"), timeout=15_000)
+    # The other computer is not paired yet: the window asks, showing both fingerprints,
+    # and nothing of it comes in before the learner says yes (issue 34).
+    qtbot.waitUntil(lambda: status.pairing is not None, timeout=15_000)
+    dialog = status.pairing
+    assert dialog is not None and "waits to be paired" in status.text()
+    assert len(context.traces().session_ids()) == 0
+    assert dialog.later_button.isDefault()
+    own = sync_operation.own_fingerprint(context)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert dialog.waiting.fingerprint in texts and own in texts
+    dialog.pair_button.click()
+    qtbot.waitUntil(lambda: "new from them" in status.text(), timeout=15_000)
     assert status.isVisible()
     assert "1 other computer" in status.text() and "6 new from them" in status.text()
     assert "Brought in" in status.toolTip() and str(shared) in status.toolTip()
     assert threads and threads[0] is not threading.main_thread()
     assert len(context.traces().session_ids()) == 1  # the other computer's session, here
+    # Settings › Sync shows this computer's fingerprint, to compare on the other one.
+    shown: list[str] = []
+
+    def read_it() -> None:
+        settings = next(w for w in window.findChildren(SettingsDialog) if w.isVisible())
+        label = settings.fingerprint_label
+        shown.append("" if label is None else label.text())
+        settings.reject()
+
+    QTimer.singleShot(0, read_it)
+    window.open_settings()
+    assert shown and own in shown[0]
     window.close()
 
 
@@ -174,10 +199,36 @@ def test_a_session_ended_in_the_window_goes_to_the_sync_folder(
         (segment,) = own.glob("*.jsonl")
         kinds = [json.loads(line).get("kind") for line in segment.read_text().splitlines()]
         assert {"session", "attempt", "verdict", "outbox", "trace"} <= set(kinds)
-        # No key goes there: neither the Gemini key nor the key that signs the trace log.
+        # No key goes there: neither the Gemini key, the key that signs the trace log, nor
+        # the private half of this computer's sync key (issue 34).
         secrets = json.loads(Path(os.environ["COACH_TEST_KEYRING"]).read_text()).values()
-        assert len(secrets) == 2 and not any(secret in segment.read_text() for secret in secrets)
+        assert len(secrets) == 3 and not any(secret in segment.read_text() for secret in secrets)
         window.close()
+
+
+def test_not_now_imports_nothing_and_the_window_does_not_ask_again(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    shared = tmp_path / "Sync"
+    shared.mkdir()
+    _other_computer(tmp_path, shared, monkeypatch)
+    notes = _notes(tmp_path / "notes")
+    save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
+    context = build_context()
+    window = MainWindow(context)
+    qtbot.addWidget(window)
+    window.show()
+    status = window.sync_status
+    qtbot.waitUntil(lambda: status.pairing is not None, timeout=15_000)
+    dialog = status.pairing
+    assert dialog is not None
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # the default: Not now
+    qtbot.waitUntil(lambda: status.pairing is None, timeout=5_000)
+    status.run()
+    qtbot.waitUntil(lambda: status.text().startswith("Synced"), timeout=15_000)
+    assert status.pairing is None and len(context.traces().session_ids()) == 0
+    assert "Waiting to be paired" in status.toolTip()
+    window.close()
 
 
 def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
@@ -198,5 +249,41 @@ def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
     assert dialog.path_labels[-1].text() == str(shared)
     texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
     assert "only through your own sync tool" in texts
+    # What the folder holds, said truthfully, and this computer's fingerprint (issue 34).
+    said = dialog.sync_label.text()
+    assert "the note's title and id" in said and "key points" in said
+    assert "\u201cSend core assertions\u201d off" in said and "this computer's name" in said
+    fingerprint = window.sync_status.fingerprint
+    assert fingerprint and fingerprint in said
     dialog.close()
     window.close()
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) -> None:
+    from PySide6.QtGui import QColor, QPalette
+    from shots import save_png
+
+    from coach_gui.domain.sync_pairing import Waiting
+    from coach_gui.ui.pairing_dialog import PairingDialog
+
+    waiting = Waiting("ab" * 16, "desktop-\x1b[2J", "K3QF-2MZA-7YHD-RW4C-PB6N", False)
+    dialog = PairingDialog(waiting, "T7LM-Q2XC-94HA-ZE3K-MV8D")
+    qtbot.addWidget(dialog)
+    if dark:
+        palette = dialog.palette()
+        for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"),
+                             (QPalette.ColorRole.WindowText, "#eeeeee"),
+                             (QPalette.ColorRole.Button, "#3a3a3a"),
+                             (QPalette.ColorRole.ButtonText, "#eeeeee")):  # fmt: skip
+            palette.setColor(role, QColor(colour))
+        dialog.setPalette(palette)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "\x1b" not in texts and "\\x1b[2J" in texts  # the name, escaped
+    assert "`" not in texts and "\u201ccoach sync\u201d" in texts  # words, not markup
+    assert dialog.fingerprint.text() == "K3QF-2MZA-7YHD-RW4C-PB6N"
+    assert dialog.later_button.isDefault() and not dialog.pair_button.isDefault()
+    save_png(dialog, f"pairing-{'dark' if dark else 'light'}.png")
+    dialog.reject()

@@ -113,9 +113,52 @@ class Device:
         self.later(minutes=5)
         return data  # type: ignore[no-any-return]
 
+    def public_key(self) -> bytes:
+        """This computer's sync key (made in its keyring on first use)."""
+        from coach_gui.adapters.secrets import KeyringSyncKey
+
+        self._enter()
+        return KeyringSyncKey().public_key()
+
+    def sign(self, data: bytes) -> bytes:
+        """`data` signed with this computer's sync key, as its Coach signs a segment."""
+        from coach_gui.adapters.secrets import KeyringSyncKey
+
+        self._enter()
+        return KeyringSyncKey().sign(data)
+
+    @property
+    def fingerprint(self) -> str:
+        from coach_gui.domain.sync_pairing import fingerprint
+
+        return fingerprint(self.public_key())
+
+    def pair_with(self, other: Device) -> None:
+        """The learner pairs the two computers (issue 34): each one's key file reaches the
+        other's folder (as the sync tool carries it), and on each `coach sync --trust`
+        with the fingerprint the other shows."""
+        from coach_gui.domain.sync_pairing import KEY_FILE, key_file_bytes
+
+        for here, there in ((self, other), (other, self)):
+            folder = here.shared / there.device_id
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / KEY_FILE).write_bytes(
+                key_file_bytes(there.device_id, there.device_name, there.public_key())
+            )
+            code, data, err = here.coach("sync", "--trust", there.fingerprint, "--json")
+            assert code == 0 and not data["waiting"], err
+
+    @property
+    def device_name(self) -> str:
+        from coach_gui.adapters.sync_folder import device_identity
+
+        return device_identity(self.home)[1]
+
     @property
     def device_id(self) -> str:
-        return str(json.loads((self.home / "sync-device.json").read_text())["device_id"])
+        from coach_gui.adapters.sync_folder import device_identity
+
+        return device_identity(self.home)[0]  # made as Coach makes it, on first use
 
     def logged_schedule_records(self) -> int:
         """Entries of this journal's trace log that name a schedule record, not a trace."""
@@ -212,3 +255,12 @@ def others_unchanged(device: Device, before: dict[str, str]) -> None:
     for name in after:
         if name not in before:
             assert name.startswith(own + os.sep), f"{device.name} wrote {name}"
+
+
+def paired(devices: list[Device], device: Device) -> Device:
+    """`device`, paired with each of `devices` (the computers the learner set up before),
+    then added to them."""
+    for other in devices:
+        device.pair_with(other)
+    devices.append(device)
+    return device

@@ -36,6 +36,7 @@ TABLES = {
     "judge_refusals",
     "outbox",
     "sealed_traces",
+    "sync_pairings",
     "sync_records",
     "sync_segments",
     "sync_state",

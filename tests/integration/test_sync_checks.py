@@ -4,6 +4,7 @@ and two computers' ratings of one answer end the same on both."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import sqlite3
@@ -32,24 +33,29 @@ def pair(
         desktop = Device(
             tmp_path, "desktop", gemini.url, monkeypatch, capsys, clock=START + timedelta(hours=3)
         )
+        desktop.pair_with(laptop)
         yield laptop, desktop
 
 
 def _own_segment(device: Device) -> Path:
-    (path,) = sorted((device.shared / device.device_id).iterdir())
+    (path,) = sorted((device.shared / device.device_id).glob("*.jsonl"))
     return path
 
 
-def _forged(path: Path, change: Any) -> bytes:
+def _forged(path: Path, change: Any, by: Device) -> bytes:
     """The segment with one record changed by `change(record)`, made whole again: the
-    trailer's digest recomputed, so only the record checks can tell."""
+    trailer's digest recomputed and signed with the key of `by`, the paired computer it
+    came from (a Coach there that misbehaves), so only the record checks can tell."""
     lines = path.read_bytes().decode("utf-8").split("\n")[:-2]
     records = [json.loads(line) for line in lines[1:]]
     for record in records:
         change(record)
     body = "\n".join([lines[0], *(canonical_text(r) for r in records)]) + "\n"
     sha = hashlib.sha256(body.encode()).hexdigest()
-    trailer = canonical_text({"trailer": {"count": len(records), "sha256": sha}})
+    signature = base64.b64encode(by.sign(body.encode())).decode()
+    trailer = canonical_text(
+        {"trailer": {"count": len(records), "sha256": sha, "signature": signature}}
+    )
     return (body + trailer + "\n").encode()
 
 
@@ -88,7 +94,7 @@ def test_a_segment_with_a_changed_record_goes_in_not_at_all(
         if record["kind"] == kind:
             record["row"][field] = value
 
-    _deliver(laptop, desktop, _forged(_own_segment(laptop), change))
+    _deliver(laptop, desktop, _forged(_own_segment(laptop), change, laptop))
     code, report, err = desktop.coach("sync", "--json")
     assert code == 1
     (rejected,) = report["rejected"]
@@ -218,14 +224,14 @@ def test_a_bad_segment_among_good_ones_goes_in_not_at_all_and_the_good_ones_stay
     for answer in (GOOD, "No idea.", "Not sure."):  # three evenings: three segments
         laptop.practise([answer])
         laptop.ok("sync")
-    first, middle, last = sorted((laptop.shared / laptop.device_id).iterdir())
+    first, middle, last = sorted((laptop.shared / laptop.device_id).glob("*.jsonl"))
 
     def change(record: dict[str, Any]) -> None:
         if record["kind"] == "attempt":
             record["row"]["answer"] = "I knew it."
 
     _deliver(laptop, desktop, first.read_bytes(), sequence=1)
-    forged = _deliver(laptop, desktop, _forged(middle, change), sequence=2)
+    forged = _deliver(laptop, desktop, _forged(middle, change, laptop), sequence=2)
     _deliver(laptop, desktop, last.read_bytes(), sequence=3)
     code, report, _ = desktop.coach("sync", "--json")
     assert code == 1

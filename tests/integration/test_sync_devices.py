@@ -22,6 +22,7 @@ from sync_devices import (
     SyncTool,
     folder_digests,
     others_unchanged,
+    paired,
 )
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
@@ -42,8 +43,12 @@ def make_device(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> Any:
+    made: list[Device] = []
+
     def make(name: str, clock: datetime = START) -> Device:
-        return Device(tmp_path, name, gemini.url, monkeypatch, capsys, clock=clock)
+        # The learner pairs each new computer with the ones set up before (issue 34).
+        device = Device(tmp_path, name, gemini.url, monkeypatch, capsys, clock=clock)
+        return paired(made, device)
 
     return make
 
@@ -181,7 +186,7 @@ def test_segments_out_of_order_twice_and_torn(make_device: Any) -> None:
     laptop.ok("sync")
     laptop.ok("judge-pending")
     laptop.ok("sync")
-    first, second = sorted(p.name for p in _own(laptop).iterdir())
+    first, second = sorted(p.name for p in _own(laptop).glob("*.jsonl"))
 
     _copy(laptop, desktop, second)  # the later segment arrives first
     report = desktop.ok("sync")

@@ -6,6 +6,7 @@ when a value would be stored otherwise than it came, and when the helper process
 
 from __future__ import annotations
 
+import base64
 import gc
 import hashlib
 import itertools
@@ -24,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
-from sync_devices import KEY, Device
+from sync_devices import KEY, Device, paired
 
 import coach_gui.services.practice as practice
 import coach_gui.services.sync as sync_service
@@ -36,6 +39,7 @@ from coach_gui.adapters.sync_folder import SyncFolder
 from coach_gui.domain.digests import canonical_text
 from coach_gui.domain.errors import JournalError
 from coach_gui.domain.sync import SegmentOutcome, parse_segment
+from coach_gui.domain.sync_pairing import Pairing
 from coach_gui.services.sync import check_sessions
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
@@ -49,13 +53,15 @@ def make_device(
     with FakeGemini(api_keys={KEY}) as gemini:
         gemini.reply_for = passes_items_whose_answer_contains("because")
 
+        made: list[Device] = []
+
         def make(name: str, device_id: str | None = None) -> Device:
             device = Device(tmp_path, name, gemini.url, monkeypatch, capsys, clock=START)
             if device_id is not None:  # before its first sync: its folder's place in the list
                 (device.home / "sync-device.json").write_text(
                     json.dumps({"device_id": device_id, "name": name}) + "\n", encoding="utf-8"
                 )
-            return device
+            return paired(made, device)  # the learner pairs it with those before (issue 34)
 
         yield make
 
@@ -145,7 +151,7 @@ def evenings(device: Device, count: int) -> list[Path]:
         device.practise([GOOD if n % 2 else "Because of time.", "No idea."])
         device.later(days=1)
         device.ok("sync")
-    return sorted((device.shared / device.device_id).iterdir())
+    return sorted((device.shared / device.device_id).glob("*.jsonl"))
 
 
 def copy_in(target: Device, source: Device, files: list[Path]) -> None:
@@ -156,11 +162,12 @@ def copy_in(target: Device, source: Device, files: list[Path]) -> None:
 
 
 def forged(
-    path: Path, change: Callable[[dict[str, Any]], None], *, escaped: str = ""
+    path: Path, change: Callable[[dict[str, Any]], None], *, escaped: str = "", by: Device
 ) -> tuple[str, bytes]:
     """The segment with its records changed by `change`, made whole again (trailer and
-    name recomputed), so only the record checks can tell: (file name, bytes). `escaped`:
-    a JSON escape written where `change` put the text "ESCAPED"."""
+    name recomputed, signed with the key of `by`, the paired computer it came from: a
+    Coach there that misbehaves), so only the record checks can tell: (file name, bytes).
+    `escaped`: a JSON escape written where `change` put the text "ESCAPED"."""
     lines = path.read_bytes().decode("utf-8").split("\n")[:-2]
     records = [json.loads(line) for line in lines[1:]]
     for record in records:
@@ -168,7 +175,10 @@ def forged(
     body = "\n".join([lines[0], *(canonical_text(r) for r in records)]) + "\n"
     body = body.replace("ESCAPED", escaped) if escaped else body
     sha = hashlib.sha256(body.encode()).hexdigest()
-    trailer = canonical_text({"trailer": {"count": len(records), "sha256": sha}})
+    signature = base64.b64encode(by.sign(body.encode())).decode()
+    trailer = canonical_text(
+        {"trailer": {"count": len(records), "sha256": sha, "signature": signature}}
+    )
     return f"{path.name[:8]}-{sha[:16]}.jsonl", (body + trailer + "\n").encode()
 
 
@@ -229,7 +239,7 @@ def test_a_forged_segment_between_good_ones_is_refused_alone(
     laptop = make_device("laptop")
     files = evenings(laptop, 4)
 
-    name, data = forged(files[1], answer_changed)
+    name, data = forged(files[1], answer_changed, by=laptop)
     desktop = make_device("desktop")
     copy_in(desktop, laptop, [files[0], files[2], files[3]])
     (desktop.shared / laptop.device_id / name).write_bytes(data)
@@ -255,18 +265,18 @@ def test_a_segment_that_waits_for_another_computer_leaves_the_rest_in(
     desktop = make_device("desktop", "0" * 32)
     laptop.practise([GOOD, "No idea."], judge="off")
     laptop.ok("sync")
-    copy_in(desktop, laptop, sorted((laptop.shared / laptop.device_id).iterdir()))
+    copy_in(desktop, laptop, sorted((laptop.shared / laptop.device_id).glob("*.jsonl")))
     desktop.ok("sync")
     desktop.practise(["Because of time.", "Not sure."])
     desktop.ok("sync")  # its own session
     assert [j["verdict"] for j in desktop.ok("judge-pending")["judged"]] == ["pass", "fail"]
     desktop.ok("sync")  # the laptop's answers, judged here
-    own = sorted((desktop.shared / desktop.device_id).iterdir())
+    own = sorted((desktop.shared / desktop.device_id).glob("*.jsonl"))
     assert len(own) == 2
 
     tablet = make_device("tablet")
     copy_in(tablet, desktop, own)
-    copy_in(tablet, laptop, sorted((laptop.shared / laptop.device_id).iterdir()))
+    copy_in(tablet, laptop, sorted((laptop.shared / laptop.device_id).glob("*.jsonl")))
     HelperSpy(monkeypatch, cores=cores)
     report = tablet.ok("sync")
 
@@ -293,14 +303,14 @@ def test_values_stored_otherwise_than_they_came_are_checked_as_stored(
 
     desktop = make_device("desktop")
     folder = desktop.shared / laptop.device_id
-    folder.mkdir(parents=True)
-    name, data = forged(first, answer_as_number)
+    folder.mkdir(parents=True, exist_ok=True)
+    name, data = forged(first, answer_as_number, by=laptop)
     (folder / name).write_bytes(data)
     code, report, _ = desktop.coach("sync", "--json")
     assert code == 1 and "does not check out: digest mismatch" in report["rejected"][0]["reason"]
     (folder / name).unlink()
 
-    name, data = forged(first, position_as_text)
+    name, data = forged(first, position_as_text, by=laptop)
     (folder / name).write_bytes(data)
     report = desktop.ok("sync")  # stored as the numbers they were: the same records
     assert report["segments_imported"] == [name] and report["rejected"] == []
@@ -368,12 +378,22 @@ def test_a_segment_refused_inside_a_batch_takes_none_of_the_batch_with_it(
     laptop = make_device("laptop")
     files = evenings(laptop, 3)
 
-    name, data = forged(files[1], answer_changed)
+    name, data = forged(files[1], answer_changed, by=laptop)
     device = laptop.device_id
     segments = [
-        parse_segment(files[0].read_bytes(), device_id=device, file_name=files[0].name),
-        parse_segment(data, device_id=device, file_name=name),
-        parse_segment(files[2].read_bytes(), device_id=device, file_name=files[2].name),
+        parse_segment(
+            files[0].read_bytes(),
+            device_id=device,
+            file_name=files[0].name,
+            public_key=laptop.public_key(),
+        ),
+        parse_segment(data, device_id=device, file_name=name, public_key=laptop.public_key()),
+        parse_segment(
+            files[2].read_bytes(),
+            device_id=device,
+            file_name=files[2].name,
+            public_key=laptop.public_key(),
+        ),
     ]
     now = "2026-11-10T19:00:00.000000+00:00"
     with Journal.open(tmp_path / "other.sqlite3", keys=Keys()) as journal:
@@ -403,10 +423,15 @@ def test_a_batch_that_does_not_go_in_again_the_same_way_is_taken_back_whole(
     laptop = make_device("laptop")
     files = evenings(laptop, 2)
 
-    name, data = forged(files[1], answer_changed)
+    name, data = forged(files[1], answer_changed, by=laptop)
     device = laptop.device_id
-    good = parse_segment(files[0].read_bytes(), device_id=device, file_name=files[0].name)
-    bad = parse_segment(data, device_id=device, file_name=name)
+    good = parse_segment(
+        files[0].read_bytes(),
+        device_id=device,
+        file_name=files[0].name,
+        public_key=laptop.public_key(),
+    )
+    bad = parse_segment(data, device_id=device, file_name=name, public_key=laptop.public_key())
     checks = {"n": 0}
     real = sync_merge.Merge._check
     real_result = sync_merge.Merge.result
@@ -454,14 +479,14 @@ def test_a_row_that_names_its_session_by_a_number_is_checked_as_stored(
             extra.update(kind="challenge", id="abcdef0123", row=row)
             row["session_id"] = int(row["session_id"])
 
-    forged(segment, add_challenge)  # (finds the row to copy)
+    forged(segment, add_challenge, by=laptop)  # (finds the row to copy)
     lines = segment.read_bytes().decode("utf-8").split("\n")[:-2]
     path = tmp_path / segment.name  # (forged() keeps the sequence of the name it is given)
     path.write_text("\n".join([*lines, canonical_text(extra), "trailer", ""]), encoding="utf-8")
-    name, data = forged(path, lambda record: None)  # made whole: trailer and name
+    name, data = forged(path, lambda record: None, by=laptop)  # made whole: trailer and name
     desktop = make_device("desktop")
     folder = desktop.shared / laptop.device_id
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_bytes(data)
     code, report, _ = desktop.coach("sync", "--json")
     assert code == 1 and report["segments_imported"] == []
@@ -484,7 +509,7 @@ def test_a_value_no_column_can_hold_refuses_its_segment_and_the_sync_goes_on(
         if record["kind"] == kind:
             record["row"][column] = value
 
-    name, data = forged(first, unstorable, escaped="\\ud800")  # a lone surrogate
+    name, data = forged(first, unstorable, escaped="\\ud800", by=laptop)  # a lone surrogate
     desktop = make_device("desktop")
     copy_in(desktop, laptop, [second])
     (desktop.shared / laptop.device_id / name).write_bytes(data)
@@ -493,6 +518,19 @@ def test_a_value_no_column_can_hold_refuses_its_segment_and_the_sync_goes_on(
     (rejected,) = report["rejected"]
     assert rejected["file"] == name and "no journal column holds" in rejected["reason"]
     assert report["segments_imported"] == [second.name] and desktop.ok("verify")["ok"]
+
+
+class OwnKey:
+    """A computer's sync key held in memory (the `SyncKey` port)."""
+
+    def __init__(self) -> None:
+        self._key = Ed25519PrivateKey.generate()
+
+    def public_key(self) -> bytes:
+        return self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    def sign(self, data: bytes) -> bytes:
+        return self._key.sign(data)
 
 
 def test_closing_the_window_stops_an_import_waiting_for_a_hung_helper_at_once(
@@ -512,9 +550,12 @@ def test_closing_the_window_stops_an_import_waiting_for_a_hung_helper_at_once(
             return closing["now"]
 
         began = time.monotonic()
+        sync.record_pairing(
+            Pairing(laptop.device_id, "laptop", laptop.public_key().hex(), "trust", now)
+        )
         report = sync_service.sync_now(
-            folder, sync, device_name="desktop", location="", now=lambda: now, stop=stop,
-            helper=True,
+            folder, sync, OwnKey(), device_name="desktop", location="", now=lambda: now,
+            stop=stop, helper=True,
         )  # fmt: skip
         assert time.monotonic() - began < 30  # not the helper's two minutes
         assert report.segments_imported == [files[0].name]  # what went in stays in
@@ -533,10 +574,10 @@ def test_values_nested_deeper_than_coach_writes_refuse_their_file_and_the_sync_g
         if record["kind"] == "verdict":
             record["row"]["gaps"] = deep
 
-    name, data = forged(first, deep_gaps)
+    name, data = forged(first, deep_gaps, by=laptop)
     desktop = make_device("desktop")
     folder = desktop.shared / laptop.device_id
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_bytes(data)
     shutil.copyfile(second, folder / second.name)
     # A file named as a segment whose last line is nested 5,000 deep: not a trailer.

@@ -240,7 +240,11 @@ def _undo_v8(conn: sqlite3.Connection) -> None:
 
 
 def _without_sync(conn: sqlite3.Connection) -> None:
-    """Undo schema v9 (sync, ADR 0027), as a journal from before it has none of it."""
+    """Undo schema v9 (sync, ADR 0027) and v11 (paired computers, ADR 0033), as a journal
+    from before them has none of it."""
+    for event in ("update", "delete"):
+        conn.execute(f"DROP TRIGGER sync_pairings_no_{event}")
+    conn.execute("DROP TABLE sync_pairings")
     for table in ("sync_records", "sync_segments"):
         for event in ("update", "delete"):
             conn.execute(f"DROP TRIGGER {table}_no_{event}")
@@ -312,7 +316,7 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 10
+        assert journal.schema_version == LATEST_VERSION == 11
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -352,7 +356,7 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 10
+        assert journal.schema_version == LATEST_VERSION == 11
     assert sweep.check(path).ok
 
 
@@ -372,7 +376,7 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 10
+        assert journal.schema_version == LATEST_VERSION == 11
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
     plan = _rows(
@@ -400,7 +404,7 @@ def test_a_v7_journal_gains_the_schedule_tables_and_rebuilds_its_memory(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 10
+        assert journal.schema_version == LATEST_VERSION == 11
         assert journal.counts()["assertion_reviews"] == 0  # derived: filled on the next read
     fingerprint = _rows(path, "SELECT value FROM assertion_memory_meta WHERE key = 'fingerprint'")
     assert fingerprint == []  # so the next read replays every note

@@ -4,6 +4,9 @@ computer merges."""
 
 from __future__ import annotations
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
 from coach_gui.domain.sync import (
     Segment,
     SegmentHeader,
@@ -14,6 +17,8 @@ from coach_gui.domain.sync import (
     segment_bytes,
 )
 
+KEY = Ed25519PrivateKey.generate()  # the writing computer's sync key
+PUBLIC = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 DEVICE = "ab" * 16
 OTHER = "cd" * 16
 
@@ -31,12 +36,12 @@ def _segment(records: int = 3) -> tuple[bytes, Segment]:
         SyncRecord("attempt", f"{n:064x}", {"id": f"{n:064x}", "answer": "Ça va — 多分", "n": n})
         for n in range(records)
     ]
-    return segment_bytes(header, rows)
+    return segment_bytes(header, rows, KEY.sign)
 
 
 def test_a_whole_segment_reads_back_as_written() -> None:
     data, written = _segment()
-    read = parse_segment(data, device_id=DEVICE, file_name=written.name)
+    read = parse_segment(data, device_id=DEVICE, file_name=written.name, public_key=PUBLIC)
     assert read == written
     assert written.name.startswith("00000007-") and written.digest[:16] in written.name
 
@@ -44,22 +49,26 @@ def test_a_whole_segment_reads_back_as_written() -> None:
 def test_a_segment_cut_anywhere_is_left_for_later() -> None:
     data, written = _segment()
     for cut in range(len(data)):
-        found = parse_segment(data[:cut], device_id=DEVICE, file_name=written.name)
+        found = parse_segment(
+            data[:cut], device_id=DEVICE, file_name=written.name, public_key=PUBLIC
+        )
         assert isinstance(found, Unreadable) and not found.complete, cut
 
 
 def test_a_segment_in_another_folder_or_under_another_name_is_refused() -> None:
     data, written = _segment()
-    moved = parse_segment(data, device_id=OTHER, file_name=written.name)
+    moved = parse_segment(data, device_id=OTHER, file_name=written.name, public_key=PUBLIC)
     assert isinstance(moved, Unreadable) and "another device" in moved.reason
-    renamed = parse_segment(data, device_id=DEVICE, file_name="00000008-" + written.name[9:])
+    renamed = parse_segment(
+        data, device_id=DEVICE, file_name="00000008-" + written.name[9:], public_key=PUBLIC
+    )
     assert isinstance(renamed, Unreadable) and renamed.complete
 
 
 def test_a_changed_byte_is_refused() -> None:
     data, written = _segment()
     changed = data.replace("Ça va".encode(), b"Ca va", 1)
-    found = parse_segment(changed, device_id=DEVICE, file_name=written.name)
+    found = parse_segment(changed, device_id=DEVICE, file_name=written.name, public_key=PUBLIC)
     assert isinstance(found, Unreadable) and found.complete and "damaged" in found.reason
 
 
@@ -69,8 +78,10 @@ def test_text_travels_byte_for_byte_even_when_not_in_nfc() -> None:
         format="coach-sync", version=1, device_id=DEVICE, device_name="mac",
         sequence=1, created_at="2026-11-02T19:00:00+00:00",
     )  # fmt: skip
-    data, written = segment_bytes(header, [SyncRecord("attempt", "a" * 64, {"answer": typed})])
-    read = parse_segment(data, device_id=DEVICE, file_name=written.name)
+    data, written = segment_bytes(
+        header, [SyncRecord("attempt", "a" * 64, {"answer": typed})], KEY.sign
+    )
+    read = parse_segment(data, device_id=DEVICE, file_name=written.name, public_key=PUBLIC)
     assert isinstance(read, Segment) and read.records[0].row["answer"] == typed
     assert typed.encode() in data
 

@@ -556,6 +556,24 @@ ALTER TABLE trace_log_v10 RENAME TO trace_log;
 """
 
 
+# v11: paired computers (issue 34, ADR 0033). Each row records that the learner paired
+# (`trust`) a computer's public key after comparing its fingerprint, or forgot it; the last
+# row of a computer decides. Write-once, and logged in the trace log as it is made, so a
+# row deleted or slipped in without the keyring's key breaks the log.
+_V11 = f"""
+CREATE TABLE sync_pairings (
+    id TEXT PRIMARY KEY {_hex("id")},
+    device_id TEXT NOT NULL {_hex("device_id")},
+    name TEXT NOT NULL,
+    public_key TEXT NOT NULL {_hex("public_key")} CHECK (length(public_key) = 64),
+    action TEXT NOT NULL CHECK (action IN ('trust', 'forget')),
+    created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX sync_pairings_by_device ON sync_pairings (device_id);
+{_immutable("sync_pairings")}
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -578,6 +596,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, _V8),
     Migration(9, _V9),
     Migration(10, _V10),
+    Migration(11, _V11),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.sync_kinds import BY_NAME, KINDS
 from coach_gui.adapters.journal.sync_merge import Merge, Stop, columns_of
-from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces
+from coach_gui.adapters.journal.trace_log import HeadSigner, append_traces, log_record
 from coach_gui.domain.errors import JournalError
 from coach_gui.domain.sync import (
     SESSION_TABLES,
@@ -34,6 +34,7 @@ from coach_gui.domain.sync import (
     SyncRecord,
     shown,
 )
+from coach_gui.domain.sync_pairing import Pairing
 from coach_gui.services.ports.sync import SessionCheck
 
 # What makes a session's records ready to travel, by the rowid its last export reached:
@@ -102,6 +103,62 @@ class SqliteSyncJournal:
                 (record_id,),
             ).fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
+
+    def last_sequence(self) -> int:
+        """The largest sequence number of a segment this computer wrote (or imported back
+        from its own folder, signed with its key): the next one follows it (issue 34)."""
+        with self._journal.read() as conn:
+            row = conn.execute(
+                "SELECT coalesce(max(sequence), 0) FROM sync_segments WHERE device_id = ?",
+                (self._device_id,),
+            ).fetchone()
+        return int(row[0])
+
+    # --- pairing (issue 34, ADR 0033) -----------------------------------------------------
+    def pairing_history(self) -> list[Pairing]:
+        """Every pairing record, in the order made."""
+        with self._journal.read() as conn:
+            rows = conn.execute(
+                "SELECT id, device_id, name, public_key, action, created_at FROM sync_pairings"
+                " ORDER BY rowid"
+            ).fetchall()
+        return [
+            Pairing(
+                device_id=str(r[1]),
+                name=str(r[2]),
+                public_key=str(r[3]),
+                action="trust" if r[4] == "trust" else "forget",
+                created_at=str(r[5]),
+                id=str(r[0]),
+            )
+            for r in rows
+        ]
+
+    def record_pairing(self, pairing: Pairing) -> None:
+        """Store a pairing (sealed: its id is its content id) and log it in the trace
+        log, whose head is signed with the keyring's key."""
+        sealed = pairing.sealed()
+        signer = self._journal.head_key()
+        with self._journal.write() as conn:
+            inserted = conn.execute(
+                "INSERT OR IGNORE INTO sync_pairings (id, device_id, name, public_key, action,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (sealed.id, *sealed.fields().values()),
+            ).rowcount
+            log_record(conn, bool(inserted), sealed.id, sealed.created_at, signer)
+
+    def sources(self) -> list[tuple[str, str, int]]:
+        """(device id, its latest name, records imported from it) of every other
+        computer records were imported from."""
+        with self._journal.read() as conn:
+            rows = conn.execute(
+                "SELECT r.device_id, count(*),"
+                " (SELECT device_name FROM sync_segments n WHERE n.device_id = r.device_id"
+                "  ORDER BY n.sequence DESC LIMIT 1)"
+                " FROM sync_records r JOIN sync_segments g ON g.digest = r.segment"
+                " WHERE g.written = 0 GROUP BY r.device_id ORDER BY r.device_id"
+            ).fetchall()
+        return [(str(r[0]), str(r[2]), int(r[1])) for r in rows]
 
     # --- export ----------------------------------------------------------------------------
     def pending_export(self) -> ExportBatch:

@@ -123,10 +123,14 @@ def read_log(conn: sqlite3.Connection) -> StoredLog:
             "SELECT position, trace_id, previous, link FROM trace_log ORDER BY position"
         )
     ]
-    traces = [str(row[0]) for row in conn.execute("SELECT trace_id FROM sealed_traces")]
+    # What must each be in the log: every sealed trace, and every pairing of a computer
+    # (issue 34: always made here, and logged as it is made, so one slipped in shows).
+    traces = [str(row[0]) for row in conn.execute(_MUST_BE_LOGGED)]
     records = [str(row[0]) for row in conn.execute(_SCHEDULE_RECORD_IDS)]
     return StoredLog(entries, _head(conn), traces, records)
 
+
+_MUST_BE_LOGGED = "SELECT trace_id FROM sealed_traces UNION ALL SELECT id FROM sync_pairings"
 
 # The schedule records a computer logs when the learner makes them (`log_record`).
 _SCHEDULE_RECORD_IDS = (

@@ -179,6 +179,14 @@ class SqliteTraceJournal:
                 for row in conn.execute(f"SELECT * FROM {table}"):
                     fields = schedule_fields(table, dict(row))
                     found.append((SCHEDULE_TABLES[table], str(row["id"]), fields or {}))
+            # The learner's pairings of computers (issue 34): each id is its content id.
+            for row in conn.execute(
+                "SELECT id, device_id, name, public_key, action, created_at FROM sync_pairings"
+            ):
+                pairing = {k: row[k] for k in ("device_id", "name", "public_key", "action")}
+                found.append(
+                    ("sync_pairing", str(row["id"]), {**pairing, "created_at": row["created_at"]})
+                )
         return found
 
     def find(self, record_id: str) -> tuple[str | None, str | None] | None:

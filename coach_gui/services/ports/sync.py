@@ -10,7 +10,15 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from coach_gui.domain.session_records import SessionRecords
-from coach_gui.domain.sync import DeviceSeen, ExportBatch, Segment, SegmentOutcome, StoredTypes
+from coach_gui.domain.sync import (
+    DeviceSeen,
+    ExportBatch,
+    Segment,
+    SegmentOutcome,
+    StoredTypes,
+    Unreadable,
+)
+from coach_gui.domain.sync_pairing import DeviceKey, Pairing
 from coach_gui.services.ports.sealing import TraceRowReader
 
 # (records of the sessions a segment touches, their trace rows) -> (id, reason) or None
@@ -21,23 +29,40 @@ class SyncFolder(Protocol):
     @property
     def device_id(self) -> str: ...
 
-    def check(self) -> None:
-        """Raise SyncError when the folder cannot be used (not there, not writable)."""
+    def check(self) -> str | None:
+        """Raise SyncError when the folder cannot be used (not there, not writable); why
+        this computer's own folder in it cannot be used (a link), or None."""
         ...
 
-    def devices(self) -> list[str]:
-        """The device ids that have a folder in it (this one's included)."""
+    def devices(self) -> tuple[list[str], list[tuple[str, str]]]:
+        """(device ids with a folder in it, this one's included; (name, why) of entries
+        named like a device's folder that are not one)."""
         ...
 
-    def files(self, device_id: str) -> tuple[list[str], list[str]]:
-        """(segment file names in sequence order, other files that are not temporary)."""
+    def files(self, device_id: str) -> tuple[list[str], list[tuple[str, str]]]:
+        """(segment file names in sequence order; (name, why) of every other entry that
+        is not temporary or the key file)."""
         ...
 
-    def read(self, device_id: str, name: str) -> bytes | None: ...
+    def read(self, device_id: str, name: str) -> bytes | Unreadable | None:
+        """The bytes; why not read (a link, pipe, device, too large); None: gone."""
+        ...
 
-    def next_sequence(self) -> int: ...
+    def read_key(self, device_id: str) -> DeviceKey | str | None:
+        """The public key the computer's folder announces, why not, or None (none)."""
+        ...
+
+    def write_key(self, data: bytes) -> None: ...
 
     def write_own(self, name: str, data: bytes) -> None: ...
+
+
+class SyncKey(Protocol):
+    """This computer's signing key pair (the private half in the keyring)."""
+
+    def public_key(self) -> bytes: ...
+
+    def sign(self, data: bytes) -> bytes: ...
 
 
 class SyncJournal(Protocol):
@@ -46,6 +71,22 @@ class SyncJournal(Protocol):
         ...
 
     def devices_seen(self) -> list[DeviceSeen]: ...
+
+    def last_sequence(self) -> int:
+        """The largest sequence number of a segment this computer wrote (0: none)."""
+        ...
+
+    def pairing_history(self) -> list[Pairing]:
+        """Every pairing record, in the order made."""
+        ...
+
+    def record_pairing(self, pairing: Pairing) -> None:
+        """Store a pairing as a sealed record."""
+        ...
+
+    def sources(self) -> list[tuple[str, str, int]]:
+        """(device id, name, records) of each computer records were imported from."""
+        ...
 
     def origin_of(self, record_id: str) -> tuple[str, str] | None:
         """(device id, name) of the other device a record was imported from, or None."""
