@@ -94,7 +94,7 @@ def parse_key_file(data: bytes, device_id: str) -> DeviceKey | str:
     key, name = raw.get("public_key"), raw.get("name")
     if raw.get("device_id") != device_id:
         return "its key file names another computer"
-    if not isinstance(key, str) or len(key) != 2 * PUBLIC_KEY_BYTES or not _HEX.match(key):
+    if not isinstance(key, str) or len(key) != 2 * PUBLIC_KEY_BYTES or not _HEX.fullmatch(key):
         return "its key file holds no key"
     if not isinstance(name, str):
         name = "a computer"

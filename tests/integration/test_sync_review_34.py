@@ -1,0 +1,102 @@
+"""Review of issue 34's signed sync: attacks the first corpus did not try."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
+from sync_devices import KEY, Device
+
+from coach_gui.domain.sync_pairing import KEY_FILE, key_file_bytes
+
+START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
+GOOD = "It is slow because each step is slight and acts on inherited variation."
+OTHER = "ffffffffffffffffffffffffffffffff"
+
+
+@pytest.fixture
+def computers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Iterator[tuple[Device, Device]]:
+    with FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = passes_items_whose_answer_contains("because")
+        laptop = Device(tmp_path, "laptop", gemini.url, monkeypatch, capsys, clock=START)
+        desktop = Device(tmp_path, "desktop", gemini.url, monkeypatch, capsys, clock=START)
+        yield laptop, desktop
+
+
+def _announce(target: Device, folder: str, device_id: str, name: str, key: bytes) -> None:
+    where = target.shared / folder
+    where.mkdir(parents=True, exist_ok=True)
+    (where / KEY_FILE).write_bytes(key_file_bytes(device_id, name, key))
+
+
+def test_a_folder_named_like_the_key_file_in_this_computers_folder_does_not_stop_sync(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, _ = computers
+    laptop.ok("sync")
+    own = laptop.shared / laptop.device_id
+    (own / KEY_FILE).unlink()
+    (own / KEY_FILE).mkdir()
+    laptop.practise([GOOD])
+    code, report, err = laptop.coach("sync", "--json")
+    assert code == 0 and "Traceback" not in err, err
+    assert report["segments_written"]  # its history still travels, signed
+    assert any(item["file"] == KEY_FILE for item in report["refused"])
+
+
+def test_a_copy_of_a_computers_key_file_in_another_folder_does_not_block_pairing_it(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    key = desktop.public_key()
+    _announce(laptop, desktop.device_id, desktop.device_id, desktop.device_name, key)
+    _announce(laptop, OTHER, OTHER, desktop.device_name, key)  # a clone, by anyone
+    code, data, err = laptop.coach("sync", "--trust", desktop.fingerprint, "--json")
+    assert code == 0, err
+    assert not data["waiting"]
+    assert desktop.device_id in {p["device_id"] for p in data["paired"]}
+
+
+def test_a_computer_folder_whose_name_ends_in_a_newline_is_not_a_computer(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    odd = desktop.device_id + "\n"
+    _announce(laptop, odd, odd, desktop.device_name, desktop.public_key())
+    code, data, err = laptop.coach("sync", "--json")
+    assert code == 0, err
+    assert not data["waiting"]
+    code, _, err = laptop.coach("sync", "--trust", desktop.fingerprint)
+    assert code == 2 and "Traceback" not in err  # nothing to pair: said, not crashed
+
+
+def test_a_key_file_whose_key_ends_in_a_newline_does_not_crash_sync(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, _ = computers
+    folder = laptop.shared / OTHER
+    folder.mkdir(parents=True)
+    text = key_file_bytes(OTHER, "mallory", bytes(32)).decode()
+    (folder / KEY_FILE).write_text(text.replace("0" * 64, "0" * 63 + "\\n"), encoding="utf-8")
+    code, data, err = laptop.coach("sync", "--json")
+    assert code == 0 and "Traceback" not in err, err
+    assert not data["waiting"]
+    assert any(item["file"] == KEY_FILE for item in data["refused"])
+
+
+def test_forgetting_a_fingerprint_forgets_every_folder_paired_with_it(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    key = desktop.public_key()
+    _announce(laptop, desktop.device_id, desktop.device_id, desktop.device_name, key)
+    _announce(laptop, OTHER, OTHER, desktop.device_name, key)
+    laptop.ok("sync", "--trust", desktop.fingerprint)
+    data = laptop.ok("sync", "--forget", desktop.fingerprint)
+    assert data["paired"] == []
+    assert {w["device_id"] for w in data["waiting"]} == {desktop.device_id, OTHER}
