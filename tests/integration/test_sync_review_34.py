@@ -100,3 +100,28 @@ def test_forgetting_a_fingerprint_forgets_every_folder_paired_with_it(
     data = laptop.ok("sync", "--forget", desktop.fingerprint)
     assert data["paired"] == []
     assert {w["device_id"] for w in data["waiting"]} == {desktop.device_id, OTHER}
+
+
+def test_verify_does_not_put_records_imported_before_a_pairing_under_its_fingerprint(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    laptop.pair_with(desktop)
+    desktop.practise([GOOD])
+    desktop.ok("sync")
+    for path in (desktop.shared / desktop.device_id).glob("*.jsonl"):
+        (laptop.shared / desktop.device_id / path.name).write_bytes(path.read_bytes())
+    before = laptop.ok("sync")["records_in"]
+    assert before > 0
+    # Forgotten (as an install from before pairing has it), then paired: what came in
+    # before this pairing was not checked against its key, and verify must not say it was.
+    laptop.later(minutes=1)
+    laptop.ok("sync", "--forget", desktop.fingerprint)
+    laptop.later(minutes=1)
+    laptop.ok("sync", "--trust", desktop.fingerprint)
+    (source,) = laptop.ok("verify")["imported_from"]
+    assert source["paired"] and source["records"] == before
+    assert source["records_since_pairing"] == 0
+    code, text, _ = laptop.coach("verify")
+    assert code == 0 and "paired here, fingerprint" not in text
+    assert f"{before} before it was paired here" in text

@@ -86,7 +86,7 @@ class SyncJournal(Protocol):
         """Store a pairing as a sealed record."""
         ...
 
-    def sources(self) -> list[tuple[str, str, int]]:
+    def sources(self) -> list[tuple[str, str, dict[str, int]]]:
         """(device id, name, records) of each computer records were imported from."""
         ...
 
