@@ -48,6 +48,7 @@ from coach_gui.domain.sync_pairing import (
     fingerprint,
     key_file_bytes,
     matching,
+    normalised_fingerprint,
     paired,
 )
 from coach_gui.services.ports.sealing import TraceRowReader
@@ -517,8 +518,8 @@ def sync_now(
 
 
 def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trust: bool) -> Pairing:
-    """Pair (`trust`) the computer whose folder announces the fingerprint (or device id)
-    `wanted` (every folder announcing that one key), or forget the paired ones it names;
+    """Pair (`trust`) the computer whose folder announces the fingerprint `wanted` (every
+    folder announcing that one key), or forget the paired ones it (or a device id) names;
     the first sealed record stored. Raises SyncError when none matches, saying what to do."""
     folder.check()
     current = paired(journal.pairing_history())
@@ -546,7 +547,16 @@ def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trus
             for d in devices
             if d != folder.device_id and isinstance(k := folder.read_key(d), DeviceKey)
         ]
-        found = matching(announced, wanted)
+        # By fingerprint only: a device id names a folder, and whoever can write there
+        # can put any key in it; only the fingerprint the learner compared names a key.
+        form = normalised_fingerprint(wanted)
+        found = [k for k in announced if k.fingerprint == form]
+        if any(k.device_id == wanted.strip().lower() for k in announced):
+            raise SyncError(
+                "Pair a computer by the fingerprint it shows (Help › Where my data lives, or "
+                "`coach sync` there), not by its id: anyone who can write into the sync "
+                "folder can put another key under that id."
+            )
         if len({k.public_key for k in found}) != 1:
             why = "no computer" if not found else "more than one computer"
             raise SyncError(

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from sync_devices import KEY, Device
 
@@ -125,3 +126,16 @@ def test_verify_does_not_put_records_imported_before_a_pairing_under_its_fingerp
     code, text, _ = laptop.coach("verify")
     assert code == 0 and "paired here, fingerprint" not in text
     assert f"{before} before it was paired here" in text
+
+
+def test_a_computer_is_paired_by_the_fingerprint_compared_never_by_its_id(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    # Someone put their own key in the desktop's folder before the learner paired it:
+    # pairing by the id the folder shows would pair that key without any comparison.
+    forged = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    _announce(laptop, desktop.device_id, desktop.device_id, desktop.device_name, forged)
+    code, _, err = laptop.coach("sync", "--trust", desktop.device_id)
+    assert code == 2 and "fingerprint" in err
+    assert laptop.ok("sync")["paired"] == []
