@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coach_gui.domain.sync import DEVICE_ID, SEGMENT_LIMIT, SEGMENT_NAME, SyncError, Unreadable
 from coach_gui.domain.sync_pairing import KEY_FILE, KEY_FILE_LIMIT, DeviceKey, parse_key_file
-from coach_gui.files import NotARegularFile, atomic_write, read_limited
+from coach_gui.files import NotARegularFile, atomic_write_in, read_limited
 
 DEVICE_FILE = "sync-device.json"
 
@@ -82,6 +82,12 @@ def _why_not(entry: os.DirEntry[str], limit: int) -> str | None:
     except OSError as error:
         return f"it cannot be looked at ({error.strerror})"
     return None
+
+
+_SWAPPED = (
+    "this computer's folder in the sync folder became a link while Coach was syncing, so "
+    "nothing was written through it; remove the link and sync again"
+)
 
 
 class SyncFolder:
@@ -226,7 +232,9 @@ class SyncFolder:
             if read_limited(path, KEY_FILE_LIMIT, follow=False) == data:
                 return None
         try:
-            atomic_write(path, data)
+            atomic_write_in(path.parent, path.name, data)
+        except NotARegularFile:
+            return _SWAPPED
         except OSError as error:
             with contextlib.suppress(OSError):
                 if stat.S_ISDIR(os.lstat(path).st_mode):
@@ -246,7 +254,9 @@ class SyncFolder:
         if os.path.lexists(path):
             return  # the same name is the same content (the name carries its digest)
         try:
-            atomic_write(path, data)
+            atomic_write_in(path.parent, path.name, data)
+        except NotARegularFile:
+            raise SyncError(f"Coach did not sync: {_SWAPPED}.") from None
         except OSError as error:  # atomic_write left no file behind
             raise SyncError(
                 f"Coach could not write to the sync folder {self.root} ({error.strerror}). "

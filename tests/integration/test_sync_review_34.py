@@ -139,3 +139,30 @@ def test_a_computer_is_paired_by_the_fingerprint_compared_never_by_its_id(
     code, _, err = laptop.coach("sync", "--trust", desktop.device_id)
     assert code == 2 and "fingerprint" in err
     assert laptop.ok("sync")["paired"] == []
+
+
+def test_this_computers_folder_swapped_for_a_link_after_its_check_gets_nothing_written(
+    computers: tuple[Device, Device], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coach_gui.adapters.sync_folder import SyncFolder
+
+    laptop, _ = computers
+    laptop.ok("sync")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    own = laptop.shared / laptop.device_id
+    checked = SyncFolder.check
+
+    def then_swapped(folder: SyncFolder) -> str | None:  # another program, just after
+        problem = checked(folder)
+        if folder.device_id == laptop.device_id and not own.is_symlink():
+            own.rename(tmp_path / "moved-away")
+            own.symlink_to(outside)
+        return problem
+
+    monkeypatch.setattr(SyncFolder, "check", then_swapped)
+    laptop.practise([GOOD])
+    _, _, err = laptop.coach("sync", "--json")
+    assert "Traceback" not in err and "None" not in err
+    assert "became a link" in err
+    assert list(outside.iterdir()) == []
