@@ -166,3 +166,17 @@ def test_this_computers_folder_swapped_for_a_link_after_its_check_gets_nothing_w
     assert "Traceback" not in err and "None" not in err
     assert "became a link" in err
     assert list(outside.iterdir()) == []
+
+
+def test_a_name_that_is_not_unicode_in_a_key_file_does_not_stop_pairing(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    folder = laptop.shared / desktop.device_id
+    folder.mkdir(parents=True)
+    text = key_file_bytes(desktop.device_id, "desk", desktop.public_key()).decode()
+    (folder / KEY_FILE).write_text(text.replace('"desk"', '"desk\\ud800\\u001b[2J"'))
+    code, data, err = laptop.coach("sync", "--trust", desktop.fingerprint, "--json")
+    assert code == 0 and "Traceback" not in err, err
+    assert [p["device_id"] for p in data["paired"]] == [desktop.device_id]
+    assert "\\ud800" in data["paired"][0]["name"]
