@@ -194,7 +194,7 @@ class AppContext:
             self._sync_key = KeyringSyncKey()
         return self._sync_key
 
-    def sync_sources(self) -> list[tuple[str, str, int]]:
+    def sync_sources(self) -> list[tuple[str, str, dict[str, int]]]:
         from coach_gui.adapters.journal.sync import SqliteSyncJournal
 
         return SqliteSyncJournal(self.journal, None).sources()

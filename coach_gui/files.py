@@ -7,6 +7,7 @@ import contextlib
 import errno
 import os
 import re
+import secrets
 import stat
 import tempfile
 from pathlib import Path
@@ -68,6 +69,40 @@ def atomic_write(path: Path, data: bytes) -> None:
             tmp.unlink()
         raise
     fsync_dir(folder)
+
+
+def atomic_write_in(folder: Path, name: str, data: bytes) -> None:
+    """`atomic_write` of `folder / name` where `folder` itself must not be a link (it may
+    be swapped for one by another program at any moment): the folder is opened once,
+    without following a link, and the temp file written and renamed inside that open
+    folder, so nothing lands elsewhere. Raises NotARegularFile("a link") when `folder` is
+    a link. Where the system has no such calls (Windows), as `atomic_write`."""
+    if not {os.open, os.rename} <= os.supports_dir_fd or not hasattr(os, "O_DIRECTORY"):
+        atomic_write(folder / name, data)
+        return
+    try:
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as error:
+        if error.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NotARegularFile("a link") from None
+        raise
+    try:
+        tmp = f".{name}.{TEMP_MARK}{secrets.token_hex(4)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(tmp, flags, 0o644, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)  # replaces on POSIX
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 class NotARegularFile(OSError):

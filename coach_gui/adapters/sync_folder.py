@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coach_gui.domain.sync import DEVICE_ID, SEGMENT_LIMIT, SEGMENT_NAME, SyncError, Unreadable
 from coach_gui.domain.sync_pairing import KEY_FILE, KEY_FILE_LIMIT, DeviceKey, parse_key_file
-from coach_gui.files import NotARegularFile, atomic_write, read_limited
+from coach_gui.files import NotARegularFile, atomic_write_in, read_limited
 
 DEVICE_FILE = "sync-device.json"
 
@@ -33,7 +33,8 @@ def device_identity(data_dir: Path) -> tuple[str, str]:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
             device_id, name = raw["device_id"], raw["name"]
-            if isinstance(device_id, str) and DEVICE_ID.match(device_id) and isinstance(name, str):
+            known = isinstance(device_id, str) and DEVICE_ID.fullmatch(device_id)
+            if known and isinstance(name, str):
                 return device_id, name
             raise ValueError("not a device file")
         except FileNotFoundError:
@@ -81,6 +82,12 @@ def _why_not(entry: os.DirEntry[str], limit: int) -> str | None:
     except OSError as error:
         return f"it cannot be looked at ({error.strerror})"
     return None
+
+
+_SWAPPED = (
+    "this computer's folder in the sync folder became a link while Coach was syncing, so "
+    "nothing was written through it; remove the link and sync again"
+)
 
 
 class SyncFolder:
@@ -151,7 +158,7 @@ class SyncFolder:
         found: list[str] = []
         refused: list[tuple[str, str]] = []
         for entry in entries:
-            if not DEVICE_ID.match(entry.name):
+            if not DEVICE_ID.fullmatch(entry.name):
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
@@ -177,7 +184,7 @@ class SyncFolder:
         others: list[tuple[str, str]] = []
         for entry in entries:
             name = entry.name
-            if SEGMENT_NAME.match(name):
+            if SEGMENT_NAME.fullmatch(name):
                 why = _why_not(entry, SEGMENT_LIMIT)
                 if why is None:
                     segments.append(name)
@@ -216,19 +223,30 @@ class SyncFolder:
             return f"its key file cannot be read ({error.strerror})"
         return parse_key_file(data, device_id)
 
-    def write_key(self, data: bytes) -> None:
-        """This computer's key file in its own folder, unless it holds `data` already."""
+    def write_key(self, data: bytes) -> str | None:
+        """This computer's key file in its own folder, unless it holds `data` already;
+        why not, when something that is no file (a folder) is in its place: Coach never
+        removes what it did not write, and sync goes on without it (issue 34 review)."""
         path = self.root / self.device_id / KEY_FILE
         with contextlib.suppress(OSError):
             if read_limited(path, KEY_FILE_LIMIT, follow=False) == data:
-                return
+                return None
         try:
-            atomic_write(path, data)
+            atomic_write_in(path.parent, path.name, data)
+        except NotARegularFile:
+            return _SWAPPED
         except OSError as error:
+            with contextlib.suppress(OSError):
+                if stat.S_ISDIR(os.lstat(path).st_mode):
+                    return (
+                        f"{KEY_FILE} in this computer's folder is a folder, so Coach cannot put "
+                        "its key there and the other computers cannot pair this one; remove it"
+                    )
             raise SyncError(
                 f"Coach could not write to the sync folder {self.root} ({error.strerror}). "
                 "Free some space or check the folder, then sync again."
             ) from None
+        return None
 
     def write_own(self, name: str, data: bytes) -> None:
         """A new segment in this device's folder, whole or not at all; never over a file."""
@@ -236,7 +254,9 @@ class SyncFolder:
         if os.path.lexists(path):
             return  # the same name is the same content (the name carries its digest)
         try:
-            atomic_write(path, data)
+            atomic_write_in(path.parent, path.name, data)
+        except NotARegularFile:
+            raise SyncError(f"Coach did not sync: {_SWAPPED}.") from None
         except OSError as error:  # atomic_write left no file behind
             raise SyncError(
                 f"Coach could not write to the sync folder {self.root} ({error.strerror}). "

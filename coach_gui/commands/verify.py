@@ -71,11 +71,18 @@ def _sources(sources: tuple[dict[str, Any], ...], source: str | None) -> None:
         print(f"it came through sync from the computer {source}")
     for item in sources:
         label = f"{item['name']} ({item['device_id'][:8]})"
-        if item["paired"]:
+        since, records = item["records_since_pairing"], item["records"]
+        if not item["paired"]:
+            pairing = "imported before pairing existed, or since forgotten; kept"
+        elif since == records:
             pairing = f"paired here, fingerprint {item['fingerprint']}"
         else:
-            pairing = "imported before pairing existed, or since forgotten; kept"
-        print(f"{item['records']} records came through sync from {label}: {pairing}")
+            pairing = (
+                f"{since} since it was paired here with fingerprint {item['fingerprint']}, "
+                f"{records - since} before it was paired here (before pairing existed, or "
+                "under an earlier pairing); kept"
+            )
+        print(f"{records} records came through sync from {label}: {pairing}")
 
 
 def _head_line(log: LogSummary) -> str:

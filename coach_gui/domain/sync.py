@@ -35,6 +35,8 @@ FORMAT: Literal["coach-sync"] = "coach-sync"
 VERSION = 2  # 2: signed (issue 34); a segment of format 1 is refused, never imported
 MAX_SEQUENCE = 99_999_999  # the largest number a segment's name can carry
 SEGMENT_LIMIT = 256 * 1024 * 1024  # bytes: a full segment is about 10 MB; larger is refused
+# Python's `$` also matches before a final newline: these are only ever used with
+# `fullmatch` (a folder or file name ending in "\n" is not Coach's; issue 34 review).
 DEVICE_ID = re.compile(r"^[0-9a-f]{32}$")
 SEGMENT_NAME = re.compile(r"^(?P<sequence>[0-9]{8})-(?P<digest>[0-9a-f]{16})\.jsonl$")
 Row = dict[str, str | int | None]
@@ -221,7 +223,7 @@ def parse_segment(
     if isinstance(found, Unreadable):
         return found
     body, count, sha = found.body, found.count, found.sha
-    match = SEGMENT_NAME.match(file_name)
+    match = SEGMENT_NAME.fullmatch(file_name)
     if match is None or match["digest"] != sha[:16]:
         return Unreadable("its name does not match its content", complete=True)
     if found.signature is None:

@@ -94,11 +94,14 @@ def parse_key_file(data: bytes, device_id: str) -> DeviceKey | str:
     key, name = raw.get("public_key"), raw.get("name")
     if raw.get("device_id") != device_id:
         return "its key file names another computer"
-    if not isinstance(key, str) or len(key) != 2 * PUBLIC_KEY_BYTES or not _HEX.match(key):
+    if not isinstance(key, str) or len(key) != 2 * PUBLIC_KEY_BYTES or not _HEX.fullmatch(key):
         return "its key file holds no key"
     if not isinstance(name, str):
         name = "a computer"
-    return DeviceKey(device_id, name[:200], bytes.fromhex(key))
+    # What is not Unicode (a lone surrogate, "\ud800" in the JSON) as its escape: the name
+    # is stored and hashed as UTF-8 when the computer is paired (issue 34 review).
+    name = name[:200].encode("utf-8", "backslashreplace").decode("utf-8")
+    return DeviceKey(device_id, name, bytes.fromhex(key))
 
 
 Action = Literal["trust", "forget"]

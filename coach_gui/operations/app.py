@@ -124,7 +124,7 @@ class App(Protocol):
 
     def record_origin(self, record_id: str) -> tuple[str, str] | None: ...
 
-    def sync_sources(self) -> list[tuple[str, str, int]]:
+    def sync_sources(self) -> list[tuple[str, str, dict[str, int]]]:
         """(device id, name, records) of each computer records were imported from."""
         ...
 

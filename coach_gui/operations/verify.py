@@ -39,19 +39,27 @@ def verify_journal(
 
 
 def sources(app: App) -> list[dict[str, Any]]:
-    """Each computer records came from through sync: how many, and the pairing in force
-    (records from before pairing existed are kept, and said to be so)."""
+    """Each computer records came from through sync: how many, the pairing in force, and
+    how many came since it was made (only those were checked against its key: records
+    from before pairing existed, or from under an earlier pairing, are kept and said to
+    be so; issue 34 review)."""
     current = paired(app.sync_pairings())
     found: list[dict[str, Any]] = []
-    for device_id, name, records in app.sync_sources():
+    for device_id, name, by_time in app.sync_sources():
         pairing = current.get(device_id)
+        since = (
+            0
+            if pairing is None
+            else sum(n for at, n in by_time.items() if at >= pairing.created_at)
+        )
         found.append(
             {
                 "device_id": device_id,
                 "name": shown(name),
-                "records": records,
+                "records": sum(by_time.values()),
                 "paired": pairing is not None,
                 "fingerprint": None if pairing is None else pairing.fingerprint,
+                "records_since_pairing": since,
             }
         )
     return found

@@ -48,6 +48,7 @@ from coach_gui.domain.sync_pairing import (
     fingerprint,
     key_file_bytes,
     matching,
+    normalised_fingerprint,
     paired,
 )
 from coach_gui.services.ports.sealing import TraceRowReader
@@ -506,7 +507,9 @@ def sync_now(
     if own_problem is not None:
         report.rejected.append(Ignored(run.label(folder.device_id), folder.device_id, own_problem))
     else:
-        folder.write_key(key_file_bytes(folder.device_id, device_name, public))
+        problem = folder.write_key(key_file_bytes(folder.device_id, device_name, public))
+        if problem is not None:
+            run.refuse(folder.device_id, KEY_FILE, problem)
     run.merge(run.new_files(own_usable=own_problem is None), helper)
     if not stop() and own_problem is None:
         run.export()
@@ -515,9 +518,9 @@ def sync_now(
 
 
 def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trust: bool) -> Pairing:
-    """Pair (`trust`) the computer whose folder announces the fingerprint (or device id)
-    `wanted`, or forget the paired one it names; the sealed record stored. Raises
-    SyncError when none matches, saying what to do."""
+    """Pair (`trust`) the computer whose folder announces the fingerprint `wanted` (every
+    folder announcing that one key), or forget the paired ones it (or a device id) names;
+    the first sealed record stored. Raises SyncError when none matches, saying what to do."""
     folder.check()
     current = paired(journal.pairing_history())
     if not trust:
@@ -530,8 +533,13 @@ def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trus
                 f"No paired computer has the fingerprint or id {shown(wanted)[:80]}; "
                 '`coach sync --json` lists the paired ones under "paired".'
             )
-        pairing = current[found[0].device_id]
-        record = Pairing(pairing.device_id, pairing.name, pairing.public_key, "forget", at)
+        forgotten = [
+            Pairing(p.device_id, p.name, p.public_key, "forget", at)
+            for p in (current[k.device_id] for k in found)
+        ]  # every computer paired with that key (see below), as a fingerprint names them all
+        for record in forgotten:
+            journal.record_pairing(record)
+        return forgotten[0].sealed()
     else:
         devices, _ = folder.devices()
         announced = [
@@ -539,17 +547,34 @@ def pair(folder: SyncFolder, journal: SyncJournal, wanted: str, *, at: str, trus
             for d in devices
             if d != folder.device_id and isinstance(k := folder.read_key(d), DeviceKey)
         ]
-        found = matching(announced, wanted)
-        if len(found) != 1:
+        # By fingerprint only: a device id names a folder, and whoever can write there
+        # can put any key in it; only the fingerprint the learner compared names a key.
+        form = normalised_fingerprint(wanted)
+        found = [k for k in announced if k.fingerprint == form]
+        if any(k.device_id == wanted.strip().lower() for k in announced):
+            raise SyncError(
+                "Pair a computer by the fingerprint it shows (Help › Where my data lives, or "
+                "`coach sync` there), not by its id: anyone who can write into the sync "
+                "folder can put another key under that id."
+            )
+        if len({k.public_key for k in found}) != 1:
             why = "no computer" if not found else "more than one computer"
             raise SyncError(
                 f"In the sync folder {why} shows the fingerprint {shown(wanted)[:80]}. Check "
                 "it on the other computer (Help › Where my data lives, or `coach sync` there) "
                 "and that its files have arrived, then try again."
             )
-        key = found[0]
-        if key.device_id in current and current[key.device_id].public_key == key.public_key.hex():
-            return current[key.device_id]
-        record = Pairing(key.device_id, key.name, key.public_key.hex(), "trust", at)
-    journal.record_pairing(record)
-    return record.sealed()
+        # Several folders announcing one key (two installations sharing a keyring, or a
+        # copy of a key file anyone can make) are each paired with it: a segment must be
+        # signed with that key over its folder's device id, which only its holder can do,
+        # so pairing a copy lets nothing in, and refusing would let a copy block pairing.
+        records = [
+            Pairing(k.device_id, k.name, k.public_key.hex(), "trust", at)
+            for k in found
+            if k.device_id not in current or current[k.device_id].public_key != k.public_key.hex()
+        ]
+        if not records:
+            return current[found[0].device_id]
+        for record in records:
+            journal.record_pairing(record)
+        return records[0].sealed()

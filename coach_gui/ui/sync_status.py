@@ -125,7 +125,8 @@ class SyncStatus(QLabel):
 
     def _ask_to_pair(self, report: SyncReport) -> None:
         """Ask about the first computer waiting to be paired (once while the window is
-        open; `coach sync --trust` or the next start asks again)."""
+        open, and none after a Not now; `coach sync --trust` or the next start asks
+        again)."""
         if self.pairing is not None:
             return
         waiting = next((w for w in report.waiting if w.device_id not in self._asked), None)
@@ -141,9 +142,10 @@ class SyncStatus(QLabel):
             self.pairing = None
             dialog.deleteLater()
             if result == PairingDialog.DialogCode.Accepted:
-                self._pair(waiting.fingerprint)
-            else:
-                self._ask_to_pair(report)
+                self._pair(waiting.fingerprint)  # then syncs, and asks about the next
+            else:  # Not now: no more questions this run (anyone can plant many "computers";
+                # they stay listed in the tooltip, and `coach sync --trust` pairs one)
+                self._asked.update(w.device_id for w in report.waiting)
 
         dialog.finished.connect(answered)
         dialog.open()

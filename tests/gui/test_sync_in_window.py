@@ -287,3 +287,36 @@ def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) 
     assert dialog.later_button.isDefault() and not dialog.pair_button.isDefault()
     save_png(dialog, f"pairing-{'dark' if dark else 'light'}.png")
     dialog.reject()
+
+
+def test_not_now_is_not_followed_by_a_question_for_every_folder_someone_planted(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone who can write into the folder can make many "computers": Not now ends the
+    questions for this run (they stay listed), rather than asking about each in turn."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from coach_gui.domain.sync_pairing import KEY_FILE, key_file_bytes
+
+    shared = tmp_path / "Sync"
+    shared.mkdir()
+    for n in range(5):
+        device = f"{n:032x}"
+        (shared / device).mkdir()
+        key = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        (shared / device / KEY_FILE).write_bytes(key_file_bytes(device, f"planted {n}", key))
+    notes = _notes(tmp_path / "notes")
+    save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
+    context = build_context()
+    window = MainWindow(context)
+    qtbot.addWidget(window)
+    window.show()
+    status = window.sync_status
+    qtbot.waitUntil(lambda: status.pairing is not None, timeout=15_000)
+    dialog = status.pairing
+    assert dialog is not None
+    qtbot.keyClick(dialog, Qt.Key.Key_Return)  # Not now
+    qtbot.wait(300)
+    assert status.pairing is None
+    assert status.toolTip().count("Waiting to be paired") == 5
+    window.close()

@@ -147,18 +147,22 @@ class SqliteSyncJournal:
             ).rowcount
             log_record(conn, bool(inserted), sealed.id, sealed.created_at, signer)
 
-    def sources(self) -> list[tuple[str, str, int]]:
-        """(device id, its latest name, records imported from it) of every other
-        computer records were imported from."""
+    def sources(self) -> list[tuple[str, str, dict[str, int]]]:
+        """(device id, its latest name, records imported from it by when they were
+        imported) of every other computer records were imported from."""
         with self._journal.read() as conn:
             rows = conn.execute(
-                "SELECT r.device_id, count(*),"
+                "SELECT r.device_id, g.synced_at, count(*),"
                 " (SELECT device_name FROM sync_segments n WHERE n.device_id = r.device_id"
                 "  ORDER BY n.sequence DESC LIMIT 1)"
                 " FROM sync_records r JOIN sync_segments g ON g.digest = r.segment"
-                " WHERE g.written = 0 GROUP BY r.device_id ORDER BY r.device_id"
+                " WHERE g.written = 0 GROUP BY r.device_id, g.digest ORDER BY r.device_id"
             ).fetchall()
-        return [(str(r[0]), str(r[2]), int(r[1])) for r in rows]
+        found: dict[str, tuple[str, dict[str, int]]] = {}
+        for device_id, synced_at, records, name in rows:
+            when = found.setdefault(str(device_id), (str(name), {}))[1]
+            when[str(synced_at)] = when.get(str(synced_at), 0) + int(records)
+        return [(device_id, name, when) for device_id, (name, when) in found.items()]
 
     # --- export ----------------------------------------------------------------------------
     def pending_export(self) -> ExportBatch:

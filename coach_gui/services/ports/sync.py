@@ -52,7 +52,9 @@ class SyncFolder(Protocol):
         """The public key the computer's folder announces, why not, or None (none)."""
         ...
 
-    def write_key(self, data: bytes) -> None: ...
+    def write_key(self, data: bytes) -> str | None:
+        """Write this computer's key file; why not, when something is in its place."""
+        ...
 
     def write_own(self, name: str, data: bytes) -> None: ...
 
@@ -84,7 +86,7 @@ class SyncJournal(Protocol):
         """Store a pairing as a sealed record."""
         ...
 
-    def sources(self) -> list[tuple[str, str, int]]:
+    def sources(self) -> list[tuple[str, str, dict[str, int]]]:
         """(device id, name, records) of each computer records were imported from."""
         ...
 
