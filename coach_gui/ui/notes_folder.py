@@ -12,15 +12,16 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from coach_gui.bootstrap import note_store
-from coach_gui.config import save_config
+from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.notes import KnowledgeBaseSnapshot
 from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_window import short_path
-from coach_gui.ui.tasks import Lane, Task
+from coach_gui.ui.tasks import Task
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
+    from coach_gui.ui.config_owner import ConfigOwner
 
 
 def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
@@ -35,15 +36,18 @@ def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
 
 
 class NotesFolderChooser:
-    """Asks for a folder, reads it, confirms, saves `kb.path` and calls `switched`."""
+    """Asks for a folder, reads it, confirms, has the owner save `kb.path` and calls
+    `switched`."""
 
     def __init__(
         self,
         parent: QWidget,
         context: AppContext,
+        owner: ConfigOwner,
         switched: Callable[[], None],
     ) -> None:
         self._parent, self._context, self._switched = parent, context, switched
+        self._owner = owner  # the window's one writer of the settings (ADR 0030)
 
     def _failed(self, error: Exception) -> None:
         show_failure(self._parent, error)
@@ -87,19 +91,12 @@ class NotesFolderChooser:
         if box.clickedButton() is not use:
             return
         context = self._context
-        config = context.config.with_changes({"kb.path": str(folder)})
-        path = context.config_path
 
-        def saved(_written: object) -> None:
-            context.config = config
+        def saved(_config: object) -> None:
             context.open_notes_folder(folder)
             self._switched()
 
-        Task(
-            self._parent,
-            op=lambda _p: save_config(config, path),
-            success=saved,
-            failure=self._failed,
-            lane=Lane.WRITER,
-            name="save settings",
-        ).run()
+        try:
+            self._owner.update({"kb.path": str(folder)}, done=saved, failed=self._failed)
+        except ConfigError as error:
+            self._failed(error)
