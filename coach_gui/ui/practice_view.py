@@ -311,7 +311,11 @@ class PracticeView(QWidget):
         self.writing_label.setText("writing…" if streaming else "")
         self.submit_button.setEnabled(phase is Phase.ANSWERING)
         self.skip_button.setEnabled(phase is Phase.ANSWERING)
-        self.cancel_button.setEnabled(streaming)
+        # While the judge grades too: waiting for it can be stopped, the answer kept.
+        judging = phase is Phase.JUDGING
+        self.cancel_button.setEnabled(streaming or judging)
+        self.cancel_button.setText("&Cancel judging" if judging else "&Cancel generation")
+        self.cancel_button.setAccessibleName("Cancel judging" if judging else "Cancel generation")
         for made in (self.retry_button, self.builtin_button):
             made.setVisible(phase is Phase.CANCELLED)
         self.next_button.setEnabled(
