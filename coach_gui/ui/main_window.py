@@ -92,6 +92,9 @@ class MainWindow(QMainWindow):
 
     def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        from coach_gui.ui.alt_keys import guard_alt_letters
+
+        guard_alt_letters()  # Alt+letter of a disabled button never types the letter
         self._entries: dict[str, NoteEntry] = {}
         self._links: LinkTargets | None = None
         self._watcher: VaultWatch | None = None  # from the first listing on
