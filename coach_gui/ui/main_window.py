@@ -394,7 +394,8 @@ class MainWindow(QMainWindow):
     def _on_loaded(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool = False) -> None:
         self._loading = False
         self._entries = {entry.note.id: entry for entry in snapshot.notes}
-        if self._first_load:
+        first = self._first_load
+        if first:
             if not self.editor.has_note():  # reopen the note open when Coach last closed
                 last = window_state.last_note_id()
                 if last in self._entries:
@@ -417,6 +418,8 @@ class MainWindow(QMainWindow):
             waiting, self._when_listed = self._when_listed, []
             for run in waiting:
                 run()
+        if not first:  # the views showing notes read the new listing (Today's counts)
+            self.views.notes_changed()
         self._rebuild_index()  # folding 10,000 notes takes a while: list them first
         if self._load_again is not None:  # more changed while this load ran, or F5
             again, self._load_again = self._load_again, None
