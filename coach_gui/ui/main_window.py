@@ -697,6 +697,7 @@ class MainWindow(QMainWindow):
         """The settings changed (a toolbar switch, Settings): the next session and judge
         request follow them (the owner has set them in the context)."""
         self.views.judge_pending.set_judge_enabled(config.judge.enabled)
+        self.views.practice.view.judge_switched(config.judge.enabled)  # a summary on screen
         self.read_key_status()  # switched on: is there a key to send with? (`coach key set`)
 
     def show_shortcuts(self) -> None:

@@ -303,7 +303,11 @@ class PracticeController(QObject):
         def ended(summary: SessionEnded) -> None:
             if show:
                 self._missed = summary.missed
-                self.view.show_summary(summary, bool(self._missed_targets()[0]))
+                self.view.show_summary(
+                    summary,
+                    bool(self._missed_targets()[0]),
+                    judge_on=self.context.config.judge.enabled,
+                )
                 self._phase = Phase.FINISHED
             self.session_finished.emit(summary)
 
