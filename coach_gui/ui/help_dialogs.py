@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.paths import deleted_notes_places
-from coach_gui.ui.button_keys import with_mnemonics
+from coach_gui.ui.button_keys import tell, with_mnemonics
 from coach_gui.ui.screen_fit import screen_room
 
 if TYPE_CHECKING:
@@ -110,9 +110,24 @@ class ShortcutsDialog(QDialog):
         self.resize(620, 460)
 
 
-def open_folder(path: Path) -> bool:
+def open_folder(path: Path, parent: QWidget | None = None) -> bool:
     path.mkdir(parents=True, exist_ok=True)
-    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+    return open_or_say(path, "this folder", parent)
+
+
+def open_or_say(path: Path, what: str, parent: QWidget | None) -> bool:
+    """Open `path` with the program the desktop has for it; when there is none (or it
+    could not be started), say so and where the file is, rather than nothing at all."""
+    if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        return True
+    tell(
+        parent,
+        QMessageBox.Icon.Information,
+        "Nothing could open it",
+        f"No program on this computer could open {what}. It is {path}: open it from your "
+        "file manager, or in a text editor.",
+    )
+    return False
 
 
 @dataclass(frozen=True)
@@ -186,7 +201,7 @@ class DataLocationsDialog(QDialog):
             button.setAutoDefault(False)
             button.setAccessibleName(f"Open the folder of: {place.what}")
             button.setToolTip(str(place.folder))
-            button.clicked.connect(lambda _c=False, folder=place.folder: open_folder(folder))
+            button.clicked.connect(lambda _c=False, folder=place.folder: open_folder(folder, self))
             grid.addWidget(button, 2 * row + 1, 1)
             self.open_buttons.append(button)
         grid.setColumnStretch(0, 1)
