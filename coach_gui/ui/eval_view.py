@@ -101,6 +101,7 @@ class EvalView(QWidget):
         self._context = context
         self._stop: threading.Event | None = None
         self.shown_report: EvalReport | None = None
+        self._just_made: tuple[str, str] | None = None  # the run's report id, what it said
         self._stale = True  # read the journal when first shown, not while Coach starts
         self._build()
 
@@ -272,9 +273,13 @@ class EvalView(QWidget):
         verdict = "Verified" if past.verified else "Verify FAILED"
         self.verify_status.setText(f"{verdict}: {past.verify_detail}")
         if not self.cancel_button.isEnabled():  # a run under way says how it is getting on
-            self.status.setText(
-                "Showing a past report. To measure again, tick sessions and choose Run."
-            )
+            made = self._just_made
+            if made is not None and made[0] == past.report.eval_run_id:
+                self.status.setText(made[1])  # the report just made is no past report
+            else:
+                self.status.setText(
+                    "Showing a past report. To measure again, tick sessions and choose Run."
+                )
 
     def show_report(self, report: EvalReport) -> None:
         self.shown_report = report
@@ -426,7 +431,8 @@ class EvalView(QWidget):
         report = run.report
         self.show_report(report)
         done = "Stopped early; recorded what finished" if report.partial else "Recorded"
-        self.status.setText(f"{done} as {report.eval_run_id[:12]}…, signed.")
+        self._just_made = (report.eval_run_id, f"{done} as {report.eval_run_id[:12]}…, signed.")
+        self.status.setText(self._just_made[1])
         self._load_history(select=report.eval_run_id)
         self.run_finished.emit(report)
 
