@@ -119,3 +119,41 @@ def test_closing_during_a_hang_does_not_wait_for_the_judge(
     # second, though the judge's try would wait a minute.
     assert pane.shutdown(1_000)
     assert rows(context, "SELECT answer, status FROM attempts") == [(ANSWER, "unjudged")]
+
+
+def test_judge_pending_cancel_stops_a_hanging_judge_at_once(
+    qtbot: QtBot,
+    tmp_path: object,
+    capsys: pytest.CaptureFixture[str],
+    answer_dialog: Callable[[str], object],
+    coach_home: object,
+) -> None:
+    """The sweep of issue 33: *Judge pending answers…* had the same wait. Its Cancel now
+    stops the request under way too (it used to let it finish: up to the whole wait)."""
+    from pathlib import Path
+
+    from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton
+    from test_sessions_view import _configure, _practise_offline, _rows, _window
+
+    with FakeGemini(api_keys={KEY}) as gemini:
+        _configure(gemini.url)
+        KeyStore().set(KEY)
+        _practise_offline(Path(str(tmp_path)), capsys, "Kept unjudged, to be judged later.")
+        hanging(gemini)
+        window = _window(qtbot)
+        action = window.views.judge_pending.action
+        asked = answer_dialog("Judge now")
+        action.trigger()
+        qtbot.waitUntil(lambda: bool(asked.answered), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: bool(gemini.generate_requests), timeout=WAIT_MS)  # sent
+        dialog = window.views.judge_pending.progress
+        assert isinstance(dialog, QProgressDialog) and dialog.isVisible()
+        # Well within the judge's own timeout (30 s) and its whole wait (45 s).
+        (cancel,) = [b for b in dialog.findChildren(QPushButton) if b.isVisible()]
+        assert cancel.text() == "&Cancel"
+        with qtbot.waitSignal(window.views.judge_pending.finished, timeout=5_000):
+            cancel.click()
+        assert QApplication.activeModalWidget() is None
+        pending = _rows(Path(str(coach_home)), "SELECT status FROM attempts")
+        assert [row["status"] for row in pending] == ["unjudged"]  # kept, for later
+        window.close()
