@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from coach_gui.bootstrap import note_store
 from coach_gui.domain.errors import ConfigError
@@ -35,6 +35,9 @@ def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
     return text
 
 
+READING_SHOWN_AFTER_MS = 500  # how long a folder is read before the wait is shown
+
+
 class NotesFolderChooser:
     """Asks for a folder, reads it, confirms, has the owner save `kb.path` and calls
     `switched`."""
@@ -48,6 +51,7 @@ class NotesFolderChooser:
     ) -> None:
         self._parent, self._context, self._switched = parent, context, switched
         self._owner = owner  # the window's one writer of the settings (ADR 0030)
+        self.reading: QProgressDialog | None = None  # while a folder is read
 
     def _failed(self, error: Exception) -> None:
         show_failure(self._parent, error)
@@ -60,14 +64,32 @@ class NotesFolderChooser:
             self.look_at(Path(folder))
 
     def look_at(self, folder: Path) -> None:
+        """Read the folder in the background; a large one says so, with Cancel (issue 33:
+        ten thousand notes take seconds, and nothing showed meanwhile)."""
         data = self._context.data_dir
-        Task(
+        reading = self.reading = QProgressDialog(
+            f"Reading {short_path(str(folder))}…", "&Cancel", 0, 0, self._parent
+        )
+        reading.setWindowTitle("Open notes folder")
+        reading.setAccessibleName("Reading the notes folder")
+        reading.setMinimumDuration(READING_SHOWN_AFTER_MS)  # a small folder: no flash
+
+        def done(then: Callable[[], None]) -> None:
+            reading.canceled.disconnect()
+            reading.reset()
+            reading.deleteLater()
+            then()
+
+        task = Task(
             self._parent,
             op=lambda _p: note_store(folder, data).load(),  # reads, writes nothing there
-            success=lambda snapshot: self._confirm(folder, snapshot),
-            failure=self._failed,
+            success=lambda snapshot: done(lambda: self._confirm(folder, snapshot)),
+            failure=lambda error: done(lambda: self._failed(error)),
             name="read notes folder",
-        ).run()
+        )
+        reading.canceled.connect(task.cancel)  # nothing changes; the reading is dropped
+        reading.canceled.connect(reading.deleteLater)
+        task.run()
 
     def _confirm(self, folder: Path, snapshot: KnowledgeBaseSnapshot) -> None:
         box = QMessageBox(
