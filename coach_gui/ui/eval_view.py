@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -170,6 +172,7 @@ class EvalView(QWidget):
         self.verdict.setAccessibleName("Eval verdict")
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.summary.setAccessibleName("Eval summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         results = self.results_box = QGroupBox("With and without core assertions")
@@ -177,7 +180,13 @@ class EvalView(QWidget):
         middle.addWidget(self.verdict)
         middle.addWidget(self.table, 1)
         middle.addWidget(self.chart)
-        middle.addWidget(self.summary)
+        # The summary runs to ten lines: in a short window (1.5x) it scrolls, never cut.
+        summary_box = QScrollArea()
+        summary_box.setWidget(self.summary)
+        summary_box.setWidgetResizable(True)
+        summary_box.setFrameShape(QFrame.Shape.NoFrame)
+        summary_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        middle.addWidget(summary_box, 1)
 
         self.history = QListWidget()
         self.history.setWordWrap(True)
