@@ -234,10 +234,11 @@ class VerdictView(QFrame):
             return
         subject, wait = self._wait
         left = max(0, math.ceil(wait.deadline - time.monotonic()))
+        tries = f"try {wait.attempt} of {wait.attempts}, " if wait.attempts > 1 else ""
         self._show(
             VerdictState.JUDGING,
-            f"Judging {subject}… try {wait.attempt} of {wait.attempts}, at most {left} s "
-            "left (Esc or Cancel stops waiting; the answer is kept)",
+            f"Judging {subject}… {tries}at most {left} s left (Esc or Cancel stops "
+            "waiting; the answer is kept)",
             "",
         )
 

@@ -135,6 +135,8 @@ def test_judge_pending_cancel_stops_a_hanging_judge_at_once(
     from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton
     from test_sessions_view import _configure, _practise_offline, _rows, _window
 
+    from coach_gui.ui import tasks
+
     with FakeGemini(api_keys={KEY}) as gemini:
         _configure(gemini.url)
         KeyStore().set(KEY)
@@ -156,4 +158,5 @@ def test_judge_pending_cancel_stops_a_hanging_judge_at_once(
         assert QApplication.activeModalWidget() is None
         pending = _rows(Path(str(coach_home)), "SELECT status FROM attempts")
         assert [row["status"] for row in pending] == ["unjudged"]  # kept, for later
+        qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=WAIT_MS)  # Sessions, read
         window.close()
