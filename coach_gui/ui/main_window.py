@@ -92,9 +92,6 @@ class MainWindow(QMainWindow):
 
     def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from coach_gui.ui.alt_keys import guard_alt_letters
-
-        guard_alt_letters()  # Alt+letter of a disabled button never types the letter
         self._entries: dict[str, NoteEntry] = {}
         self._links: LinkTargets | None = None
         self._watcher: VaultWatch | None = None  # from the first listing on
@@ -154,12 +151,14 @@ class MainWindow(QMainWindow):
     def attach(self, context: AppContext) -> None:
         """The app context is built: add the editor, the other views and the privacy
         switches, run what was asked for meanwhile, and load the notes once on screen."""
+        from coach_gui.ui.alt_keys import guard_alt_letters  # after the first paint
         from coach_gui.ui.main_views import MainViews
         from coach_gui.ui.note_editor import NoteEditor
         from coach_gui.ui.privacy_controls import PrivacyControls
         from coach_gui.ui.window_undo import WindowUndo
 
         self.context = context
+        guard_alt_letters()  # Alt+letter of a disabled button never types the letter
         self.editor = NoteEditor(context.notes, self)
         self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
         self.splitter.replaceWidget(1, self.editor)
