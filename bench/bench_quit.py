@@ -6,22 +6,28 @@ Ollama that hangs mid-reply), and with a judge call in flight (a fake Gemini tha
 30 s). A bare PySide6 window, closed the same way, is measured side by side. The time is
 from just before `close()` (stamped by the child) to the parent seeing the process exit.
 
-    python bench/bench_quit.py [--runs 7]
+Offscreen first, then (issue 33) the same on a real X server with a window manager: Xvfb
+(1440×900) with openbox, the xcb platform, where quitting an idle window had taken 2.3 s.
 
-Targets: ≤ 0.3 s with nothing in flight, ≤ 1 s with a stream or a judge call in flight.
-Prints figures only.
+    python bench/bench_quit.py [--runs 7] [--no-wm]
+
+Targets: ≤ 0.3 s with nothing in flight (offscreen and under the window manager), ≤ 1 s
+with a stream or a judge call in flight. Prints figures only.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,14 +112,50 @@ def run_once(mode: str, env: dict[str, str]) -> float:
     return gone - closed_at
 
 
+@contextlib.contextmanager
+def window_manager(number: int = 93) -> Iterator[str]:
+    """Xvfb at 1440×900 with openbox managing it; yields the DISPLAY."""
+    display = f":{number}"
+    server = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1440x900x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    wm: subprocess.Popen[bytes] | None = None
+    try:
+        for _ in range(100):
+            if Path(f"/tmp/.X11-unix/X{number}").exists():
+                break
+            time.sleep(0.05)
+        wm = subprocess.Popen(
+            ["openbox"], env=dict(os.environ, DISPLAY=display),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        time.sleep(0.5)  # openbox takes the screen
+        yield display
+    finally:
+        for process in (wm, server):
+            if process is not None:
+                process.terminate()
+                process.wait(5)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--no-wm", action="store_true", help="offscreen only")
     parser.add_argument("--child")
     args = parser.parse_args()
     if args.child:
         child(args.child)
         return
+    measure(args.runs, "offscreen", None, ("bare", "idle", "stream", "judge"))
+    if args.no_wm or not (shutil.which("Xvfb") and shutil.which("openbox")):
+        return
+    with window_manager() as display:
+        measure(args.runs, "Xvfb 1440x900 + openbox", display, ("bare", "idle"))
+
+
+def measure(runs: int, where: str, display: str | None, modes: tuple[str, ...]) -> None:
 
     from fakes.gemini_server import FakeGemini
     from fakes.gemini_server import Fault as GeminiFault
@@ -126,7 +168,8 @@ def main() -> None:
     ):
         config = Path(tmp) / "coach.config.json"
         env = dict(
-            os.environ, QT_QPA_PLATFORM="offscreen", COACH_CONFIG=str(config),
+            os.environ, QT_QPA_PLATFORM="offscreen" if display is None else "xcb",
+            COACH_CONFIG=str(config),
             PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]),
             PYTHON_KEYRING_BACKEND="fakes.keyring_backend.FileKeyring",
             COACH_TEST_KEYRING=str(Path(tmp) / "keys.json"),
@@ -136,9 +179,11 @@ def main() -> None:
             "judge": {"enabled": True, "baseUrl": gemini.url, "maxRetries": 0,
                       "timeoutSeconds": 60},
         }  # fmt: skip
+        if display is not None:
+            env["DISPLAY"] = display
         config.write_text(json.dumps(settings), "utf-8")
-        results: dict[str, list[float]] = {m: [] for m in ("bare", "idle", "stream", "judge")}
-        for i in range(args.runs):
+        results: dict[str, list[float]] = {m: [] for m in modes}
+        for i in range(runs):
             for mode in results:  # interleaved, so load hits every mode alike
                 env["COACH_HOME"] = str(Path(tmp) / f"home-{mode}-{i}")
                 env["XDG_CONFIG_HOME"] = str(Path(tmp) / f"xdg-{mode}-{i}")
@@ -153,9 +198,10 @@ def main() -> None:
         "stream": "Coach, Tier 1 stream in flight",
         "judge": "Coach, judge call in flight",
     }
+    print(where)
     for mode, times in results.items():
         print(
-            f"{labels[mode]:<40} median {statistics.median(times):.3f} s  "
+            f"  {labels[mode]:<40} median {statistics.median(times):.3f} s  "
             f"(min {min(times):.3f}, max {max(times):.3f}, {len(times)} runs)"
         )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -72,7 +73,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_CLOSED_PIPE = 128 + 13  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
+
+
+def _closed_pipe() -> int:
+    """The reader of our output went away (`coach sessions | head -1`): stop quietly, as
+    other Unix tools do. What is still buffered goes nowhere instead of failing again when
+    Python exits. Nothing is logged: nothing went wrong."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is no file (a test's capture): nothing to redirect
+        pass
+    return EXIT_CLOSED_PIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # the last of the output, while a closed pipe can still be told
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # the double-click: straight to the window, without the sub-commands
         from coach_gui.ui.app import run_gui
@@ -89,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return run(args)
+    except BrokenPipeError:  # before the last guard: a closed pipe is no error of ours
+        raise
     except (ConfigError, UsageError, NoteNotFound) as exc:
         say(f"coach: {exc}")
         return EXIT_USAGE

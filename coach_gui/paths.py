@@ -4,6 +4,7 @@ else the platform's user folders."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -47,3 +48,34 @@ def trash_dir(kb: Path) -> Path:
     """Deleted notes go here, never erased; it sits beside the knowledge base so a
     move is a rename on the same file system."""
     return kb.parent / f"{kb.name}-trash"
+
+
+def system_trash() -> Path | None:
+    """The folder the system trash keeps deleted files in, where Coach can name it: the
+    freedesktop home trash (Linux, BSD; what send2trash uses there). None on macOS and
+    Windows, whose Trash and Recycle Bin are no folder to name."""
+    if sys.platform in ("darwin", "win32"):
+        return None
+    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data_home) / "Trash" / "files"
+
+
+def deleted_notes_places(kb: Path) -> list[tuple[str, Path | None]]:
+    """Where a note Coach deletes goes, in the order the store tries them, as (what, folder)
+    for the learner: the vault's own `.trash` when it has one (then nothing else is used);
+    else the system trash; and Coach's own trash folder only once it holds something (it
+    is used only where there is no system trash). A None folder: the system trash has no
+    folder to show (macOS, Windows)."""
+    vault_trash = kb / ".trash"
+    if vault_trash.is_dir():
+        return [("Deleted notes (the vault's .trash folder)", vault_trash)]
+    system = "Trash" if sys.platform == "darwin" else "Recycle Bin"
+    places: list[tuple[str, Path | None]] = [
+        ("Deleted notes (the system trash)", system_trash())
+        if sys.platform not in ("darwin", "win32")
+        else (f"Deleted notes (the system {system})", None)
+    ]
+    own = trash_dir(kb)
+    if own.is_dir():
+        places.append(("Deleted notes where there was no system trash", own))
+    return places

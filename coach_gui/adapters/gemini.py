@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -31,6 +31,7 @@ from coach_gui.domain.fencing import new_boundary
 from coach_gui.domain.judge_errors import (
     JudgeAccessDenied,
     JudgeBlocked,
+    JudgeCancelled,
     JudgeDisabled,
     JudgeError,
     JudgeKeyInvalid,
@@ -47,6 +48,7 @@ from coach_gui.domain.judge_errors import (
     MalformedVerdict,
     checked_key,
 )
+from coach_gui.domain.judge_wait import JudgeWait
 from coach_gui.domain.tier2 import (
     VERDICT_SCHEMA,
     OutboxEntry,
@@ -76,6 +78,24 @@ class _Pending:
     body: str | None = None
     outbox_id: str | None = None
     local_seconds: float = 0.0  # spent writing the outbox, not waiting for the judge
+    deadline: float = 0.0  # time.monotonic() when the whole wait, every try, is over
+    tries: int = 0  # requests sent so far (the library retries a slow or busy judge)
+    given_up: str | None = None  # the learner cancelled, or the whole wait ran out
+
+
+@dataclass
+class _Sending:
+    """What the sending thread got: a reply or our error."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    response: types.GenerateContentResponse | None = None
+    failure: CoachError | None = None
+
+
+# The whole wait for one verdict, every retry included, is at most this much longer than
+# one try: a judge that hangs holds the learner for one timeout and a bit, not three.
+RETRY_ALLOWANCE_SECONDS = 15.0
+_POLL_SECONDS = 0.05  # how soon a cancel or the end of the whole wait is noticed
 
 
 class GeminiJudge:
@@ -125,6 +145,13 @@ class GeminiJudge:
         allowed = assertions_allowed
         self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
         self._local = threading.local()
+        self._cancelled = threading.Event()
+        self.attempts = 1 + max_retries
+        self.whole_wait_seconds = min(
+            timeout_seconds * self.attempts, timeout_seconds + RETRY_ALLOWANCE_SECONDS
+        )
+        # Set by the practice session: told at each try, on the sending thread.
+        self.on_wait: Callable[[JudgeWait], None] | None = None
         retry = types.HttpRetryOptions(
             attempts=1 + max_retries,
             initial_delay=retry_initial_delay,
@@ -202,6 +229,12 @@ class GeminiJudge:
     def close(self) -> None:
         self._client.close()
 
+    def cancel(self) -> None:
+        """Stop waiting for the judge (Esc, Cancel): `judge` raises JudgeCancelled within
+        moments, and no later try is sent. Any thread. A request already sent finishes on
+        its own thread, bounded by the whole wait; its reply, if any, is not used."""
+        self._cancelled.set()
+
     # --- judging -----------------------------------------------------------------------------
     def judge(self, payload: Tier2Payload, *, boundary: str | None = None) -> JudgeResponse:
         """Send one payload for grading and return the model's raw reply, unparsed (apply
@@ -225,28 +258,53 @@ class GeminiJudge:
             response_json_schema=copy.deepcopy(VERDICT_SCHEMA),
         )
         pending = _Pending(model=self.model, payload=checked.canonical())
-        self._local.pending = pending
+        pending.deadline = time.monotonic() + self.whole_wait_seconds
         started = time.perf_counter()
-        failure: CoachError | None = None
-        try:
-            response = self._client.models.generate_content(
-                model=self.model, contents=user, config=config
-            )
-        except CoachError as error:  # raised by our own request hook
-            failure = error
-        except Exception as error:  # every vendor failure becomes ours, below
-            failure = self._translate(error)
-        finally:
-            self._local.pending = None
+        sent = _Sending()
+
+        def send() -> None:  # on a thread of its own: the learner need not wait for it
+            self._local.pending = pending
+            try:
+                sent.response = self._client.models.generate_content(
+                    model=self.model, contents=user, config=config
+                )
+            except CoachError as error:  # raised by our own request hook
+                sent.failure = error
+            except Exception as error:  # every vendor failure becomes ours, below
+                sent.failure = self._translate(error)
+            finally:
+                self._local.pending = None
+                sent.done.set()
+
+        threading.Thread(target=send, name="gemini judge", daemon=True).start()
+        while not sent.done.wait(_POLL_SECONDS):
+            if self._cancelled.is_set():
+                pending.given_up = "cancelled"
+            elif time.monotonic() >= pending.deadline:
+                pending.given_up = "timeout"
+            else:
+                continue
+            break
         latency_ms = round((time.perf_counter() - started - pending.local_seconds) * 1000)
-        if failure is not None:
+        if pending.given_up is not None and not sent.done.is_set():
+            failure: CoachError = (
+                JudgeCancelled()
+                if pending.given_up == "cancelled"
+                else JudgeTimeout(self.whole_wait_seconds)
+            )
             self._finish(pending, OutboxOutcome(status="error", error=str(failure),
                                                 latency_ms=latency_ms))  # fmt: skip
             raise _naming_request(failure, pending)
+        if sent.failure is not None:
+            self._finish(pending, OutboxOutcome(status="error", error=str(sent.failure),
+                                                latency_ms=latency_ms))  # fmt: skip
+            raise _naming_request(sent.failure, pending)
+        response = sent.response
+        assert response is not None
         usage = response.usage_metadata
         tokens_in = usage.prompt_token_count if usage else None
         tokens_out = _output_tokens(usage)
-        text, failure = _reply_text(response)
+        text, failure = _reply_text(response)  # type: ignore[assignment]
         self._finish(
             pending,
             OutboxOutcome(
@@ -302,6 +360,7 @@ class GeminiJudge:
             return  # a bodiless GET (test_connection) carries no learner data
         if pending is None:
             raise PayloadRejected("only a judge request may carry data (this is a bug in Coach)")
+        self._next_try(request, pending)
         if self._key in body:
             raise PayloadRejected("the request body held the API key (this is a bug in Coach)")
         if body != pending.body:  # a retry resends the same body: one outbox row
@@ -311,6 +370,24 @@ class GeminiJudge:
                 OutboxEntry(model=pending.model, payload=pending.payload, request_body=body)
             )
             pending.local_seconds += time.perf_counter() - started
+
+    def _next_try(self, request: httpx2.Request | httpx.Request, pending: _Pending) -> None:
+        """Each try (the library retries a slow or busy judge) waits at most what is left
+        of the whole wait, and is told to the window; none is sent once the learner
+        cancelled or the whole wait is over."""
+        if self._cancelled.is_set() or pending.given_up == "cancelled":
+            raise JudgeCancelled()
+        left = pending.deadline - time.monotonic()
+        if left <= 0 or pending.given_up is not None:
+            raise JudgeTimeout(self.whole_wait_seconds)
+        limit = min(self.timeout_seconds, left)
+        request.extensions["timeout"] = {"connect": limit, "read": limit, "write": limit,
+                                         "pool": limit}  # fmt: skip
+        pending.tries += 1
+        told = self.on_wait
+        if told is not None:
+            told(JudgeWait(min(pending.tries, self.attempts), self.attempts, left,
+                           pending.deadline))  # fmt: skip
 
     def _after_reply(self, response: httpx2.Response | httpx.Response) -> None:
         """A redirect is an error, never a next request. A status the library retries is

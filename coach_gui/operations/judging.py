@@ -61,8 +61,8 @@ def judge_pending_answers(
     """Send every answer still unjudged to the judge, bind each verdict to its session
     and seal one bound trace per session. Raises the judge's errors when it cannot even
     be built (switched off, no key, no keyring). `live`: the window's judge, reading the
-    switches at every request. `cancelled`: set to send no more (the request under way
-    finishes, unless the judge can stop it: the local one can); the rest stays pending
+    switches at every request. `cancelled`: set to send no more, and to stop waiting for
+    the request under way (both judges can, issue 33); the rest stays pending
     with the reason "cancelled". `judge`: one the caller
     built (and closes) to say why it cannot be built before anything else is done."""
     config = app.config.judge
@@ -90,7 +90,7 @@ def judge_pending_answers(
 @contextmanager
 def cancelling(judge: object, cancelled: threading.Event | None) -> Iterator[None]:
     """While judging: a cancel also stops the request under way, for a judge that can
-    (the local model's, which may take long); others finish the request that left."""
+    (the local model's, which may take long; Gemini's, which may hang)."""
     stop = getattr(judge, "cancel", None)
     if cancelled is None or not callable(stop):
         yield

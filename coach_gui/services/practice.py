@@ -24,6 +24,7 @@ from coach_gui.domain.challenges import (
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.fencing import new_boundary
 from coach_gui.domain.judge_errors import JudgeDisabled, JudgeError
+from coach_gui.domain.judge_wait import JudgeWait
 from coach_gui.domain.no_quote import NoQuoteCheck
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import (
@@ -450,12 +451,16 @@ class PracticeRun:
         return attempt.status == "unjudged" and attempt.unjudged_reason == WAITING_FOR_JUDGE
 
     def judge(
-        self, attempt: Attempt, on_progress: Callable[[int], None] | None = None
+        self,
+        attempt: Attempt,
+        on_progress: Callable[[int], None] | None = None,
+        on_wait: Callable[[JudgeWait], None] | None = None,
     ) -> JudgeOutcome | None:
         """Send one stored answer to the judge and record the verdict or the reason it
         stays unjudged, with the switches as they are now. None when there is no judge.
         `on_progress(characters)`: how much of the verdict a judge that streams (the one
-        on this computer) has written so far; worker thread."""
+        on this computer) has written so far; `on_wait`: each try of a judge that retries
+        (Gemini), with how long is left of the whole wait; any thread."""
         if self._verdicts is None or (self._judge is None and self._open_judge is None):
             return None
         challenge = self._challenges[attempt.challenge_id]
@@ -472,6 +477,8 @@ class PracticeRun:
             streams = hasattr(judge, "on_progress")
             if streams and on_progress is not None:
                 judge.on_progress = on_progress  # type: ignore[attr-defined]
+            if hasattr(judge, "on_wait"):
+                judge.on_wait = on_wait
             try:
                 (outcome,) = judge_items(
                     [item],

@@ -11,8 +11,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QIcon
+from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from coach_gui import APP_NAME, __version__
@@ -126,7 +126,9 @@ def open_context(*, ask: bool = True, parent: QWidget | None = None) -> AppConte
             path = Path(error.path) if error.path else config_path()
             choice = ConfigErrorDialog(error, parent).ask()
             if choice is ConfigChoice.OPEN_FILE:
-                QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+                from coach_gui.ui.help_dialogs import open_or_say
+
+                open_or_say(path, "the settings file", parent)
             elif choice is ConfigChoice.RESET:
                 reset_config(path)
             elif choice is ConfigChoice.QUIT:

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -101,6 +103,7 @@ class EvalView(QWidget):
         self._context = context
         self._stop: threading.Event | None = None
         self.shown_report: EvalReport | None = None
+        self._just_made: tuple[str, str] | None = None  # the run's report id, what it said
         self._stale = True  # read the journal when first shown, not while Coach starts
         self._build()
 
@@ -169,6 +172,7 @@ class EvalView(QWidget):
         self.verdict.setAccessibleName("Eval verdict")
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.summary.setAccessibleName("Eval summary")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         results = self.results_box = QGroupBox("With and without core assertions")
@@ -176,7 +180,13 @@ class EvalView(QWidget):
         middle.addWidget(self.verdict)
         middle.addWidget(self.table, 1)
         middle.addWidget(self.chart)
-        middle.addWidget(self.summary)
+        # The summary runs to ten lines: in a short window (1.5x) it scrolls, never cut.
+        summary_box = QScrollArea()
+        summary_box.setWidget(self.summary)
+        summary_box.setWidgetResizable(True)
+        summary_box.setFrameShape(QFrame.Shape.NoFrame)
+        summary_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        middle.addWidget(summary_box, 1)
 
         self.history = QListWidget()
         self.history.setWordWrap(True)
@@ -272,9 +282,13 @@ class EvalView(QWidget):
         verdict = "Verified" if past.verified else "Verify FAILED"
         self.verify_status.setText(f"{verdict}: {past.verify_detail}")
         if not self.cancel_button.isEnabled():  # a run under way says how it is getting on
-            self.status.setText(
-                "Showing a past report. To measure again, tick sessions and choose Run."
-            )
+            made = self._just_made
+            if made is not None and made[0] == past.report.eval_run_id:
+                self.status.setText(made[1])  # the report just made is no past report
+            else:
+                self.status.setText(
+                    "Showing a past report. To measure again, tick sessions and choose Run."
+                )
 
     def show_report(self, report: EvalReport) -> None:
         self.shown_report = report
@@ -426,7 +440,8 @@ class EvalView(QWidget):
         report = run.report
         self.show_report(report)
         done = "Stopped early; recorded what finished" if report.partial else "Recorded"
-        self.status.setText(f"{done} as {report.eval_run_id[:12]}…, signed.")
+        self._just_made = (report.eval_run_id, f"{done} as {report.eval_run_id[:12]}…, signed.")
+        self.status.setText(self._just_made[1])
         self._load_history(select=report.eval_run_id)
         self.run_finished.emit(report)
 

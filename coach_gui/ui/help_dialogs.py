@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 
 from coach_gui import APP_NAME, __version__
 from coach_gui.domain.sync import SYNC_FOLDER_HOLDS
-from coach_gui.paths import trash_dir
-from coach_gui.ui.button_keys import with_mnemonics
+from coach_gui.paths import deleted_notes_places
+from coach_gui.ui.button_keys import tell, with_mnemonics
 from coach_gui.ui.screen_fit import screen_room
 
 if TYPE_CHECKING:
@@ -111,9 +111,24 @@ class ShortcutsDialog(QDialog):
         self.resize(620, 460)
 
 
-def open_folder(path: Path) -> bool:
+def open_folder(path: Path, parent: QWidget | None = None) -> bool:
     path.mkdir(parents=True, exist_ok=True)
-    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+    return open_or_say(path, "this folder", parent)
+
+
+def open_or_say(path: Path, what: str, parent: QWidget | None) -> bool:
+    """Open `path` with the program the desktop has for it; when there is none (or it
+    could not be started), say so and where the file is, rather than nothing at all."""
+    if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        return True
+    tell(
+        parent,
+        QMessageBox.Icon.Information,
+        "Nothing could open it",
+        f"No program on this computer could open {what}. It is {path}: open it from your "
+        "file manager, or in a text editor.",
+    )
+    return False
 
 
 @dataclass(frozen=True)
@@ -121,8 +136,8 @@ class DataLocation:
     """One row of *Where my data lives*: what it is, its path, the folder to open."""
 
     what: str
-    path: Path
-    folder: Path
+    path: Path | None  # None: a place with no folder to show (the macOS Trash)
+    folder: Path | None
 
 
 SYNC_FOLDER = "Sync folder (your sync tool carries it to your other computers)"
@@ -134,7 +149,12 @@ def data_locations(
     backups = journal.parent / BACKUPS_FOLDER
     found = [
         DataLocation("Notes (Markdown files)", kb, kb),
-        DataLocation("Deleted notes", trash_dir(kb), trash_dir(kb)),
+        *(
+            DataLocation(what, folder, folder)
+            if folder is not None
+            else DataLocation(what, None, None)
+            for what, folder in deleted_notes_places(kb)
+        ),
         DataLocation("Practice journal (answers, verdicts, history)", journal, journal.parent),
         DataLocation("Backups of the journal", backups, backups),
         DataLocation("Settings file", config, config.parent),
@@ -173,20 +193,23 @@ class DataLocationsDialog(QDialog):
         self.open_buttons: list[QPushButton] = []
         for row, place in enumerate(locations):
             what = QLabel(f"<b>{html.escape(place.what)}</b>", self)
-            where = QLabel(str(place.path), self)
+            shown = str(place.path) if place.path is not None else "Open it from the desktop."
+            where = QLabel(shown, self)
             where.setWordWrap(True)  # a long path breaks after a / rather than widen the dialog
             where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             where.setAccessibleName(place.what)
-            where.setAccessibleDescription(str(place.path))
+            where.setAccessibleDescription(shown)
+            grid.addWidget(what, 2 * row, 0, 1, 2)
+            grid.addWidget(where, 2 * row + 1, 0)
+            self.path_labels.append(where)
+            if place.folder is None:
+                continue  # no folder to open
             button = QPushButton("Open folder", self)
             button.setAutoDefault(False)
             button.setAccessibleName(f"Open the folder of: {place.what}")
             button.setToolTip(str(place.folder))
-            button.clicked.connect(lambda _c=False, folder=place.folder: open_folder(folder))
-            grid.addWidget(what, 2 * row, 0, 1, 2)
-            grid.addWidget(where, 2 * row + 1, 0)
+            button.clicked.connect(lambda _c=False, folder=place.folder: open_folder(folder, self))
             grid.addWidget(button, 2 * row + 1, 1)
-            self.path_labels.append(where)
             self.open_buttons.append(button)
         grid.setColumnStretch(0, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)

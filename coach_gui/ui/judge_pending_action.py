@@ -3,8 +3,8 @@ judge was unavailable) with the privacy switch as it is now, saying first what w
 and afterwards what was judged and what stays pending and why (issue 5, ADR-0233).
 
 Runs `operations.judging` as `coach judge-pending` does, on a Task with a progress dialog.
-Cancel lets the request under way finish, then sends no more: what was judged is bound and
-sealed; the rest stays pending with the reason "cancelled".
+Cancel stops waiting for the request under way and sends no more: what was judged is bound
+and sealed; the rest stays pending with the reason "cancelled".
 """
 
 from __future__ import annotations

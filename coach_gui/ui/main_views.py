@@ -142,6 +142,14 @@ class MainViews:
         if self._stats is not None:
             self._stats.mark_stale()
 
+    def notes_changed(self) -> None:
+        """The notes were listed again (another folder chosen, F5, or a change made by
+        another program): the views that show notes read them again, so Today and
+        Statistics never count the notes of a folder no longer open (issue 33)."""
+        self._mark_stale()
+        if self.gap_board.isVisible():
+            self.gap_board.reload()
+
     def edit_note(self, note_id: str, index: int) -> None:
         """That note, open in the editor on the notes view (unsaved edits of another note
         are guarded), with its key point `index` selected: from Today or Statistics, to

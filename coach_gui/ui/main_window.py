@@ -151,12 +151,14 @@ class MainWindow(QMainWindow):
     def attach(self, context: AppContext) -> None:
         """The app context is built: add the editor, the other views and the privacy
         switches, run what was asked for meanwhile, and load the notes once on screen."""
+        from coach_gui.ui.alt_keys import guard_alt_letters  # after the first paint
         from coach_gui.ui.main_views import MainViews
         from coach_gui.ui.note_editor import NoteEditor
         from coach_gui.ui.privacy_controls import PrivacyControls
         from coach_gui.ui.window_undo import WindowUndo
 
         self.context = context
+        guard_alt_letters()  # Alt+letter of a disabled button never types the letter
         self.editor = NoteEditor(context.notes, self)
         self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
         self.splitter.replaceWidget(1, self.editor)
@@ -166,7 +168,11 @@ class MainWindow(QMainWindow):
 
         self.where_label.setText(f"Notes in {short_path(context.notes.location)}")
         self.where_label.setToolTip(context.notes.location)
-        self.privacy = PrivacyControls(context.config, context.config_path, self)
+        from coach_gui.ui.config_owner import ConfigOwner
+
+        # The one holder and writer of the settings in this window (ADR 0030).
+        self.config_owner = ConfigOwner(context, self)
+        self.privacy = PrivacyControls(self.config_owner, self)
         self.privacy.config_changed.connect(self._on_privacy_changed)
         self.toolbar.insertActions(self.toolbar_anchor, self.privacy.actions())
         self.toolbar.insertSeparator(self.toolbar_anchor)
@@ -337,7 +343,9 @@ class MainWindow(QMainWindow):
         from coach_gui.ui.notes_folder import NotesFolderChooser
 
         self.guard_unsaved(
-            NotesFolderChooser(self, self.context, self._notes_folder_changed).choose
+            NotesFolderChooser(
+                self, self.context, self.config_owner, self._notes_folder_changed
+            ).choose
         )
 
     def _notes_folder_changed(self) -> None:
@@ -385,7 +393,8 @@ class MainWindow(QMainWindow):
     def _on_loaded(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool = False) -> None:
         self._loading = False
         self._entries = {entry.note.id: entry for entry in snapshot.notes}
-        if self._first_load:
+        first = self._first_load
+        if first:
             if not self.editor.has_note():  # reopen the note open when Coach last closed
                 last = window_state.last_note_id()
                 if last in self._entries:
@@ -408,6 +417,8 @@ class MainWindow(QMainWindow):
             waiting, self._when_listed = self._when_listed, []
             for run in waiting:
                 run()
+        if not first:  # the views showing notes read the new listing (Today's counts)
+            self.views.notes_changed()
         self._rebuild_index()  # folding 10,000 notes takes a while: list them first
         if self._load_again is not None:  # more changed while this load ran, or F5
             again, self._load_again = self._load_again, None
@@ -649,9 +660,9 @@ class MainWindow(QMainWindow):
         from coach_gui.ui.settings_dialog import SettingsDialog
 
         context = self.context
+        before = context.config
         dialog = SettingsDialog(
-            context.config,
-            context.config_path,
+            self.config_owner,
             self,
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
@@ -663,31 +674,30 @@ class MainWindow(QMainWindow):
 
             def switched() -> None:
                 self._notes_folder_changed()
-                dialog.use_notes_folder(self.context.config)
+                dialog.use_notes_folder()
 
-            self.guard_unsaved(NotesFolderChooser(dialog, context, switched).choose)
+            chooser = NotesFolderChooser(dialog, context, self.config_owner, switched)
+            self.guard_unsaved(chooser.choose)
 
         dialog.folder_button.clicked.connect(another_folder)
         if dialog.key_section is not None:  # a key saved or removed there: the status line
             dialog.key_section.status_loaded.connect(self.privacy.set_key_status)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
-            schedule = self.context.config.schedule
-            self.context.config = dialog.config
-            if dialog.config.schedule != schedule:  # retention, new notes, leeches
+            config = self.context.config  # the owner set it, and the switches follow it
+            if config.schedule != before.schedule:  # retention, new notes, leeches
                 self.views.schedule_changed()  # Today is worked out again with them
-            self.privacy.set_config(dialog.config)
-            self.views.judge_pending.set_judge_enabled(dialog.config.judge.enabled)
-            judge = dialog.config.judge
+            judge = config.judge
             self.views.sent.set_endpoint(judge.base_url, local=judge.local)
-            self.views.tier1_status.set_model(dialog.config.tier1.model)  # and check again
+            self.views.tier1_status.set_model(config.tier1.model)  # and check again
             self.read_key_status()  # the judge may be Gemini now
             self.sync_status.run()  # a sync folder chosen (or none: the line goes)
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def _on_privacy_changed(self, config: Config) -> None:
-        """A toolbar switch changed: the next session and judge request follow it."""
-        self.context.config = config
+        """The settings changed (a toolbar switch, Settings): the next session and judge
+        request follow them (the owner has set them in the context)."""
         self.views.judge_pending.set_judge_enabled(config.judge.enabled)
+        self.views.practice.view.judge_switched(config.judge.enabled)  # a summary on screen
         self.read_key_status()  # switched on: is there a key to send with? (`coach key set`)
 
     def show_shortcuts(self) -> None:

@@ -38,9 +38,14 @@ ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
-def _detail(entry: NoteEntry) -> str:
+def _detail(entry: NoteEntry, *, same_title: bool = False) -> str:
+    """`same_title`: another listed note has this title (an edit kept beside the file
+    another program changed, a sync-conflict copy): the file's own name tells them apart."""
     count = len(entry.note.core_assertions)
     parts = [f"{count} assertion{'s' if count != 1 else ''}"]
+    if same_title:
+        name = entry.file_name.rsplit("/", 1)[-1]
+        parts.insert(0, f"your edit, kept as {name}" if "(my edit " in name else name)
     if entry.note.tags:
         parts.append(", ".join(entry.note.tags))
     if "/" in entry.file_name:  # in a vault, where it sits tells two "Index" notes apart
@@ -55,11 +60,20 @@ class NoteListModel(QAbstractListModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._entries: list[NoteEntry] = []
+        self._shared_titles: set[str] = set()  # titles more than one listed note has
 
     def set_entries(self, entries: Sequence[NoteEntry]) -> None:
         self.beginResetModel()
         self._entries = list(entries)
+        seen: set[str] = set()
+        self._shared_titles = set()
+        for entry in self._entries:
+            key = entry.note.title.casefold()
+            (self._shared_titles if key in seen else seen).add(key)
         self.endResetModel()
+
+    def detail(self, entry: NoteEntry) -> str:
+        return _detail(entry, same_title=entry.note.title.casefold() in self._shared_titles)
 
     def entry(self, row: int) -> NoteEntry:
         return self._entries[row]
@@ -80,11 +94,11 @@ class NoteListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return entry.note.title
         if role == DETAIL_ROLE:
-            return _detail(entry)
+            return self.detail(entry)
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{entry.note.title}\n{entry.file_name}"
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{entry.note.title}, {_detail(entry)}"
+            return f"{entry.note.title}, {self.detail(entry)}"
         if role == ENTRY_ROLE:
             return entry
         return None

@@ -9,18 +9,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 from coach_gui.bootstrap import note_store
-from coach_gui.config import save_config
+from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.notes import KnowledgeBaseSnapshot
 from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_window import short_path
-from coach_gui.ui.tasks import Lane, Task
+from coach_gui.ui.tasks import Task
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
+    from coach_gui.ui.config_owner import ConfigOwner
 
 
 def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
@@ -34,16 +35,23 @@ def what_is_there(snapshot: KnowledgeBaseSnapshot) -> str:
     return text
 
 
+READING_SHOWN_AFTER_MS = 500  # how long a folder is read before the wait is shown
+
+
 class NotesFolderChooser:
-    """Asks for a folder, reads it, confirms, saves `kb.path` and calls `switched`."""
+    """Asks for a folder, reads it, confirms, has the owner save `kb.path` and calls
+    `switched`."""
 
     def __init__(
         self,
         parent: QWidget,
         context: AppContext,
+        owner: ConfigOwner,
         switched: Callable[[], None],
     ) -> None:
         self._parent, self._context, self._switched = parent, context, switched
+        self._owner = owner  # the window's one writer of the settings (ADR 0030)
+        self.reading: QProgressDialog | None = None  # while a folder is read
 
     def _failed(self, error: Exception) -> None:
         show_failure(self._parent, error)
@@ -56,14 +64,32 @@ class NotesFolderChooser:
             self.look_at(Path(folder))
 
     def look_at(self, folder: Path) -> None:
+        """Read the folder in the background; a large one says so, with Cancel (issue 33:
+        ten thousand notes take seconds, and nothing showed meanwhile)."""
         data = self._context.data_dir
-        Task(
+        reading = self.reading = QProgressDialog(
+            f"Reading {short_path(str(folder))}…", "&Cancel", 0, 0, self._parent
+        )
+        reading.setWindowTitle("Open notes folder")
+        reading.setAccessibleName("Reading the notes folder")
+        reading.setMinimumDuration(READING_SHOWN_AFTER_MS)  # a small folder: no flash
+
+        def done(then: Callable[[], None]) -> None:
+            reading.canceled.disconnect()
+            reading.reset()
+            reading.deleteLater()
+            then()
+
+        task = Task(
             self._parent,
             op=lambda _p: note_store(folder, data).load(),  # reads, writes nothing there
-            success=lambda snapshot: self._confirm(folder, snapshot),
-            failure=self._failed,
+            success=lambda snapshot: done(lambda: self._confirm(folder, snapshot)),
+            failure=lambda error: done(lambda: self._failed(error)),
             name="read notes folder",
-        ).run()
+        )
+        reading.canceled.connect(task.cancel)  # nothing changes; the reading is dropped
+        reading.canceled.connect(reading.deleteLater)
+        task.run()
 
     def _confirm(self, folder: Path, snapshot: KnowledgeBaseSnapshot) -> None:
         box = QMessageBox(
@@ -87,19 +113,12 @@ class NotesFolderChooser:
         if box.clickedButton() is not use:
             return
         context = self._context
-        config = context.config.with_changes({"kb.path": str(folder)})
-        path = context.config_path
 
-        def saved(_written: object) -> None:
-            context.config = config
+        def saved(_config: object) -> None:
             context.open_notes_folder(folder)
             self._switched()
 
-        Task(
-            self._parent,
-            op=lambda _p: save_config(config, path),
-            success=saved,
-            failure=self._failed,
-            lane=Lane.WRITER,
-            name="save settings",
-        ).run()
+        try:
+            self._owner.update({"kb.path": str(folder)}, done=saved, failed=self._failed)
+        except ConfigError as error:
+            self._failed(error)

@@ -22,6 +22,9 @@ from markdown_it.token import Token
 _CALLOUT = re.compile(r"\[!([^\]\s]+)\]([+-]?)[ \t]*(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*")
 _FENCE = re.compile(r" {0,3}(```|~~~)")
+# An Obsidian block id: `^b15695` at the end of a block's line, after a space (or alone on
+# the line below a table or a quote). A link target, not text: the reader never sees it.
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^[A-Za-z0-9-]+[ \t]*$")
 
 
 def obsidian_plugin(md: MarkdownIt) -> None:
@@ -33,6 +36,7 @@ def obsidian_plugin(md: MarkdownIt) -> None:
         "fence", "obsidian_comment", _block_comment, {"alt": ["paragraph", "blockquote", "list"]}
     )
     md.core.ruler.after("block", "obsidian_callouts", _callouts)
+    md.core.ruler.after("inline", "obsidian_block_ids", _hide_block_ids)
 
 
 def _find(state: StateInline, needle: str, start: int) -> int:
@@ -170,6 +174,22 @@ def _block_comment(state: StateBlock, start_line: int, end_line: int, silent: bo
     if not silent:
         state.line = last + 1
     return True
+
+
+def _hide_block_ids(state: StateCore) -> None:
+    """Drop the `^block-id` that ends a block of text (a paragraph, a list item, a
+    heading); a paragraph that was only an id (below a table or a quote) goes with it."""
+    tokens = state.tokens
+    for i, token in enumerate(tokens):
+        if token.type != "inline" or not token.children or "^" not in token.content:
+            continue
+        last = token.children[-1]  # the end of the block (mid-paragraph it is text)
+        if last.type != "text" or "^" not in last.content:
+            continue
+        last.content = _BLOCK_ID.sub("", last.content)
+        alone = len(token.children) == 1 and not last.content
+        if alone and 0 < i < len(tokens) - 1 and tokens[i - 1].type == "paragraph_open":
+            tokens[i - 1].hidden = tokens[i + 1].hidden = True  # no empty line left
 
 
 def _callouts(state: StateCore) -> None:

@@ -14,9 +14,11 @@ import html
 import json
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -45,11 +47,13 @@ from coach_gui.ui.payload_review import (
 from coach_gui.ui.practice_view import Phase, Place, PracticeView
 from coach_gui.ui.practice_widgets import notices_text
 from coach_gui.ui.session_jobs import SessionJobs
+from coach_gui.ui.tasks import to_gui_thread
 from coach_gui.ui.verdict_view import VerdictState
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.challenges import Challenge
+    from coach_gui.domain.judge_wait import JudgeWait
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import Attempt, GapPlan
     from coach_gui.services.judging import JudgeOutcome
@@ -299,7 +303,11 @@ class PracticeController(QObject):
         def ended(summary: SessionEnded) -> None:
             if show:
                 self._missed = summary.missed
-                self.view.show_summary(summary, bool(self._missed_targets()[0]))
+                self.view.show_summary(
+                    summary,
+                    bool(self._missed_targets()[0]),
+                    judge_on=self.context.config.judge.enabled,
+                )
                 self._phase = Phase.FINISHED
             self.session_finished.emit(summary)
 
@@ -436,6 +444,11 @@ class PracticeController(QObject):
             )
         view.show_text(text)
 
+    def show_wait(self, turn: Turn, subject: str, wait: JudgeWait) -> None:
+        """GUI thread: the judge's try and how long is left, while still waiting for it."""
+        if self._phase is Phase.JUDGING and self._turn is turn:
+            turn.verdict.show_waiting(subject, wait)
+
     def cancel_generation(self) -> None:
         """Esc: close the stream now. Nothing is recorded for this challenge. While the
         judge on this computer grades, Esc stops it: the answer stays saved, unjudged."""
@@ -504,10 +517,15 @@ class PracticeController(QObject):
                 turn.verdict.show_judging(subject, int(written))
 
         sink, read = self.jobs.stream(show)
+        me = weakref.ref(self)
 
         def work(progress: TaskProgress) -> object:
             on_text = sink(progress)
-            return run.judge(attempt, on_progress=lambda written: on_text(str(written)))
+            return run.judge(
+                attempt,
+                on_progress=lambda written: on_text(str(written)),
+                on_wait=lambda wait: to_gui_thread(_tell_wait, me, turn, subject, wait),
+            )
 
         # `always`: the verdict lands on its answer's turn even if the learner went on
         # meanwhile (Next, Finish); it then starts no follow-up.
@@ -731,3 +749,12 @@ class PracticeController(QObject):
 
 def _ignore(_result: object) -> None:
     pass
+
+
+def _tell_wait(
+    controller: weakref.ref[PracticeController], turn: Turn, subject: str, wait: JudgeWait
+) -> None:
+    """GUI thread: a judge's try, for the controller if it is still there."""
+    shown = controller()
+    if shown is not None and shiboken6.isValid(shown):
+        shown.show_wait(turn, subject, wait)

@@ -233,6 +233,7 @@ class PracticeView(QWidget):
         self.summary_label = QLabel(self.summary)
         self.summary_label.setWordWrap(True)
         self.summary_label.setAccessibleName("Session summary")
+        self._summary: SessionEnded | None = None  # the last one shown
         self.missed_label = QLabel(self.summary)
         self.missed_label.setWordWrap(True)
         self.missed_label.setTextFormat(Qt.TextFormat.RichText)
@@ -311,7 +312,11 @@ class PracticeView(QWidget):
         self.writing_label.setText("writing…" if streaming else "")
         self.submit_button.setEnabled(phase is Phase.ANSWERING)
         self.skip_button.setEnabled(phase is Phase.ANSWERING)
-        self.cancel_button.setEnabled(streaming)
+        # While the judge grades too: waiting for it can be stopped, the answer kept.
+        judging = phase is Phase.JUDGING
+        self.cancel_button.setEnabled(streaming or judging)
+        self.cancel_button.setText("&Cancel judging" if judging else "&Cancel generation")
+        self.cancel_button.setAccessibleName("Cancel judging" if judging else "Cancel generation")
         for made in (self.retry_button, self.builtin_button):
             made.setVisible(phase is Phase.CANCELLED)
         self.next_button.setEnabled(
@@ -329,11 +334,20 @@ class PracticeView(QWidget):
             where = f"Challenge {place.number} of {place.total}"
             self.progress_label.setText(where + (" · follow-up" if place.follow_up else ""))
 
-    def show_summary(self, summary: SessionEnded, can_practise_missed: bool) -> None:
+    def judge_switched(self, on: bool) -> None:
+        """The judge switch changed: a summary on screen says what is true now."""
+        if self._summary is not None:  # (hidden while another session runs: harmless)
+            self.summary_label.setText(summary_html(self._summary, judge_on=on))
+
+    def show_summary(
+        self, summary: SessionEnded, can_practise_missed: bool, *, judge_on: bool = False
+    ) -> None:
         """The finished session above its thread; `can_practise_missed`: the missed key
-        points are still in the note, so *Practise these* can target them."""
+        points are still in the note, so *Practise these* can target them; `judge_on`:
+        the judge switch now."""
         self.clear_texts()  # they were about the last challenge
-        self.summary_label.setText(summary_html(summary))
+        self._summary = summary
+        self.summary_label.setText(summary_html(summary, judge_on=judge_on))
         self.missed_label.setText(missed_html(summary.missed, self.palette()))
         self.missed_box.setVisible(bool(summary.missed))
         self.missed_label.setVisible(bool(summary.missed))

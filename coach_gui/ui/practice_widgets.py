@@ -75,7 +75,9 @@ class Notice(QFrame):
         return made
 
 
-def summary_html(summary: SessionEnded) -> str:
+def summary_html(summary: SessionEnded, *, judge_on: bool = False) -> str:
+    """`judge_on`: the judge switch as it is now (it can be switched on after the answers
+    were kept unjudged, and the summary then says so, not that it is off)."""
     saved = f"{summary.answers_saved} answer{'s' if summary.answers_saved != 1 else ''}"
     lines = ["<h3>Session finished</h3>",
              f"<p>{saved} saved, {summary.skipped} skipped.</p>"]  # fmt: skip
@@ -83,8 +85,13 @@ def summary_html(summary: SessionEnded) -> str:
         work = "needs" if summary.needs_work == 1 else "need"
         lines.append(f"<p>Judged: {summary.passed} passed, {summary.needs_work} {work} work.</p>")
     if summary.disposition is Disposition.UNJUDGED_OFFLINE:
-        lines.append("<p>The judge is switched off: the answers are kept unjudged, and you "
-                     "can have them judged later.</p>")  # fmt: skip
+        if judge_on:
+            lines.append("<p>The answers given while the judge was off are kept unjudged. "
+                         "The judge is on now: <i>File › Judge pending answers…</i> "
+                         "has them judged.</p>")  # fmt: skip
+        else:
+            lines.append("<p>The judge is switched off: the answers are kept unjudged, and "
+                         "you can have them judged later.</p>")  # fmt: skip
     elif summary.disposition is Disposition.JUDGE_UNAVAILABLE:
         unjudged = summary.answers_saved - summary.passed - summary.needs_work
         lines.append(f"<p>{unjudged} answer{'s were' if unjudged != 1 else ' was'} not judged: "

@@ -3,31 +3,29 @@ status-bar line that says what leaves this computer (DESIGN §1.2, §1.8), and t
 summary the Welcome shows, in words that agree with both switches and with whether a
 Gemini key is stored (without one nothing is sent, whatever the switch says).
 
-    privacy = PrivacyControls(context.config, context.config_path, window)
+    privacy = PrivacyControls(window.config_owner, window)
     toolbar.addActions(privacy.actions())
     window.statusBar().addPermanentWidget(privacy.status_label())
-    privacy.config_changed.connect(lambda config: setattr(context, "config", config))
     privacy.set_key_status(status)  # the keyring's KeyStatus, read on a worker
 
-A toggle takes effect at once (`config_changed`) and is written to coach.config.json on
-the WRITER lane; if the write fails, the toggle goes back to what is on disk and the
-learner is told why.
+A toggle takes effect at once (`config_changed`) and the window's ConfigOwner writes it to
+coach.config.json on the WRITER lane; if the write fails, the toggle goes back to what is
+on disk and the learner is told why.
 """
 
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QWidget
 
-from coach_gui.config import Config, save_config
+from coach_gui.config import Config
 from coach_gui.domain.errors import ConfigError
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.failures import show_failure
-from coach_gui.ui.tasks import Lane, Task
 
 if TYPE_CHECKING:
     from coach_gui.domain.connections import KeyStatus
@@ -183,18 +181,17 @@ def privacy_summary_html(config: Config, key_stored: bool | None = None) -> str:
 
 class PrivacyControls(QObject):
     """Two checkable actions and a status label over `judge.enabled` and
-    `judge.includeAssertions`. `config` is always what the switches show."""
+    `judge.includeAssertions`, as the window's `ConfigOwner` holds them: a switch asks the
+    owner for the change, and the switches follow every change the owner makes (Settings
+    too). They keep no config of their own (ADR 0030)."""
 
     config_changed = Signal(object)  # Config: the switches changed (or went back)
     saved = Signal(object)  # Config: now in coach.config.json, with no write still pending
     key_changed = Signal()  # whether a Gemini key is stored is known, or changed
 
-    def __init__(self, config: Config, config_path: Path, parent: QObject | None = None) -> None:
+    def __init__(self, owner: ConfigOwner, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.config = config
-        self._saved = config  # what coach.config.json holds, as far as we know
-        self._path = config_path
-        self._saving = False
+        self._owner = owner
         self.key_stored: bool | None = None  # a Gemini key in the keyring; None: not read yet
 
         self.judge_action = QAction("&Judge answers with Gemini", self)
@@ -217,7 +214,14 @@ class PrivacyControls(QObject):
         self._label = QLabel(widget_parent)
         self._label.setObjectName("privacyStatus")
         self._label.setAccessibleName("What leaves this computer")
-        self._show(config)
+        self._show(owner.config)
+        owner.changed.connect(self._follow)
+        owner.saved.connect(self.saved)
+
+    @property
+    def config(self) -> Config:
+        """The config in effect (the owner's): what the switches show."""
+        return self._owner.config
 
     # --- API for the main window ---------------------------------------------------
     def actions(self) -> list[QAction]:
@@ -239,64 +243,26 @@ class PrivacyControls(QObject):
         """The privacy summary for the switches and the key as they are now."""
         return privacy_summary_html(self.config, self.key_stored)
 
-    def set_config(self, config: Config) -> None:
-        """Show `config`, already saved elsewhere (the Settings dialog)."""
-        self.config = config
-        self._saved = config
-        self._show(config)
-
     # --- switching -----------------------------------------------------------------
+    def _follow(self, config: Config) -> None:
+        self._show(config)
+        self.config_changed.emit(config)
+
     def _switch(self, key: str, value: bool) -> None:
         try:
-            changed = self.config.with_changes({key: value})
+            # At once (switching off must not wait on a disk); written in the background.
+            self._owner.update({key: value}, failed=self._on_save_failed, what="switch")
         except ConfigError as error:  # the rest of the config is bad: nothing to save
             self._show(self.config)
             show_failure(self._dialog_parent(), error)
-            return
-        self.config = changed
-        self._show(changed)
-        self.config_changed.emit(changed)  # at once: switching off must not wait on a disk
-        self._save_next()
-
-    def _save_next(self) -> None:
-        """One write at a time; toggles made meanwhile are folded into the next one."""
-        if self._saving or self.config == self._saved:
-            return
-        pending, path = self.config, self._path
-        self._saving = True
-        Task(
-            self,
-            op=lambda _progress: save_config(pending, path),
-            success=lambda _path: self._on_saved(pending),
-            failure=self._on_save_failed,
-            lane=Lane.WRITER,
-            name="save privacy switch",
-        ).run()
-
-    def _on_saved(self, saved: Config) -> None:
-        self._saving = False
-        self._saved = saved
-        self._save_next()
-        if not self._saving:
-            self.saved.emit(saved)
 
     @property
     def saving(self) -> bool:
         """True while a switch is being written to coach.config.json."""
-        return self._saving
+        return self._owner.writing
 
     def _on_save_failed(self, error: Exception) -> None:
-        self._saving = False
-        self.config = self._saved  # the file was left as it was (atomic write)
-        self._show(self.config)
-        self.config_changed.emit(self.config)
-        if isinstance(error, OSError):
-            error = ConfigError(
-                f"could not be saved ({error.strerror}), so the switch was put back; "
-                "check the folder is writable and try again",
-                path=str(self._path),
-            )
-        show_failure(self._dialog_parent(), error)
+        show_failure(self._dialog_parent(), error)  # the owner put the switch back
 
     def _dialog_parent(self) -> QWidget | None:
         parent = self.parent()

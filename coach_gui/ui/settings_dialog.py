@@ -30,14 +30,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.config import SETTING_NAMES, Config, save_config
+from coach_gui.config import SETTING_NAMES, Config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS
 from coach_gui.domain.sync import SYNC_FOLDER_HOLDS
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen, screen_room
-from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
@@ -78,8 +78,7 @@ class SettingsDialog(QDialog):
 
     def __init__(
         self,
-        config: Config,
-        path: Path,
+        owner: ConfigOwner,
         parent: QWidget | None = None,
         *,
         key_store: KeyVault | None = None,
@@ -89,8 +88,9 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings — Coach")
         self.setAccessibleName("Settings")
-        self.config = config
-        self._path = path
+        self._owner = owner
+        config = self.config = owner.config  # as the form shows it
+        path = owner.path
         self._fields: dict[str, tuple[QLabel | None, _Field, str]] = {}
         self._reasons: dict[str, _Reason] = {}
         self._pending: Config | None = config
@@ -567,11 +567,10 @@ class SettingsDialog(QDialog):
             self.key_section.setEnabled(not local)
 
     # --- values --------------------------------------------------------------------
-    def use_notes_folder(self, config: Config) -> None:
-        """The notes folder was changed (and saved) from here: keep it when OK saves."""
-        self.config = config
-        self.notes_folder.setText(_folder_text(config))
-        self._validate()
+    def use_notes_folder(self) -> None:
+        """The notes folder was changed (and saved) from here: show it; OK keeps it (it
+        saves only what was changed in this dialog)."""
+        self.notes_folder.setText(_folder_text(self._owner.config))
 
     def _show(self, config: Config) -> None:
         data = config.to_json_dict()
@@ -667,18 +666,24 @@ class SettingsDialog(QDialog):
         self.problem_label.show()
 
     def _save(self) -> None:
-        pending, path = self._pending, self._path
+        pending = self._pending
         if pending is None:
             return
+        # Only what was changed here, onto the settings as they are now: the window's one
+        # owner writes them, so nothing changed elsewhere meanwhile is written back stale.
+        before, after = self.config.to_json_dict(), pending.to_json_dict()
+        changes: dict[str, Any] = {}
+        for key in self._fields:
+            section, _, name = key.partition(".")
+            if after[section][name] != before[section][name]:
+                changes[key] = after[section][name]
         self.ok_button.setEnabled(False)
-        Task(
-            self,
-            op=lambda _progress: save_config(pending, path),
-            success=lambda _saved: self._saved(pending),
-            failure=self._save_failed,
-            lane=Lane.WRITER,
-            name="save settings",
-        ).run()
+        try:
+            self._owner.update(
+                changes, done=self._saved, failed=self._save_failed, what="change in Settings"
+            )
+        except ConfigError as error:
+            self._save_failed(error)
 
     def _saved(self, config: Config) -> None:
         self.config = config
@@ -686,9 +691,4 @@ class SettingsDialog(QDialog):
 
     def _save_failed(self, error: Exception) -> None:
         self.ok_button.setEnabled(True)
-        if isinstance(error, OSError):
-            error = ConfigError(
-                f"could not be saved ({error.strerror}); check the folder is writable",
-                path=str(self._path),
-            )
         show_failure(self, error)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import html
 import math
+import time
 from collections.abc import Sequence
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -38,6 +39,7 @@ from coach_gui.ui.evidence_html import (
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
+    from coach_gui.domain.judge_wait import JudgeWait
     from coach_gui.domain.practice import VerdictRecord
     from coach_gui.domain.verdicts import Gap
 
@@ -156,6 +158,10 @@ class VerdictView(QFrame):
         layout.addWidget(self.details, 1)
         layout.addStretch(0)  # while there are no details, the heading stays at the top
         self._state = VerdictState.NONE
+        self._wait: tuple[str, JudgeWait] | None = None  # the judge's tries, counted down
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._show_wait)
         self.hide()
 
     def _details_height(self) -> int:
@@ -192,6 +198,9 @@ class VerdictView(QFrame):
         return self._state
 
     def _show(self, state: VerdictState, heading: str, details: str) -> None:
+        if state is not VerdictState.JUDGING:
+            self._wait = None
+            self._tick.stop()
         self._state = state
         self.heading.setText(heading)
         colour = _colour(state, self.palette())
@@ -214,6 +223,29 @@ class VerdictView(QFrame):
             VerdictState.JUDGING,
             f"Judging {subject} on this computer… {written:,} "
             f"character{'s' if written != 1 else ''} written (Esc stops)",
+            "",
+        )
+
+    def show_waiting(self, subject: str, wait: JudgeWait) -> None:
+        """A judge that retries: which try this is and how long, at most, is left of the
+        whole wait, counted down each second; Esc or Cancel stops waiting."""
+        if self._state is not VerdictState.JUDGING:
+            return  # the verdict (or the cancel) came first
+        self._wait = (subject, wait)
+        self._show_wait()
+        self._tick.start()
+
+    def _show_wait(self) -> None:
+        if self._wait is None or self._state is not VerdictState.JUDGING:
+            self._tick.stop()
+            return
+        subject, wait = self._wait
+        left = max(0, math.ceil(wait.deadline - time.monotonic()))
+        tries = f"try {wait.attempt} of {wait.attempts}, " if wait.attempts > 1 else ""
+        self._show(
+            VerdictState.JUDGING,
+            f"Judging {subject}… {tries}at most {left} s left (Esc or Cancel stops "
+            "waiting; the answer is kept)",
             "",
         )
 

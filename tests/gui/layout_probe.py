@@ -214,7 +214,7 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
     keys = [*window.menu_actions.with_shortcuts(), *window.privacy.actions()]
     dialogs: dict[str, Callable[[], QWidget]] = {
         "settings": lambda: SettingsDialog(
-            context.config, context.config_path, window, key_store=context.key_store(),
+            window.config_owner, window, key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
         ),
         "welcome": lambda: WelcomeDialog(context, window.privacy, window),

@@ -135,7 +135,9 @@ def test_the_notes_folder_question(qtbot: QtBot, window: MainWindow, tmp_path: P
     (folder / "Idea.md").write_text("# Idea\n", encoding="utf-8")
     switched: list[bool] = []
     seen = inspect_next_modal("U")
-    NotesFolderChooser(window, window.context, lambda: switched.append(True)).look_at(folder)
+    NotesFolderChooser(
+        window, window.context, window.config_owner, lambda: switched.append(True)
+    ).look_at(folder)
     assert seen.wait().answered
     assert seen.title == "Open notes folder" and seen.clashes == {}
     assert {"Alt+U", "Alt+C"} <= keys_of(seen.keys)

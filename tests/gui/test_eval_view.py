@@ -99,6 +99,8 @@ def test_run_shows_both_arms_records_the_report_and_verifies_it(
     qtbot.waitUntil(lambda: view.history.count() == 1, timeout=WAIT_MS)
     assert view.history.item(0).text().startswith("✓")
     qtbot.waitUntil(lambda: view.verify_status.text().startswith("Verified"), timeout=WAIT_MS)
+    # The report just made is not "a past report" (issue 33).
+    assert view.status.text() == f"Recorded as {report.eval_run_id[:12]}…, signed."
     SHOTS.mkdir(parents=True, exist_ok=True)
     qtbot.wait(50)
     assert view.grab().save(str(SHOTS / "eval.png"), "PNG")

@@ -72,9 +72,10 @@ def test_where_my_data_lives_shows_the_real_paths_and_opens_each_folder(
     dialog = next(d for d in window.findChildren(DataLocationsDialog) if d.isVisible())
 
     shown = [label.text() for label in dialog.path_labels]
+    system_trash = Path(os.environ["XDG_DATA_HOME"]) / "Trash" / "files"
     assert shown == [
         str(home / "kb"),
-        str(home / "kb-trash"),
+        str(system_trash),  # where a deleted note goes here (issue 33), not "kb-trash"
         str(home / "journal.sqlite3"),
         str(home / "backups"),
         os.environ["COACH_CONFIG"],
@@ -85,13 +86,49 @@ def test_where_my_data_lives_shows_the_real_paths_and_opens_each_folder(
     opened = [Path(url.toLocalFile()) for url in file_manager.urls]
     assert opened == [
         home / "kb",
-        home / "kb-trash",
+        system_trash,
         home,
         home / "backups",
         Path(os.environ["COACH_CONFIG"]).parent,
         home / "logs",
     ]
     assert all(folder.is_dir() for folder in opened)  # made if missing, so it can open
+
+
+def named_trash(window: MainWindow) -> list[tuple[str, str]]:
+    window.menu_actions.locations.trigger()
+    dialog = next(d for d in window.findChildren(DataLocationsDialog) if d.isVisible())
+    named = [
+        (label.accessibleName(), label.text())
+        for label in dialog.path_labels
+        if label.accessibleName().startswith("Deleted notes")
+    ]
+    dialog.close()
+    return named
+
+
+def test_where_my_data_lives_names_the_folder_a_deleted_note_really_went_to(
+    qtbot: QtBot,
+) -> None:
+    """Issue 33: it named a "<vault>-trash" folder that did not exist, while the note had
+    gone to the system trash."""
+    window = open_window(qtbot)
+    store = window.context.notes
+    entry = store.load().notes[0]
+    store.delete(entry.note.id)
+    ((what, where),) = named_trash(window)
+    assert what == "Deleted notes (the system trash)"
+    assert (Path(where) / Path(entry.file_name).name).is_file()  # the note is there
+
+    # Where the vault has a .trash folder of its own (Obsidian's setting), it goes there.
+    vault_trash = Path(store.location) / ".trash"
+    vault_trash.mkdir()
+    second = store.load().notes[0]
+    store.delete(second.note.id)
+    ((what, where),) = named_trash(window)
+    assert what == "Deleted notes (the vault's .trash folder)"
+    assert Path(where) == vault_trash
+    assert (vault_trash / Path(second.file_name).name).is_file()
 
 
 def test_the_privacy_summary_says_what_the_switches_say_now(qtbot: QtBot) -> None:

@@ -24,6 +24,7 @@ from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.config import Config, config_path, load_config, save_config
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import screen_room
 from coach_gui.ui.settings_dialog import SettingsDialog
@@ -249,12 +250,12 @@ def test_settings_shows_the_key_section_only_when_given_a_key_store(
 ) -> None:
     path = config_path()
     save_config(Config(), path)
-    plain = SettingsDialog(load_config(path), path)
+    plain = SettingsDialog(ConfigOwner.of(load_config(path), path))
     _held.append(plain)
     qtbot.addWidget(plain)
     assert plain.key_section is None
 
-    dialog = SettingsDialog(load_config(path), path, key_store=KeyStore())
+    dialog = SettingsDialog(ConfigOwner.of(load_config(path), path), key_store=KeyStore())
     _held.append(dialog)
     qtbot.addWidget(dialog)
     section = dialog.key_section
@@ -281,8 +282,7 @@ def test_settings_grows_so_a_long_message_is_not_cut_off(
     _gemini, context = judge_context
     KeyStore().set(SECRET)  # not the fake's key: a long "not valid" message comes back
     dialog = SettingsDialog(
-        context.config,
-        context.config_path,
+        ConfigOwner(context),
         key_store=KeyStore(),
         judge_factory=lambda: context.judge(enabled=True),
     )
@@ -328,8 +328,7 @@ def test_screenshot_of_settings_with_the_key_section(
     try:
         KeyStore().set(GOOD_KEY)
         dialog = SettingsDialog(
-            context.config,
-            context.config_path,
+            ConfigOwner(context),
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True),
         )

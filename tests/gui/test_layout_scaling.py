@@ -25,6 +25,7 @@ from coach_gui.bootstrap import build_context
 from coach_gui.operations import evals
 from coach_gui.operations.review import gap_board
 from coach_gui.services.review import OpenGap, ProgressPoint
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.gap_board import GapBoard
@@ -207,7 +208,7 @@ def test_settings_can_be_smaller_than_all_its_fields(qtbot: QtBot) -> None:
     """More settings than a 640-pixel-high window holds: they scroll, Save stays in view;
     narrower than both columns (a 1280x1024 screen at 1.5x), one column above the other."""
     context = build_context(seed=False)
-    dialog = SettingsDialog(context.config, context.config_path, key_store=context.key_store())
+    dialog = SettingsDialog(ConfigOwner(context), key_store=context.key_store())
     qtbot.addWidget(dialog)
     hint = dialog.minimumSizeHint()
     assert hint.width() <= 1024 and hint.height() <= 640

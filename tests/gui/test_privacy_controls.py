@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMainWindow, QToolBar, QToolButton
 from pytestqt.qtbot import QtBot
 
 from coach_gui.config import Config, config_path, load_config, save_config
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.privacy_controls import (
     OFFLINE_TEXT,
     WITH_ASSERTIONS_TEXT,
@@ -32,7 +33,8 @@ class Host:
     def __init__(self, qtbot: QtBot, config: Config, path: Path) -> None:
         self.window = QMainWindow()
         qtbot.addWidget(self.window)
-        self.controls = PrivacyControls(config, path, self.window)
+        self.owner = ConfigOwner.of(config, path, self.window)
+        self.controls = PrivacyControls(self.owner, self.window)
         self.toolbar = QToolBar("Privacy", self.window)
         self.toolbar.addActions(self.controls.actions())
         self.window.addToolBar(self.toolbar)
@@ -163,11 +165,12 @@ def test_a_failed_write_puts_the_switch_back_and_says_why(
 
 def test_settings_changes_show_on_the_switches(qtbot: QtBot) -> None:
     host = saved_host(qtbot)
-    changed = Config().with_changes({"judge.includeAssertions": False})
-    host.controls.set_config(changed)
+    with qtbot.waitSignal(host.controls.saved, timeout=5000):
+        changed = host.owner.update({"judge.includeAssertions": False})  # as Settings does
     assert host.label_text == WITHOUT_ASSERTIONS_TEXT
     assert not host.controls.assertions_action.isChecked()
-    assert host.changes == []  # the window already knows: it made the change
+    assert host.changes == [changed]
+    assert on_disk()["includeAssertions"] is False
 
 
 def test_the_switches_have_names_and_descriptions_for_screen_readers(qtbot: QtBot) -> None:

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from coach_gui.config import Config, config_path, load_config, save_config
 from coach_gui.ui.app import open_main_window
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.settings_dialog import SettingsDialog
 
@@ -22,7 +23,7 @@ Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.p
 def make_dialog(qtbot: QtBot) -> SettingsDialog:
     path = config_path()
     save_config(Config(), path)
-    dialog = SettingsDialog(load_config(path), path)
+    dialog = SettingsDialog(ConfigOwner.of(load_config(path), path))
     qtbot.addWidget(dialog)
     dialog.show()
     return dialog
@@ -88,7 +89,7 @@ def test_the_judge_can_be_moved_to_this_computer_from_settings(qtbot: QtBot) -> 
         "local",
         "llama3.1:8b",
     )
-    again = SettingsDialog(load_config(config_path()), config_path())
+    again = SettingsDialog(ConfigOwner.of(load_config(config_path()), config_path()))
     qtbot.addWidget(again)
     assert again.judge_provider.currentData() == "local"  # shown as saved
 

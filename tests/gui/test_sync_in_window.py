@@ -19,6 +19,7 @@ from pytestqt.qtbot import QtBot
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
 from coach_gui.config import Config, config_path, load_config, save_config
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.settings_dialog import SettingsDialog
 
@@ -38,7 +39,7 @@ def test_settings_choose_the_sync_folder_and_say_what_goes_there(
 ) -> None:
     path = config_path()
     save_config(Config(), path)
-    dialog = SettingsDialog(load_config(path), path)
+    dialog = SettingsDialog(ConfigOwner.of(load_config(path), path))
     qtbot.addWidget(dialog)
     dialog.show()
     labels = "\n".join(w.text() for w in dialog.findChildren(QLabel) if w.isVisible())
@@ -58,7 +59,7 @@ def test_settings_choose_the_sync_folder_and_say_what_goes_there(
         dialog.ok_button.click()
     assert json.loads(path.read_text())["sync"]["folder"] == str(tmp_path / "Sync")
 
-    again = SettingsDialog(load_config(path), path)
+    again = SettingsDialog(ConfigOwner.of(load_config(path), path))
     qtbot.addWidget(again)
     assert again.sync_folder.text() == str(tmp_path / "Sync")
     again.sync_folder.clear()  # empty: sync is off again

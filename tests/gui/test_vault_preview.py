@@ -198,16 +198,17 @@ def test_settings_changes_the_notes_folder_and_saving_settings_keeps_it(
     qtbot: QtBot, tmp_path: Path, answer_dialog: Callable[[str], Any]
 ) -> None:
     from coach_gui.config import load_config
+    from coach_gui.ui.config_owner import ConfigOwner
     from coach_gui.ui.notes_folder import NotesFolderChooser
     from coach_gui.ui.settings_dialog import SettingsDialog
 
     context = build_context()
     vault = mixed_vault(tmp_path / "vault")
-    dialog = SettingsDialog(context.config, context.config_path)
+    dialog = SettingsDialog(owner := ConfigOwner(context))
     qtbot.addWidget(dialog)
     assert "sample notes" in dialog.notes_folder.text()
     answer_dialog("Use this folder")
-    chooser = NotesFolderChooser(dialog, context, lambda: dialog.use_notes_folder(context.config))
+    chooser = NotesFolderChooser(dialog, context, owner, dialog.use_notes_folder)
     chooser.look_at(vault.root)
     qtbot.waitUntil(lambda: str(vault.root) in dialog.notes_folder.text(), timeout=10_000)
     assert context.notes.location == str(vault.root)

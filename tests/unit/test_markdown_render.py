@@ -433,3 +433,17 @@ def test_a_note_of_thousands_of_headings_or_callouts_is_shown_as_written_at_once
     assert "<pre>" not in render_note_html(
         small, resolve_note=lambda _n: None, resolve_file=lambda _n: None
     )
+
+
+def test_obsidian_block_ids_are_not_shown() -> None:
+    """Issue 33: `^b15695` at the end of a block is a link target, not text."""
+    shown = render(
+        "Paragraph with a block. ^b15695\n\n- an item ^item-2\n- another\n\n## Heading ^h1\n\n"
+        "| a |\n|---|\n| 1 |\n\n^table-3\n\nx^2 stays, and 2 ^ 3 too"
+    )
+    assert "^" not in shown.split("x^2")[0]  # every id before the last line is gone
+    assert "b15695" not in shown and "item-2" not in shown and "table-3" not in shown
+    assert "<p>Paragraph with a block.</p>" in shown
+    assert "<li>an item</li>" in shown
+    assert "<p></p>" not in shown  # the line that was only an id leaves no empty line
+    assert "x^2 stays, and 2 ^ 3 too" in shown  # a caret in text is text
