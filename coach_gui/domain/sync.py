@@ -34,7 +34,10 @@ from coach_gui.domain.sync_pairing import Waiting, signature_valid
 FORMAT: Literal["coach-sync"] = "coach-sync"
 VERSION = 2  # 2: signed (issue 34); a segment of format 1 is refused, never imported
 MAX_SEQUENCE = 99_999_999  # the largest number a segment's name can carry
-SEGMENT_LIMIT = 256 * 1024 * 1024  # bytes: a full segment is about 10 MB; larger is refused
+# Bytes: a full segment (5,000 records) is about 10 MB; larger is refused unread. Three
+# times that leaves room for long answers, while a planted file costs at most this much
+# memory for each of the few read ahead (ADR 0033, amendments of the second review).
+SEGMENT_LIMIT = 32 * 1024 * 1024
 # Python's `$` also matches before a final newline: these are only ever used with
 # `fullmatch` (a folder or file name ending in "\n" is not Coach's; issue 34 review).
 DEVICE_ID = re.compile(r"^[0-9a-f]{32}$")

@@ -69,9 +69,16 @@ NO_KEY = (
     "its folder has no key file: Coach there is older than this one, or the folder is not "
     "Coach's; update Coach on that computer and sync there, then pair it here"
 )
+_STOPPED = "sync was stopped"
 _AHEAD = 3  # segments the helper process reads ahead of the one being stored
 _HELPER_SECONDS = 120.0  # a segment takes the helper about half a second
 _POLL_SECONDS = 0.25  # how often a wait for the helper looks whether sync is stopping
+
+
+def checked_against(key: bytes) -> str:
+    """What a segment's refusal depends on besides its bytes: the key it must be signed
+    with and the segment format this Coach reads (a refusal is remembered under it)."""
+    return f"{VERSION}:{key.hex()}"
 
 
 def check_sessions(
@@ -180,7 +187,11 @@ class _Preparing:
                 ahead.append(entry)
 
     def _read(self, device: str, name: str) -> _Ahead | None:
-        """The file read (None: it went away), or why it was not (a link, a pipe...)."""
+        """The file read (None: it went away), or why it was not (a link, a pipe..., or
+        it was refused before and has not changed since: not read again)."""
+        before = self._folder.refused_before(device, name, checked_against(self._keys[device]))
+        if before is not None:
+            return _Ahead(device, name, b"", ready=before)
         data = self._folder.read(device, name)
         if data is None:
             return None
@@ -220,7 +231,7 @@ class _Preparing:
                 self._close(broken=True)
             else:
                 if prepared is None:  # stopping: the caller sees it next
-                    return Unreadable("sync was stopped", complete=False)
+                    return Unreadable(_STOPPED, complete=False)
                 self._helped += 1
                 return prepared
         return self._here(entry)
@@ -396,6 +407,10 @@ class _Run:
                 if self.stop():  # quitting: what went in stays in, the rest next time
                     return
                 if isinstance(prepared, Unreadable):
+                    if prepared.reason != _STOPPED:  # the same bytes fail again: not re-read
+                        self.folder.remember_refused(
+                            device, name, checked_against(self.keys[device]), prepared
+                        )
                     if prepared.reason == NOT_SIGNED and device == self.report.device_id:
                         self.refuse(device, name, NOT_OURS)
                     elif prepared.refused:
@@ -510,7 +525,10 @@ def sync_now(
         problem = folder.write_key(key_file_bytes(folder.device_id, device_name, public))
         if problem is not None:
             run.refuse(folder.device_id, KEY_FILE, problem)
-    run.merge(run.new_files(own_usable=own_problem is None), helper)
+    try:
+        run.merge(run.new_files(own_usable=own_problem is None), helper)
+    finally:
+        folder.keep_refusals(whole=not stop())
     if not stop() and own_problem is None:
         run.export()
     report.devices = journal.devices_seen()

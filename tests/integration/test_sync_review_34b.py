@@ -3,10 +3,14 @@ read again and again, many unknown computers, and what the learner is told."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import keyring
 import pytest
@@ -17,6 +21,7 @@ from fakes.keyring_backend import FileKeyring
 from sync_devices import KEY, Device
 
 from coach_gui.adapters.secrets import SERVICE, SYNC_SIGNING_KEY, KeyringSyncKey
+from coach_gui.domain.digests import canonical_text
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
 GOOD = "It is slow because each step is slight and acts on inherited variation."
@@ -86,3 +91,62 @@ def test_two_processes_making_the_sync_key_at_once_both_sign_with_the_one_kept(
         later_key.public_key().verify(signed, b"segment")  # raises if signed by another key
     finally:
         keyring.set_keyring(previous)
+
+
+# --- 2. refused files: a lower cap, and not read again while unchanged -----------------
+
+
+def _resigned_by_a_stranger(segment: Path) -> tuple[str, bytes]:
+    """The segment with its signature replaced by one of a key nobody paired."""
+    lines = segment.read_bytes().decode("utf-8").split("\n")[:-2]
+    body = "\n".join(lines) + "\n"
+    sha = hashlib.sha256(body.encode()).hexdigest()
+    signature = base64.b64encode(Ed25519PrivateKey.generate().sign(body.encode())).decode()
+    trailer = canonical_text(
+        {"trailer": {"count": len(lines) - 1, "sha256": sha, "signature": signature}}
+    )
+    return segment.name, (body + trailer + "\n").encode()
+
+
+def _refused(report: dict[str, Any]) -> dict[str, str]:
+    return {item["file"]: item["reason"] for item in report["refused"]}
+
+
+def test_a_refused_file_is_not_read_again_until_it_changes(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    laptop.pair_with(desktop)
+    desktop.practise([GOOD])
+    desktop.ok("sync")
+    (genuine,) = (desktop.shared / desktop.device_id).glob("*.jsonl")
+    name, data = _resigned_by_a_stranger(genuine)
+    planted = laptop.shared / desktop.device_id / name
+    planted.write_bytes(data)
+    first = _refused(laptop.ok("sync"))[name]
+    assert "paired" in first
+    # Other bytes of the same size under the same time: were it read, it would be said
+    # to be damaged; it is not read, and is listed as before.
+    when = planted.stat()
+    planted.write_bytes(data.replace(b"because", b"BECAUSE", 1))
+    os.utime(planted, ns=(when.st_atime_ns, when.st_mtime_ns))
+    report = laptop.ok("sync")
+    assert _refused(report)[name] == first and report["records_in"] == 0
+    # Changed (a new time): read again.
+    os.utime(planted, ns=(when.st_atime_ns, when.st_mtime_ns + 1_000_000_000))
+    report = laptop.ok("sync")
+    assert name not in _refused(report)
+    assert any(i["file"] == name and "damaged" in i["reason"] for i in report["ignored"])
+
+
+def test_a_file_far_larger_than_a_segment_is_refused_unread(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    laptop.pair_with(desktop)
+    name = "00000001-0123456789abcdef.jsonl"
+    with open(laptop.shared / desktop.device_id / name, "wb") as planted:
+        planted.truncate(33 * 1024 * 1024)  # sparse: 33 MB said, nothing on disk
+    code, report, err = laptop.coach("sync", "--json")
+    assert code == 0, err
+    assert "larger than any segment (32 MB)" in _refused(report)[name]
