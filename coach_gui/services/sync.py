@@ -69,6 +69,12 @@ NO_KEY = (
     "its folder has no key file: Coach there is older than this one, or the folder is not "
     "Coach's; update Coach on that computer and sync there, then pair it here"
 )
+MAX_UNKNOWN_COMPUTERS = 64  # folders of computers not paired here looked at in one sync
+TOO_MANY_UNKNOWN = (
+    f"more than {MAX_UNKNOWN_COMPUTERS} computers not paired here have a folder in the sync "
+    "folder, so this one was not looked at; remove the folders that are not your computers'. "
+    "A computer of yours among them can still be paired by its fingerprint"
+)
 _STOPPED = "sync was stopped"
 _AHEAD = 3  # segments the helper process reads ahead of the one being stored
 _HELPER_SECONDS = 120.0  # a segment takes the helper about half a second
@@ -349,7 +355,19 @@ class _Run:
         for name, why in odd:
             self.report.refused.append(Ignored("the sync folder", shown(name), why))
         found: list[tuple[str, str]] = []
+        # At most so many folders of computers not paired here are looked at: those that
+        # synced here before first (an upgrade's), so planted ones cannot push them out.
+        unknown = sorted(
+            (d for d in devices if d != own and d not in pairings),
+            key=lambda d: (d not in seen_before, d),
+        )
+        skipped = set(unknown[MAX_UNKNOWN_COMPUTERS:])
         for device in devices:
+            if device in skipped:
+                self.report.ignored.append(
+                    Ignored("the sync folder", shown(device), TOO_MANY_UNKNOWN)
+                )
+                continue
             if device == own:
                 if not own_usable:
                     continue

@@ -22,6 +22,7 @@ from sync_devices import KEY, Device
 
 from coach_gui.adapters.secrets import SERVICE, SYNC_SIGNING_KEY, KeyringSyncKey
 from coach_gui.domain.digests import canonical_text
+from coach_gui.domain.sync_pairing import KEY_FILE, key_file_bytes
 
 START = datetime(2026, 11, 2, 19, 0, tzinfo=UTC)
 GOOD = "It is slow because each step is slight and acts on inherited variation."
@@ -150,3 +151,34 @@ def test_a_file_far_larger_than_a_segment_is_refused_unread(
     code, report, err = laptop.coach("sync", "--json")
     assert code == 0, err
     assert "larger than any segment (32 MB)" in _refused(report)[name]
+
+
+# --- 3. many folders named like computers --------------------------------------------
+
+
+def test_only_so_many_unknown_computers_are_looked_at_and_the_rest_are_listed(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    desktop.ok("sync")
+    (laptop.shared / desktop.device_id).mkdir()
+    (laptop.shared / desktop.device_id / KEY_FILE).write_bytes(
+        (desktop.shared / desktop.device_id / KEY_FILE).read_bytes()
+    )
+    for n in range(64 + 10):  # planted by anyone who can write there
+        device_id = f"{n:032x}"
+        folder = laptop.shared / device_id
+        folder.mkdir()
+        key = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+        (folder / KEY_FILE).write_bytes(key_file_bytes(device_id, f"planted {n}", key))
+    code, report, err = laptop.coach("sync", "--json")
+    assert code == 0, err
+    assert len(report["waiting"]) == 64
+    skipped = [i for i in report["ignored"] if "not looked at" in i["reason"]]
+    assert len(skipped) == 11  # of the 75, the desktop's among them (sorted last)
+    assert desktop.device_id in {i["file"] for i in skipped}
+    assert "remove the folders" in skipped[0]["reason"]
+    # The learner's own computer among those not looked at can still be paired.
+    code, report, err = laptop.coach("sync", "--trust", desktop.fingerprint, "--json")
+    assert code == 0, err
+    assert desktop.device_id in {p["device_id"] for p in report["paired"]}
