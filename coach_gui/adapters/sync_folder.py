@@ -44,10 +44,11 @@ def device_identity(data_dir: Path) -> tuple[str, str]:
         except FileNotFoundError:
             _create_identity(path)
         except (ValueError, KeyError, TypeError, OSError) as error:
+            log.warning("sync identity %s not read: %s: %s", path, type(error).__name__, error)
             raise SyncError(
-                f"Coach cannot read this computer's sync identity in {path} ({error}). "
-                "If you moved it or changed it, put it back; if it is lost, remove the "
-                "file and this computer syncs as a new device."
+                f"Coach cannot read this computer's sync identity in {path}. If you moved "
+                "it or changed it, put it back; if it is lost, remove the file and this "
+                "computer syncs as a new computer, to be paired again on your other ones."
             ) from None
     raise SyncError(f"Coach could not make this computer's sync identity in {path}.")
 

@@ -133,6 +133,7 @@ class Unreadable:
     reason: str
     complete: bool  # False: not complete yet (being copied); it is read again next time
     refused: bool = False  # True: not signed as its computer's segments must be (issue 34)
+    detail: str = ""  # what went wrong, for the log only (a parser's words)
 
 
 def segment_name(sequence: int, digest: str) -> str:
@@ -213,6 +214,10 @@ def _record(raw: Any, number: int) -> SyncRecord:
     return SyncRecord(kind, record_id, row)
 
 
+NOT_A_SEGMENT = (
+    "its content is not what Coach writes in a sync segment, though it is signed with its "
+    "computer's key; left as it is (the log file says what is wrong with it)"
+)
 NOT_SIGNED = "it is not signed with the key its computer was paired with here; not imported"
 
 
@@ -245,8 +250,8 @@ def parse_segment(
             raise ValueError("the header is not in canonical form")
         records = _records(lines[1:])
     except (ValueError, IndexError, ValidationError, RecursionError) as error:
-        problem = shown(str(error).splitlines()[0][:160])
-        return Unreadable(f"not a Coach sync segment ({problem})", complete=True)
+        problem = shown(str(error).splitlines()[0][:160])  # for the log, not the learner
+        return Unreadable(NOT_A_SEGMENT, complete=True, detail=f"{type(error).__name__}: {problem}")
     if header.version > VERSION:
         return Unreadable(
             f"written by a newer Coach (format {header.version}); update Coach here",

@@ -425,6 +425,8 @@ class _Run:
                 if self.stop():  # quitting: what went in stays in, the rest next time
                     return
                 if isinstance(prepared, Unreadable):
+                    if prepared.detail:
+                        log.info("sync: %s/%s: %s", device, shown(name), prepared.detail)
                     if prepared.reason != _STOPPED:  # the same bytes fail again: not re-read
                         self.folder.remember_refused(
                             device, name, checked_against(self.keys[device]), prepared

@@ -182,3 +182,36 @@ def test_only_so_many_unknown_computers_are_looked_at_and_the_rest_are_listed(
     code, report, err = laptop.coach("sync", "--trust", desktop.fingerprint, "--json")
     assert code == 0, err
     assert desktop.device_id in {p["device_id"] for p in report["paired"]}
+
+
+# --- 4. no parser's words reach the learner --------------------------------------------
+
+
+def test_a_signed_file_that_is_no_segment_is_said_so_in_plain_words(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    laptop.pair_with(desktop)
+    body = canonical_text({"format": "coach-sync", "version": "two"}) + "\n"
+    sha = hashlib.sha256(body.encode()).hexdigest()
+    signature = base64.b64encode(desktop.sign(body.encode())).decode()
+    trailer = canonical_text({"trailer": {"count": 0, "sha256": sha, "signature": signature}})
+    name = f"00000001-{sha[:16]}.jsonl"
+    (laptop.shared / desktop.device_id / name).write_bytes((body + trailer + "\n").encode())
+    code, _, err = laptop.coach("sync")
+    assert code == 0, err
+    (line,) = [line for line in err.splitlines() if name in line]
+    assert "not what Coach writes in a sync segment" in line
+    for word in ("validation", "pydantic", "Field required", "input_value", "errors.pydantic"):
+        assert word not in line
+
+
+def test_an_unreadable_sync_identity_is_said_without_the_parsers_words(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, _ = computers
+    laptop.ok("sync")
+    (laptop.home / "sync-device.json").write_text('{"device_id": ', encoding="utf-8")
+    code, _, err = laptop.coach("sync")
+    assert code == 2 and "sync identity" in err and "remove the file" in err
+    assert "Expecting" not in err and "char " not in err and "Traceback" not in err
