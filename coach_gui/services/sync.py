@@ -330,6 +330,7 @@ class _Run:
         self.names = {d.device_id: d.name for d in journal.devices_seen()}
         self.names[report.device_id] = report.device_name
         self.keys: dict[str, bytes] = {}  # device id -> the key its segments must be signed with
+        self.forgotten: set[str] = set()  # computers paired here once, then forgotten
 
     def label(self, device_id: str) -> str:
         return device_label(self.names.get(device_id, "a device"), device_id)
@@ -344,7 +345,9 @@ class _Run:
         to be paired."""
         known = self.journal.known_segments()
         seen_before = set(self.names)
-        pairings = paired(self.journal.pairing_history())
+        history = self.journal.pairing_history()
+        pairings = paired(history)
+        self.forgotten = {p.device_id for p in history} - set(pairings)
         own = self.report.device_id
         self.keys[own] = self.key.public_key()
         self.report.paired = [
@@ -402,6 +405,7 @@ class _Run:
                     name=shown(announced.name),
                     fingerprint=announced.fingerprint,
                     synced_before=device in seen_before,
+                    forgotten=device in self.forgotten,
                 )
             )
         elif announced is None:

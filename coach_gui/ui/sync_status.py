@@ -55,7 +55,8 @@ def status_details(report: SyncReport) -> str:
         lines.append(f"Refused, {item.file} from {item.device}: {item.reason}")
     for waiting in report.waiting:
         label = device_label(waiting.name, waiting.device_id)
-        lines.append(f"Waiting to be paired: {label}, fingerprint {waiting.fingerprint}")
+        again = " again (forgotten here)" if waiting.forgotten else ""
+        lines.append(f"Waiting to be paired{again}: {label}, fingerprint {waiting.fingerprint}")
     if report.fingerprint:
         lines.append(f"This computer's fingerprint: {report.fingerprint}")
     if report.conflicts:

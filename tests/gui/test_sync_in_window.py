@@ -289,6 +289,21 @@ def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) 
     dialog.reject()
 
 
+def test_the_pairing_question_for_a_forgotten_computer_says_it_was_forgotten(
+    qtbot: QtBot,
+) -> None:
+    from coach_gui.domain.sync_pairing import Waiting
+    from coach_gui.ui.pairing_dialog import PairingDialog
+
+    waiting = Waiting("ab" * 16, "desktop", "K3QF-2MZA-7YHD-RW4C-PB6N", True, forgotten=True)
+    dialog = PairingDialog(waiting, "T7LM-Q2XC-94HA-ZE3K-MV8D")
+    qtbot.addWidget(dialog)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "You forgot this computer here" in texts
+    assert "before Coach paired computers" not in texts
+    dialog.reject()
+
+
 def test_not_now_is_not_followed_by_a_question_for_every_folder_someone_planted(
     qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -215,3 +215,26 @@ def test_an_unreadable_sync_identity_is_said_without_the_parsers_words(
     code, _, err = laptop.coach("sync")
     assert code == 2 and "sync identity" in err and "remove the file" in err
     assert "Expecting" not in err and "char " not in err and "Traceback" not in err
+
+
+# --- 5. a forgotten computer is said to be forgotten ----------------------------------
+
+
+def test_a_forgotten_computer_is_said_to_be_forgotten_not_from_before_pairing(
+    computers: tuple[Device, Device],
+) -> None:
+    laptop, desktop = computers
+    laptop.pair_with(desktop)
+    desktop.practise([GOOD])
+    desktop.ok("sync")
+    for segment in (desktop.shared / desktop.device_id).glob("*.jsonl"):  # the sync tool
+        (laptop.shared / desktop.device_id / segment.name).write_bytes(segment.read_bytes())
+    assert laptop.ok("sync")["records_in"] > 0
+    laptop.ok("sync", "--forget", desktop.fingerprint)
+    code, report, err = laptop.coach("sync", "--json")
+    assert code == 0, err
+    (waiting,) = report["waiting"]
+    assert waiting["forgotten"] is True
+    code, _, err = laptop.coach("sync")
+    assert "You forgot it here" in err
+    assert "before computers were paired" not in err
