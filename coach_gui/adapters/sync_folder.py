@@ -121,6 +121,7 @@ class SyncFolder:
         # key -> [reason, refused, complete] (an incomplete file changes as it is copied)
         self._refusals: dict[str, list[object]] | None = None
         self._used: set[str] = set()  # keys looked up or remembered in this sync
+        self._changed = False  # something remembered since it was loaded
         self._stats: dict[tuple[str, str], tuple[int, int]] = {}  # of files read, as read
 
     def check(self) -> str | None:
@@ -261,6 +262,7 @@ class SyncFolder:
         key = self._key(device_id, name, read_as, context)
         self._load()[key] = [why.reason, why.refused, why.complete]
         self._used.add(key)
+        self._changed = True
 
     def keep_refusals(self, *, whole: bool) -> None:
         """Save the refusals remembered; `whole` (the sync looked at every file): those of
@@ -272,6 +274,8 @@ class SyncFolder:
             kept = {k: v for k, v in kept.items() if k in self._used}
         if len(kept) > _MAX_REFUSALS:
             kept = dict(list(kept.items())[-_MAX_REFUSALS:])
+        if not self._changed and len(kept) == len(self._refusals):
+            return  # as it was on disk: not written again
         data = json.dumps({"folder": str(self.root), "refused": kept}).encode("utf-8")
         try:
             atomic_write(self._refusals_path, data)
