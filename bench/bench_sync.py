@@ -182,7 +182,7 @@ def practise(journal: Journal, sessions: int, first: int, start: datetime) -> No
 def sync(journal: Journal, folder: Path, device: str, name: str) -> tuple[float, object]:
     began = time.perf_counter()
     report = sync_now(
-        SyncFolder(folder, device),
+        SyncFolder(folder, device, folder.parent / f"{device}-refused.json"),
         SqliteSyncJournal(journal, device),
         KEYS.setdefault(device, SyncKey()),
         device_name=name,
@@ -224,7 +224,7 @@ def main() -> None:
         pair(
             SyncFolder(folder, desktop_id),
             desktop_journal,
-            laptop_id,
+            report.waiting[0].fingerprint,  # type: ignore[attr-defined]
             at=START.isoformat(),
             trust=True,
         )
@@ -247,8 +247,27 @@ def main() -> None:
             f" import median {statistics.median(evenings) * 1000:.0f} ms (target <= 200 ms),"
             f" export median {statistics.median(exports) * 1000:.0f} ms"
         )
+        refused(folder, laptop_id, desktop, desktop_id)
         laptop.close()
         desktop.close()
+
+
+def refused(folder: Path, laptop_id: str, desktop: Journal, desktop_id: str) -> None:
+    """Four files of 30 MB (under the cap) in the paired laptop's folder, signed with
+    no key it was paired with: the first sync reads and refuses them; the next ones
+    remember the refusals and do not read them again (issue 34, second review)."""
+    junk = b"x" * (30 * 1024 * 1024)
+    for n in range(4):
+        (folder / laptop_id / f"{90000000 + n:08d}-{n:016x}.jsonl").write_bytes(junk)
+    times = []
+    for _ in range(3):
+        took, report = sync(desktop, folder, desktop_id, "desktop")
+        assert len(report.ignored) + len(report.refused) >= 4, report  # type: ignore[attr-defined]
+        times.append(took)
+    print(
+        f"4 planted 30 MB files: first sync {times[0] * 1000:.0f} ms (read, refused),"
+        f" then {times[1] * 1000:.0f} ms and {times[2] * 1000:.0f} ms (remembered, not read)"
+    )
 
 
 if __name__ == "__main__":

@@ -178,9 +178,9 @@ class AppContext:
         return device_identity(self.data_dir)
 
     def sync_folder(self, root: Path) -> SyncFolder:
-        from coach_gui.adapters.sync_folder import SyncFolder
+        from coach_gui.adapters.sync_folder import REFUSALS_FILE, SyncFolder
 
-        return SyncFolder(root, self.device()[0])
+        return SyncFolder(root, self.device()[0], self.data_dir / REFUSALS_FILE)
 
     def sync_journal(self) -> SqliteSyncJournal:
         from coach_gui.adapters.journal.sync import SqliteSyncJournal

@@ -28,6 +28,7 @@ from keyring.backends import chainer
 from coach_gui.domain.connections import KeyStatus
 from coach_gui.domain.eval_traces import key_id_for
 from coach_gui.domain.judge_errors import EmptyKey, KeyringUnavailable, checked_key, scrub
+from coach_gui.domain.sync import SyncError
 
 SERVICE = "coach"
 GEMINI_API_KEY = "gemini_api_key"
@@ -222,6 +223,14 @@ class KeyringSigningKeys:
 
 
 SYNC_SIGNING_KEY = "sync_signing_key"  # this computer's Ed25519 private key, as hex
+UNREADABLE_SYNC_KEY = (
+    "Coach did not sync: your keyring holds a sync key for this computer that Coach cannot "
+    "read, and replacing it would make your other computers refuse everything this "
+    "computer has synced. If you restored or edited your keyring, put the original entry "
+    "back and sync again. If that key is lost for good, delete the entry "
+    '"sync_signing_key" of "coach" in your keyring app, sync again, and pair this '
+    "computer again on each of your other computers."
+)
 
 
 class KeyringSyncKey:
@@ -234,21 +243,46 @@ class KeyringSyncKey:
         self._key: Ed25519PrivateKey | None = None
 
     def _private(self) -> Ed25519PrivateKey:
+        """The key the keyring holds; made and stored only when it holds none. A value
+        that is there but not a key Coach can read is never replaced (every segment it
+        signed would become refused on the other computers): SyncError says what to do.
+        After storing a new key, what the keyring holds is read back and used, so two
+        processes making one at the same moment end up signing with the same key."""
         if self._key is not None:
             return self._key
-        text = self._store.get()
-        key: Ed25519PrivateKey | None = None
-        if text is not None:
-            try:
-                key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(text))
-            except ValueError:
-                key = None  # not a key Coach wrote
+        key = self._read()
         if key is None:
-            key = Ed25519PrivateKey.generate()
-            raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
-            self._store.set(raw.hex())
+            made = Ed25519PrivateKey.generate()
+            raw = made.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+            if self._read() is None:  # another process may have stored one meanwhile
+                self._store.set(raw.hex())
+            key = self._read()
+            if key is None:  # stored, yet not there: a keyring that drops what it is given
+                raise KeyringUnavailable(
+                    "the keyring did not keep this computer's sync key",
+                    "Unlock or restart your keyring app and try again.",
+                )
         self._key = key
         return key
+
+    def _read(self) -> Ed25519PrivateKey | None:
+        """The stored key; None when nothing is stored; SyncError when something is stored
+        that is not a key Coach wrote."""
+        text = self._store.get()
+        if text is None:
+            return None
+        try:
+            return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(text.strip()))
+        except ValueError as error:
+            log.error(
+                "the keyring's %s/%s is not an Ed25519 key Coach wrote (%d characters: %s); "
+                "left as it is",
+                self._store.service,
+                self._store.username,
+                len(text),
+                type(error).__name__,
+            )
+            raise SyncError(UNREADABLE_SYNC_KEY) from None
 
     def public_key(self) -> bytes:
         return self._private().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)

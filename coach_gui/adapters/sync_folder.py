@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import platform
 import stat
@@ -21,9 +22,12 @@ from pathlib import Path
 
 from coach_gui.domain.sync import DEVICE_ID, SEGMENT_LIMIT, SEGMENT_NAME, SyncError, Unreadable
 from coach_gui.domain.sync_pairing import KEY_FILE, KEY_FILE_LIMIT, DeviceKey, parse_key_file
-from coach_gui.files import NotARegularFile, atomic_write_in, read_limited
+from coach_gui.files import NotARegularFile, atomic_write, atomic_write_in, read_limited
 
+log = logging.getLogger(__name__)
 DEVICE_FILE = "sync-device.json"
+REFUSALS_FILE = "sync-refused.json"  # in the data folder: files read and refused before
+_MAX_REFUSALS = 10_000  # remembered at most; past it the oldest are read again
 
 
 def device_identity(data_dir: Path) -> tuple[str, str]:
@@ -40,10 +44,11 @@ def device_identity(data_dir: Path) -> tuple[str, str]:
         except FileNotFoundError:
             _create_identity(path)
         except (ValueError, KeyError, TypeError, OSError) as error:
+            log.warning("sync identity %s not read: %s: %s", path, type(error).__name__, error)
             raise SyncError(
-                f"Coach cannot read this computer's sync identity in {path} ({error}). "
-                "If you moved it or changed it, put it back; if it is lost, remove the "
-                "file and this computer syncs as a new device."
+                f"Coach cannot read this computer's sync identity in {path}. If you moved "
+                "it or changed it, put it back; if it is lost, remove the file and this "
+                "computer syncs as a new computer, to be paired again on your other ones."
             ) from None
     raise SyncError(f"Coach could not make this computer's sync identity in {path}.")
 
@@ -61,6 +66,16 @@ def _create_identity(path: Path) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _size_and_time(path: Path) -> tuple[int, int] | None:
+    """(size, modification time in ns) of the file itself (not a link's target); None
+    when it cannot be looked at."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    return found.st_size, found.st_mtime_ns
 
 
 def _in_progress(name: str) -> bool:
@@ -96,9 +111,18 @@ class SyncFolder:
     size under a name of the exact shape, never through a link, never blocking on a pipe;
     and writes only into this computer's own folder, never through a link."""
 
-    def __init__(self, root: Path, device_id: str) -> None:
+    def __init__(self, root: Path, device_id: str, refusals: Path | None = None) -> None:
+        """`refusals`: where the files read and refused are remembered between syncs (by
+        name, size and modification time), so an unchanged one is not read again; None:
+        only for this object's life."""
         self.root = root
         self.device_id = device_id
+        self._refusals_path = refusals
+        # key -> [reason, refused, complete] (an incomplete file changes as it is copied)
+        self._refusals: dict[str, list[object]] | None = None
+        self._used: set[str] = set()  # keys looked up or remembered in this sync
+        self._changed = False  # something remembered since it was loaded
+        self._stats: dict[tuple[str, str], tuple[int, int]] = {}  # of files read, as read
 
     def check(self) -> str | None:
         """Raise SyncError when the folder cannot be used (not there, not writable); why
@@ -198,8 +222,10 @@ class SyncFolder:
         """The file's bytes; why it is not read (a link, a pipe, a device, too large: it
         may have been swapped in since it was listed); None when it went away meanwhile
         (moved by the sync tool)."""
+        path = self.root / device_id / name
+        before = _size_and_time(path)
         try:
-            data = read_limited(self.root / device_id / name, SEGMENT_LIMIT, follow=False)
+            data = read_limited(path, SEGMENT_LIMIT, follow=False)
         except FileNotFoundError:
             return None
         except NotARegularFile as error:
@@ -208,7 +234,78 @@ class SyncFolder:
             return Unreadable(f"it cannot be read ({error.strerror}); tried again next sync", False)
         if len(data) > SEGMENT_LIMIT:
             return Unreadable("it is larger than any segment; left as it is", True)
+        if before is not None and before[0] == len(data) and _size_and_time(path) == before:
+            self._stats[(device_id, name)] = before  # what a refusal of these bytes is kept by
         return data
+
+    def refused_before(self, device_id: str, name: str, context: str) -> Unreadable | None:
+        """Why this file was refused when it was last read, if it has not changed since
+        (same size and modification time) and `context` (what it was checked against:
+        the key, the format) is the same; None: it is to be read."""
+        now = _size_and_time(self.root / device_id / name)
+        if now is None:
+            return None
+        key = self._key(device_id, name, now, context)
+        kept = self._load().get(key)
+        if kept is None:
+            return None
+        self._used.add(key)
+        reason, refused, complete = kept
+        return Unreadable(str(reason), complete=bool(complete), refused=bool(refused))
+
+    def remember_refused(self, device_id: str, name: str, context: str, why: Unreadable) -> None:
+        """Remember that the file, as last read, was refused for `why` (when it was read
+        whole and did not change while it was)."""
+        read_as = self._stats.get((device_id, name))
+        if read_as is None:  # not read whole, or changed while it was
+            return
+        key = self._key(device_id, name, read_as, context)
+        self._load()[key] = [why.reason, why.refused, why.complete]
+        self._used.add(key)
+        self._changed = True
+
+    def keep_refusals(self, *, whole: bool) -> None:
+        """Save the refusals remembered; `whole` (the sync looked at every file): those of
+        files no longer there, or changed, are dropped."""
+        if self._refusals_path is None or self._refusals is None:
+            return
+        kept = self._refusals
+        if whole:
+            kept = {k: v for k, v in kept.items() if k in self._used}
+        if len(kept) > _MAX_REFUSALS:
+            kept = dict(list(kept.items())[-_MAX_REFUSALS:])
+        if not self._changed and len(kept) == len(self._refusals):
+            return  # as it was on disk: not written again
+        data = json.dumps({"folder": str(self.root), "refused": kept}).encode("utf-8")
+        try:
+            atomic_write(self._refusals_path, data)
+        except OSError as error:  # only a memory: the files are read again next time
+            log.warning("sync could not keep its list of refused files: %s", error.strerror)
+
+    def _key(self, device_id: str, name: str, stat: tuple[int, int], context: str) -> str:
+        return f"{device_id}/{name}/{stat[0]}/{stat[1]}/{context}"
+
+    def _load(self) -> dict[str, list[object]]:
+        if self._refusals is not None:
+            return self._refusals
+        self._refusals = {}
+        if self._refusals_path is None:
+            return self._refusals
+        try:
+            raw = json.loads(read_limited(self._refusals_path, 16 * 1024 * 1024))
+            if raw.get("folder") == str(self.root):  # another folder: nothing applies
+                self._refusals = {
+                    str(k): [str(v[0]), bool(v[1]), bool(v[2])]
+                    for k, v in dict(raw["refused"]).items()
+                }
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+            log.warning(
+                "sync's list of refused files was not read (%s): all are read again",
+                type(error).__name__,
+            )
+        return self._refusals
 
     def read_key(self, device_id: str) -> DeviceKey | str | None:
         """The public key the computer's folder announces; why it cannot be read; None

@@ -79,12 +79,17 @@ def run(args: argparse.Namespace) -> int:
         for item in report.ignored:
             say(f"coach: {item.file} from {item.device} is left for now: {item.reason}")
     for waiting in report.waiting:
-        before = (
-            " It synced with this computer before computers were paired: what came from it "
-            "stays; pair it once to go on."
-            if waiting.synced_before
-            else ""
-        )
+        before = ""
+        if waiting.forgotten:
+            before = (
+                " You forgot it here: what came from it before stays; pair it again only "
+                "if it is yours."
+            )
+        elif waiting.synced_before:
+            before = (
+                " It synced with this computer before computers were paired: what came from "
+                "it stays; pair it once to go on."
+            )
         say(
             f"coach: the computer {device_label(waiting.name, waiting.device_id)} waits to be "
             f"paired; nothing from it is imported until you pair it.{before} If that computer "

@@ -34,7 +34,10 @@ from coach_gui.domain.sync_pairing import Waiting, signature_valid
 FORMAT: Literal["coach-sync"] = "coach-sync"
 VERSION = 2  # 2: signed (issue 34); a segment of format 1 is refused, never imported
 MAX_SEQUENCE = 99_999_999  # the largest number a segment's name can carry
-SEGMENT_LIMIT = 256 * 1024 * 1024  # bytes: a full segment is about 10 MB; larger is refused
+# Bytes: a full segment (5,000 records) is about 10 MB; larger is refused unread. Three
+# times that leaves room for long answers, while a planted file costs at most this much
+# memory for each of the few read ahead (ADR 0033, amendments of the second review).
+SEGMENT_LIMIT = 32 * 1024 * 1024
 # Python's `$` also matches before a final newline: these are only ever used with
 # `fullmatch` (a folder or file name ending in "\n" is not Coach's; issue 34 review).
 DEVICE_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -130,6 +133,7 @@ class Unreadable:
     reason: str
     complete: bool  # False: not complete yet (being copied); it is read again next time
     refused: bool = False  # True: not signed as its computer's segments must be (issue 34)
+    detail: str = ""  # what went wrong, for the log only (a parser's words)
 
 
 def segment_name(sequence: int, digest: str) -> str:
@@ -210,6 +214,10 @@ def _record(raw: Any, number: int) -> SyncRecord:
     return SyncRecord(kind, record_id, row)
 
 
+NOT_A_SEGMENT = (
+    "its content is not what Coach writes in a sync segment, though it is signed with its "
+    "computer's key; left as it is (the log file says what is wrong with it)"
+)
 NOT_SIGNED = "it is not signed with the key its computer was paired with here; not imported"
 
 
@@ -242,8 +250,8 @@ def parse_segment(
             raise ValueError("the header is not in canonical form")
         records = _records(lines[1:])
     except (ValueError, IndexError, ValidationError, RecursionError) as error:
-        problem = shown(str(error).splitlines()[0][:160])
-        return Unreadable(f"not a Coach sync segment ({problem})", complete=True)
+        problem = shown(str(error).splitlines()[0][:160])  # for the log, not the learner
+        return Unreadable(NOT_A_SEGMENT, complete=True, detail=f"{type(error).__name__}: {problem}")
     if header.version > VERSION:
         return Unreadable(
             f"written by a newer Coach (format {header.version}); update Coach here",

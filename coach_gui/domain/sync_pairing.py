@@ -160,6 +160,7 @@ class Waiting:
     name: str
     fingerprint: str
     synced_before: bool  # records came from it before pairing existed (kept)
+    forgotten: bool = False  # it was paired here, and the learner forgot it
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -167,6 +168,7 @@ class Waiting:
             "name": self.name,
             "fingerprint": self.fingerprint,
             "synced_before": self.synced_before,
+            "forgotten": self.forgotten,
         }
 
 

@@ -69,9 +69,22 @@ NO_KEY = (
     "its folder has no key file: Coach there is older than this one, or the folder is not "
     "Coach's; update Coach on that computer and sync there, then pair it here"
 )
+MAX_UNKNOWN_COMPUTERS = 64  # folders of computers not paired here looked at in one sync
+TOO_MANY_UNKNOWN = (
+    f"more than {MAX_UNKNOWN_COMPUTERS} computers not paired here have a folder in the sync "
+    "folder, so this one was not looked at; remove the folders that are not your computers'. "
+    "A computer of yours among them can still be paired by its fingerprint"
+)
+_STOPPED = "sync was stopped"
 _AHEAD = 3  # segments the helper process reads ahead of the one being stored
 _HELPER_SECONDS = 120.0  # a segment takes the helper about half a second
 _POLL_SECONDS = 0.25  # how often a wait for the helper looks whether sync is stopping
+
+
+def checked_against(key: bytes) -> str:
+    """What a segment's refusal depends on besides its bytes: the key it must be signed
+    with and the segment format this Coach reads (a refusal is remembered under it)."""
+    return f"{VERSION}:{key.hex()}"
 
 
 def check_sessions(
@@ -180,7 +193,11 @@ class _Preparing:
                 ahead.append(entry)
 
     def _read(self, device: str, name: str) -> _Ahead | None:
-        """The file read (None: it went away), or why it was not (a link, a pipe...)."""
+        """The file read (None: it went away), or why it was not (a link, a pipe..., or
+        it was refused before and has not changed since: not read again)."""
+        before = self._folder.refused_before(device, name, checked_against(self._keys[device]))
+        if before is not None:
+            return _Ahead(device, name, b"", ready=before)
         data = self._folder.read(device, name)
         if data is None:
             return None
@@ -220,7 +237,7 @@ class _Preparing:
                 self._close(broken=True)
             else:
                 if prepared is None:  # stopping: the caller sees it next
-                    return Unreadable("sync was stopped", complete=False)
+                    return Unreadable(_STOPPED, complete=False)
                 self._helped += 1
                 return prepared
         return self._here(entry)
@@ -313,6 +330,7 @@ class _Run:
         self.names = {d.device_id: d.name for d in journal.devices_seen()}
         self.names[report.device_id] = report.device_name
         self.keys: dict[str, bytes] = {}  # device id -> the key its segments must be signed with
+        self.forgotten: set[str] = set()  # computers paired here once, then forgotten
 
     def label(self, device_id: str) -> str:
         return device_label(self.names.get(device_id, "a device"), device_id)
@@ -327,7 +345,9 @@ class _Run:
         to be paired."""
         known = self.journal.known_segments()
         seen_before = set(self.names)
-        pairings = paired(self.journal.pairing_history())
+        history = self.journal.pairing_history()
+        pairings = paired(history)
+        self.forgotten = {p.device_id for p in history} - set(pairings)
         own = self.report.device_id
         self.keys[own] = self.key.public_key()
         self.report.paired = [
@@ -338,7 +358,19 @@ class _Run:
         for name, why in odd:
             self.report.refused.append(Ignored("the sync folder", shown(name), why))
         found: list[tuple[str, str]] = []
+        # At most so many folders of computers not paired here are looked at: those that
+        # synced here before first (an upgrade's), so planted ones cannot push them out.
+        unknown = sorted(
+            (d for d in devices if d != own and d not in pairings),
+            key=lambda d: (d not in seen_before, d),
+        )
+        skipped = set(unknown[MAX_UNKNOWN_COMPUTERS:])
         for device in devices:
+            if device in skipped:
+                self.report.ignored.append(
+                    Ignored("the sync folder", shown(device), TOO_MANY_UNKNOWN)
+                )
+                continue
             if device == own:
                 if not own_usable:
                     continue
@@ -373,6 +405,7 @@ class _Run:
                     name=shown(announced.name),
                     fingerprint=announced.fingerprint,
                     synced_before=device in seen_before,
+                    forgotten=device in self.forgotten,
                 )
             )
         elif announced is None:
@@ -396,6 +429,12 @@ class _Run:
                 if self.stop():  # quitting: what went in stays in, the rest next time
                     return
                 if isinstance(prepared, Unreadable):
+                    if prepared.detail:
+                        log.info("sync: %s/%s: %s", device, shown(name), prepared.detail)
+                    if prepared.reason != _STOPPED:  # the same bytes fail again: not re-read
+                        self.folder.remember_refused(
+                            device, name, checked_against(self.keys[device]), prepared
+                        )
                     if prepared.reason == NOT_SIGNED and device == self.report.device_id:
                         self.refuse(device, name, NOT_OURS)
                     elif prepared.refused:
@@ -510,7 +549,10 @@ def sync_now(
         problem = folder.write_key(key_file_bytes(folder.device_id, device_name, public))
         if problem is not None:
             run.refuse(folder.device_id, KEY_FILE, problem)
-    run.merge(run.new_files(own_usable=own_problem is None), helper)
+    try:
+        run.merge(run.new_files(own_usable=own_problem is None), helper)
+    finally:
+        folder.keep_refusals(whole=not stop())
     if not stop() and own_problem is None:
         run.export()
     report.devices = journal.devices_seen()

@@ -46,7 +46,14 @@ class PairingDialog(QDialog):
             "yours and it shows this fingerprint (Help › Where my data lives, or "
             "\u201ccoach sync\u201d there):"
         )
-        if waiting.synced_before:
+        if waiting.forgotten:
+            intro = (
+                "You forgot this computer here: what came from it before stays, and nothing "
+                "more comes in until you pair it again. Pair it only if it is yours and it "
+                "shows this fingerprint (Help › Where my data lives, or \u201ccoach sync\u201d "
+                "there):"
+            )
+        elif waiting.synced_before:
             intro = (
                 "It synced with this computer before Coach paired computers: what came "
                 "from it stays. Pair it once to go on; check first that it shows this "

@@ -7,11 +7,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
 from coach_gui.domain.sync import SyncReport, device_label
 from coach_gui.operations.vocabulary import clock
+from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
@@ -55,7 +56,8 @@ def status_details(report: SyncReport) -> str:
         lines.append(f"Refused, {item.file} from {item.device}: {item.reason}")
     for waiting in report.waiting:
         label = device_label(waiting.name, waiting.device_id)
-        lines.append(f"Waiting to be paired: {label}, fingerprint {waiting.fingerprint}")
+        again = " again (forgotten here)" if waiting.forgotten else ""
+        lines.append(f"Waiting to be paired{again}: {label}, fingerprint {waiting.fingerprint}")
     if report.fingerprint:
         lines.append(f"This computer's fingerprint: {report.fingerprint}")
     if report.conflicts:
@@ -78,6 +80,7 @@ class SyncStatus(QLabel):
         self._again = False
         self._asked: set[str] = set()  # computers asked about while this window is open
         self.pairing: PairingDialog | None = None  # the question on screen, if any
+        self.pair_failure: QMessageBox | None = None  # why a Pair did not pair, on screen
         self.fingerprint: str | None = None  # this computer's, once it has synced
         self.setAccessibleName("Sync")
         self.setVisible(context.config.sync.folder is not None)
@@ -142,7 +145,8 @@ class SyncStatus(QLabel):
             self.pairing = None
             dialog.deleteLater()
             if result == PairingDialog.DialogCode.Accepted:
-                self._pair(waiting.fingerprint)  # then syncs, and asks about the next
+                label = device_label(waiting.name, waiting.device_id)
+                self._pair(waiting.fingerprint, label, waiting.device_id)  # then syncs
             else:  # Not now: no more questions this run (anyone can plant many "computers";
                 # they stay listed in the tooltip, and `coach sync --trust` pairs one)
                 self._asked.update(w.device_id for w in report.waiting)
@@ -150,7 +154,7 @@ class SyncStatus(QLabel):
         dialog.finished.connect(answered)
         dialog.open()
 
-    def _pair(self, fingerprint: str) -> None:
+    def _pair(self, fingerprint: str, label: str, device_id: str) -> None:
         from coach_gui.operations.sync import pair_computer
 
         context = self._context
@@ -158,10 +162,40 @@ class SyncStatus(QLabel):
             self,
             op=lambda _progress: pair_computer(context, fingerprint),
             success=lambda _pairing: self.run(),
-            failure=self._failed,
+            failure=lambda error: self._pair_failed(error, label, device_id),
             lane=Lane.GENERAL,
             name="pair a computer",
         ).run()
+
+    def _pair_failed(self, error: Exception, label: str, device_id: str) -> None:
+        """Pairing did not happen: said in the status line and in a message the learner
+        sees at once (not only in the tooltip), with what to do."""
+        from coach_gui.domain.errors import CoachError
+
+        if isinstance(error, CoachError):
+            reason = str(error)
+        else:
+            log.error("pairing failed", exc_info=error)
+            reason = (
+                "Something went wrong; the log file has the details (Help › Where my data "
+                "lives). Coach asks again at the next sync; or run \u201ccoach sync --trust\u201d "
+                "with its fingerprint."
+            )
+        text = f"{label} was not paired, so nothing of it comes in yet. {reason}"
+        self.setText("Not paired: see the message")
+        self.setStyleSheet(f"color: {warning_colour(self.palette())};")
+        self.setToolTip(text)
+        self.setAccessibleDescription(text)
+        self._asked.discard(device_id)  # the learner wanted it: asked again at the next sync
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, "Computer not paired", text, parent=self.window()
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        with_mnemonics(box)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda _result: setattr(self, "pair_failure", None))
+        self.pair_failure = box
+        box.open()  # not modal to the app: the window goes on
 
     def _failed(self, error: Exception) -> None:
         from coach_gui.domain.errors import CoachError

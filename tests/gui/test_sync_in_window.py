@@ -290,6 +290,21 @@ def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) 
     dialog.reject()
 
 
+def test_the_pairing_question_for_a_forgotten_computer_says_it_was_forgotten(
+    qtbot: QtBot,
+) -> None:
+    from coach_gui.domain.sync_pairing import Waiting
+    from coach_gui.ui.pairing_dialog import PairingDialog
+
+    waiting = Waiting("ab" * 16, "desktop", "K3QF-2MZA-7YHD-RW4C-PB6N", True, forgotten=True)
+    dialog = PairingDialog(waiting, "T7LM-Q2XC-94HA-ZE3K-MV8D")
+    qtbot.addWidget(dialog)
+    texts = "\n".join(label.text() for label in dialog.findChildren(QLabel))
+    assert "You forgot this computer here" in texts
+    assert "before Coach paired computers" not in texts
+    dialog.reject()
+
+
 def test_not_now_is_not_followed_by_a_question_for_every_folder_someone_planted(
     qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -320,4 +335,40 @@ def test_not_now_is_not_followed_by_a_question_for_every_folder_someone_planted(
     qtbot.wait(300)
     assert status.pairing is None
     assert status.toolTip().count("Waiting to be paired") == 5
+    window.close()
+
+
+def test_a_pair_that_fails_is_said_in_a_message_not_only_in_the_tooltip(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from coach_gui.domain.sync_pairing import KEY_FILE, key_file_bytes
+
+    shared = tmp_path / "Sync"
+    device = "c" * 32
+    (shared / device).mkdir(parents=True)
+    key = Ed25519PrivateKey.generate().public_key().public_bytes_raw()
+    (shared / device / KEY_FILE).write_bytes(key_file_bytes(device, "desktop", key))
+    notes = _notes(tmp_path / "notes")
+    save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
+    context = build_context()
+    window = MainWindow(context)
+    qtbot.addWidget(window)
+    window.show()
+    status = window.sync_status
+    qtbot.waitUntil(lambda: status.pairing is not None, timeout=15_000)
+    dialog = status.pairing
+    assert dialog is not None
+    (shared / device / KEY_FILE).unlink()  # the sync tool took it away meanwhile
+    dialog.pair_button.click()
+    qtbot.waitUntil(lambda: getattr(status, "pair_failure", None) is not None, timeout=15_000)
+    message = status.pair_failure
+    assert message is not None and message.isVisible()
+    said = message.text()
+    assert "desktop" in said and "was not paired" in said
+    assert "Check it on the other computer" in said  # what to do
+    assert "Traceback" not in said and "SyncError" not in said
+    assert "Not paired" in status.text()
+    message.accept()
     window.close()

@@ -12,12 +12,15 @@ To add a kind (a table of the scheduling issue, say): one `Kind(...)` in `KINDS`
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from coach_gui.adapters.journal.schedule_rows import id_problem
 from coach_gui.domain.memory import SelfRating, assertion_digest
 from coach_gui.domain.sync import Row, self_rating_id
+
+log = logging.getLogger(__name__)
 
 
 def _not_yet_synced(kind: str, column: str) -> str:
@@ -80,7 +83,8 @@ def _self_rating(row: Row) -> str | None:
             }
         )
     except (ValueError, TypeError, KeyError) as error:
-        return f"it does not read as a rating ({str(error).splitlines()[0][:120]})"
+        log.info("a synced rating is not one: %s", str(error).splitlines()[0][:200])
+        return "one of its ratings is not a rating Coach writes"
     if assertion_digest(str(row["assertion"])) != row["assertion_digest"]:
         return "its assertion does not match its digest"
     return None

@@ -48,6 +48,20 @@ class SyncFolder(Protocol):
         """The bytes; why not read (a link, pipe, device, too large); None: gone."""
         ...
 
+    def refused_before(self, device_id: str, name: str, context: str) -> Unreadable | None:
+        """Why the file was refused when last read, if unchanged since and checked
+        against the same `context`; None: read it."""
+        ...
+
+    def remember_refused(self, device_id: str, name: str, context: str, why: Unreadable) -> None:
+        """Remember that the file, as last read, was refused for `why`."""
+        ...
+
+    def keep_refusals(self, *, whole: bool) -> None:
+        """Save what was remembered (`whole`: every file was looked at, so refusals of
+        files gone or changed are dropped)."""
+        ...
+
     def read_key(self, device_id: str) -> DeviceKey | str | None:
         """The public key the computer's folder announces, why not, or None (none)."""
         ...
