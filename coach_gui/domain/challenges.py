@@ -83,7 +83,7 @@ def challenge_schema(kind: ChallengeKind | None = None) -> dict[str, Any]:
                 "type": "string",
                 "minLength": SCHEMA_MIN_CHARS,
                 "maxLength": SCHEMA_MAX_CHARS,
-            },  # fmt: skip
+            },
             "kind": {"type": "string", "enum": kinds},
         },
         "required": ["challenge", "kind"],

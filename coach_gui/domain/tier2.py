@@ -329,7 +329,7 @@ def _assessment_for(assertion: int) -> dict[str, Any]:
                 "type": "array",
                 "items": _text_schema(_EVIDENCE_CHARS),
                 "maxItems": _MAX_EVIDENCE,
-            },  # fmt: skip
+            },
             "reason": _text_schema(_REASON_CHARS),
         },
         "required": ["assertion", "status", "evidence", "reason"],
