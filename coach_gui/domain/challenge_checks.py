@@ -59,7 +59,7 @@ _SCHEMA_WORDS = frozenset(
 _QUESTION_MARKS = "?？؟՞፧⸮\u037e;"
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？\n]\s*)([^\W\d_]+)", re.U)
 _JUDGED_LANGUAGES = ("en", "de", "fr", "es", "ru")
-_TASK_VERBS = frozenset(
+_TASK_VERB_TEXT = (
     # en
     "explain describe give name list compare contrast predict imagine suppose consider apply "
     "use show tell say write state identify define discuss outline summarise summarize "
@@ -81,8 +81,9 @@ _TASK_VERBS = frozenset(
     # ru
     "объясните объясни опишите опиши приведите приведи назовите назови сравните сравни "
     "представьте представь предскажите предскажи покажите покажи расскажите расскажи "
-    "придумайте придумай подумайте подумай обоснуйте обоснуй".split()  # noqa: SIM905
+    "придумайте придумай подумайте подумай обоснуйте обоснуй"
 )
+_TASK_VERBS = frozenset(_TASK_VERB_TEXT.split())
 
 
 @lru_cache(maxsize=1)
