@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from coach_gui.services.scheduler import AssertionScheduler
 
 LOG_FILE_NAME = "coach.log"
+STRUCTURED_OUTPUT_FILE = "structured_output.json"  # what each local server took (issue 31)
 
 
 _PROCESS_STARTED = datetime.now(UTC)
@@ -207,15 +208,24 @@ class AppContext:
         """Make `folder` the notes folder of this context (the caller saves the config)."""
         self.notes = note_store(folder, self.data_dir)
 
-    def ollama_client(self) -> OllamaClient:
-        """A client for the configured Ollama (loopback only; connects on first use)."""
+    def ollama_client(self, *, read_timeout: float | None = None) -> OllamaClient:
+        """A client for the configured local model server, in its wire format (loopback
+        only; connects on first use)."""
         from coach_gui.adapters.ollama import OllamaClient
 
         tier1 = self.config.tier1
+        timeout = tier1.read_timeout_seconds if read_timeout is None else read_timeout
+        if tier1.server == "openai":
+            from coach_gui.adapters.openai_compat import DialectMemory, OpenAIClient
+
+            return OpenAIClient(
+                tier1.url,
+                dialects=DialectMemory(self.data_dir / STRUCTURED_OUTPUT_FILE),
+                connect_timeout=tier1.connect_timeout_seconds,
+                read_timeout=timeout,
+            )
         return OllamaClient(
-            tier1.ollama_url,
-            connect_timeout=tier1.connect_timeout_seconds,
-            read_timeout=tier1.read_timeout_seconds,
+            tier1.url, connect_timeout=tier1.connect_timeout_seconds, read_timeout=timeout
         )
 
     def tier1(self) -> OllamaTier1:
@@ -262,6 +272,7 @@ class AppContext:
                 config,
                 self.config.tier1,
                 self.outbox(),
+                client=self.ollama_client(read_timeout=config.local_timeout_seconds),
                 assertions_allowed=self.privacy.include_assertions if live else None,
                 enabled_now=self.privacy.judge_enabled if live else None,
                 still_current=current if live else None,

@@ -3,7 +3,8 @@ loopback Ollama, for learners who want nothing to leave.
 
 It is held to the same rules as the Gemini judge (DESIGN §4): every payload is rebuilt
 through `tier2_payload`, the prompt is the same fenced prompt, the reply must match the same
-`VERDICT_SCHEMA` (sent as Ollama's `format`), the request body is written to the outbox
+schema made for each request (`verdict_schema`, sent as Ollama's `format` or
+OpenAI's `response_format`), the request body is written to the outbox
 (marked `local`) before it is sent, and the reply is returned unparsed for the same verdict
 rule. Ollama is reached only through `OllamaClient`, which refuses anything but loopback.
 Every Ollama failure leaves as one of our `JudgeError`s, in the learner's words.
@@ -11,7 +12,6 @@ Every Ollama failure leaves as one of our `JudgeError`s, in the learner's words.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -41,12 +41,12 @@ from coach_gui.domain.tier1_errors import (
     Tier1Error,
 )
 from coach_gui.domain.tier2 import (
-    VERDICT_SCHEMA,
     OutboxEntry,
     OutboxOutcome,
     Tier2Payload,
     judge_prompt,
     revalidated,
+    verdict_schema,
 )
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.ports.judge import JudgeOutbox
@@ -111,14 +111,18 @@ class OllamaJudge:
         assertions_allowed: bool | Callable[[], bool] | None = None,
         enabled_now: Callable[[], bool] | None = None,
         still_current: Callable[[], bool] | None = None,
+        client: OllamaClient | None = None,
     ) -> OllamaJudge:
+        """`client`: the configured model server in its wire format (bootstrap builds it);
+        without one, Ollama at `tier1.url`."""
         if not judge.enabled:
             raise JudgeDisabled()
-        client = OllamaClient(
-            tier1.ollama_url,
-            connect_timeout=tier1.connect_timeout_seconds,
-            read_timeout=judge.local_timeout_seconds,
-        )
+        if client is None:
+            client = OllamaClient(
+                tier1.url,
+                connect_timeout=tier1.connect_timeout_seconds,
+                read_timeout=judge.local_timeout_seconds,
+            )
         return cls(
             client,
             model=judge.local_model,
@@ -171,7 +175,7 @@ class OllamaJudge:
         stream = self._client.chat_stream(
             self.model,
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            format_schema=copy.deepcopy(VERDICT_SCHEMA),
+            format_schema=verdict_schema(checked),
             options=self._options,
             keep_alive=self._keep_alive,
         )

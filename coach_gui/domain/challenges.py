@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from coach_gui.domain.fencing import FENCE_PREFIX, fence
 from coach_gui.domain.records import Record
+from coach_gui.domain.reply_json import json_object_text
 from coach_gui.domain.tier1_errors import InvalidChallengeReply
 
 MAX_CHALLENGE_CHARS = 1000
@@ -104,6 +105,7 @@ class _Reply(BaseModel):
 
 def parse_challenge_json(text: str) -> ParsedChallenge:
     """The challenge in a Tier 1 reply; InvalidChallengeReply says what was wrong."""
+    text = json_object_text(text)
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:

@@ -128,3 +128,29 @@ class GenerationCancelled(Tier1Error):
 
     def __init__(self) -> None:
         super().__init__("Generation was cancelled.")
+
+
+class ServerNotRunning(OllamaNotRunning):
+    """Nothing answers at the configured OpenAI-compatible server's address."""
+
+    def __init__(self, url: str) -> None:
+        Tier1Unavailable.__init__(
+            self,
+            f"No model server answers at {url} — start it (LM Studio: Developer tab, Start "
+            f"server; llama.cpp: run llama-server; Jan: Local API Server), or change Local "
+            f"model server in Settings; {_FALLBACK}.",
+        )
+        self.url = url
+
+
+class ServerModelMissing(ModelMissing):
+    """The OpenAI-compatible server runs but does not serve the configured model."""
+
+    def __init__(self, model: str, url: str) -> None:
+        Tier1Unavailable.__init__(
+            self,
+            f"The model server at {url} has no model '{model}' loaded — load it there (in LM "
+            f"Studio: the Developer tab), or choose one of its models in Settings; "
+            f"{_FALLBACK}.",
+        )
+        self.model = model
