@@ -75,7 +75,16 @@ class RecordedRequest:
     @property
     def is_judge(self) -> bool:
         """A request for a verdict (its `format` is the judge's schema), not a challenge."""
-        schema = self.body.get("format") if isinstance(self.body, dict) else None
+        body = self.body if isinstance(self.body, dict) else {}
+        schema = body.get("format")
+        response_format = body.get("response_format")
+        if isinstance(response_format, dict):  # the OpenAI wire (issue 31)
+            named = response_format.get("json_schema")
+            schema = (
+                named.get("schema") if isinstance(named, dict) else response_format.get("schema")
+            )
+        if schema is None and '"assessments"' in self.system_text:
+            return True  # the schema only in the prompt: the judge's instructions say so
         return isinstance(schema, dict) and "items" in schema.get("properties", {})
 
 
@@ -106,6 +115,11 @@ class FakeOllama(LoopbackServer):
     # When set, each chat request records how many other connections were still open
     # when it arrived (RecordedRequest.others_open), waiting up to a second for closes.
     watch_connections: bool = False
+    # The OpenAI wire on /v1, as Ollama itself serves it: which `response_format` types this
+    # server takes (others get a 400, as servers that do not know one answer), and an
+    # optional text around each reply (a code fence, prose after it).
+    openai_formats: tuple[str, ...] = ("json_schema", "json_object")
+    openai_wrap: tuple[str, str] = ("", "")
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -165,7 +179,8 @@ class FakeOllama(LoopbackServer):
 
     @property
     def judge_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests_to("/api/chat") if r.is_judge]
+        paths = ("/api/chat", "/v1/chat/completions")
+        return [r for r in self.requests if r.path in paths and r.is_judge]
 
     def _content_for(self, request: RecordedRequest) -> str:
         if request.is_judge:
@@ -313,6 +328,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(200, {"models": [_tag(m) for m in self.fake.models]})
             elif (method, self.path) == ("POST", "/api/chat"):
                 self._chat(request, fault)
+            elif (method, self.path) == ("GET", "/v1/models"):
+                data = [
+                    {"id": m, "object": "model", "owned_by": "library"} for m in self.fake.models
+                ]
+                self._send_json(200, {"object": "list", "data": data})
+            elif (method, self.path) == ("POST", "/v1/chat/completions"):
+                self._openai_chat(request, fault)
             elif (method, self.path) == ("POST", "/api/pull"):
                 self._pull(request, fault)
             else:
@@ -344,6 +366,51 @@ class _Handler(BaseHTTPRequestHandler):
             if self.fake.token_sent_at is not None:
                 self.fake.token_sent_at.append(time.perf_counter())
         self._line(_chat_line(model, "") | _done_stats(len(tokens)))
+        self.fake.done_lines_sent += 1
+        self._end_stream()
+
+    def _openai_chat(self, request: RecordedRequest, fault: _Injected | None) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model", ""))
+        if model not in self.fake.models or (fault and fault.fault is Fault.MODEL_NOT_FOUND):
+            self._send_json(404, {"error": {"message": f"model '{model}' not found"}})
+            return
+        response_format = body.get("response_format")
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if kind is not None and kind not in self.fake.openai_formats:
+            self._send_json(400, {"error": {"message": f"response_format {kind} unsupported"}})
+            return
+        if "max_tokens" not in body:
+            self._send_json(400, {"error": {"message": "this fake wants max_tokens"}})
+            return
+        if fault and fault.fault is Fault.SLOW_LOAD and not self._hang():
+            return
+        before, after = self.fake.openai_wrap
+        messages = body.get("messages", [])
+        if isinstance(messages, list) and messages and "ok" in str(messages[-1].get("content")):
+            content = '{"ok": true}'  # the structured-output probe
+        else:
+            content = before + self.fake._content_for(request) + after
+        if body.get("stream") is not True:
+            message = {"role": "assistant", "content": content}
+            self._send_json(200, {"choices": [{"index": 0, "message": message,
+                                               "finish_reason": "stop"}]})  # fmt: skip
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        tokens = _tokens(content)
+        for index, token in enumerate(tokens):
+            if fault and index == fault.after_tokens and not self._fault_mid_stream(fault):
+                return
+            self.fake._wait(self.fake.token_delay)
+            chunk = {"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]}
+            self._line("data: " + json.dumps(chunk) + "\n")
+        last = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 321, "completion_tokens": len(tokens)}}  # fmt: skip
+        self._line("data: " + json.dumps(last) + "\n")
+        self._line("data: [DONE]\n")
         self.fake.done_lines_sent += 1
         self._end_stream()
 

@@ -1,0 +1,150 @@
+"""The OpenAI-compatible wire (issue 31) against a loopback server speaking it: streaming,
+negotiation, replies wrapped in prose, loopback, redirects, cancel, and the local judge."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
+
+from coach_gui.adapters.openai_compat import CHAT_PATH, DialectMemory, OpenAIClient
+from coach_gui.domain.challenges import ChallengeKind, challenge_schema, parse_challenge_json
+from coach_gui.domain.tier1_errors import (
+    GenerationCancelled,
+    OllamaNotLoopback,
+    OllamaServerError,
+    ServerModelMissing,
+    ServerNotRunning,
+)
+
+QUESTION = "Why can a process that only keeps or removes traits still produce new kinds?"
+MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "note"}]
+
+
+def _client(server: FakeOllama, tmp_path: Path) -> OpenAIClient:
+    return OpenAIClient(server.url, dialects=DialectMemory(tmp_path / "dialects.json"))
+
+
+def _chats(server: FakeOllama) -> list[dict[str, object]]:
+    return [r.body for r in server.requests_to(CHAT_PATH)]
+
+
+@pytest.mark.parametrize(
+    ("formats", "dialect"),
+    [
+        (("json_schema", "json_object"), "json_schema"),
+        (("json_object",), "json_object_schema"),
+        ((), "prompt"),
+    ],
+)
+def test_structured_output_is_negotiated_and_remembered(
+    tmp_path: Path, formats: tuple[str, ...], dialect: str
+) -> None:
+    with FakeOllama(openai_formats=formats) as server:
+        server.queue_challenge(QUESTION)
+        with _client(server, tmp_path) as client:
+            schema = challenge_schema(ChallengeKind.EXPLAIN)
+            options = {"num_predict": 99, "temperature": 0.2}
+            stream = client.chat_stream(
+                DEFAULT_MODEL, MESSAGES, format_schema=schema, options=options
+            )
+            text = "".join(stream)
+        assert parse_challenge_json(text).text == QUESTION
+        sent = _chats(server)[-1]
+        assert sent["stream"] is True and sent["max_tokens"] == 99 and sent["temperature"] == 0.2
+        if dialect == "json_schema":
+            assert sent["response_format"]["json_schema"]["schema"] == schema
+        elif dialect == "json_object_schema":
+            assert sent["response_format"] == {"type": "json_object", "schema": schema}
+        else:
+            assert "response_format" not in sent
+            assert json.dumps(schema, separators=(",", ":")) in sent["messages"][0]["content"]
+        # Remembered: a new client for the same server and model sends no probe.
+        probes = len(_chats(server)) - 1
+        server.queue_challenge(QUESTION)
+        with _client(server, tmp_path) as again:
+            "".join(again.chat_stream(DEFAULT_MODEL, MESSAGES, format_schema=schema))
+        assert len(_chats(server)) == probes + 2
+    assert (
+        json.loads((tmp_path / "dialects.json").read_text())[f"{server.url} {DEFAULT_MODEL}"]
+        == dialect
+    )
+
+
+def test_a_reply_in_a_code_fence_with_prose_after_it_is_read(tmp_path: Path) -> None:
+    with FakeOllama(openai_wrap=("```json\n", "\n```\nHope this helps!")) as server:
+        server.queue_challenge(QUESTION)
+        with _client(server, tmp_path) as client:
+            text = "".join(
+                client.chat_stream(DEFAULT_MODEL, MESSAGES, format_schema=challenge_schema())
+            )
+    assert parse_challenge_json(text).text == QUESTION
+
+
+def test_models_and_missing_model(tmp_path: Path) -> None:
+    with FakeOllama() as server, _client(server, tmp_path) as client:
+        assert client.models() == [DEFAULT_MODEL] and client.has_model(DEFAULT_MODEL)
+        with pytest.raises(ServerModelMissing) as caught:
+            "".join(client.chat_stream("other", MESSAGES))
+    assert "Developer tab" in str(caught.value) and "Traceback" not in str(caught.value)
+
+
+def test_nothing_running_says_so_in_the_learners_words(tmp_path: Path) -> None:
+    with FakeOllama() as server:
+        url = server.url
+    with OpenAIClient(url) as client, pytest.raises(ServerNotRunning) as caught:
+        client.models()
+    assert url in str(caught.value) and "built-in challenges" in str(caught.value)
+
+
+def test_loopback_only_by_address() -> None:
+    for url in ("http://192.0.2.1:1234", "http://example.com:1234", "ftp://127.0.0.1:1234"):
+        with pytest.raises(OllamaNotLoopback):
+            OpenAIClient(url)
+
+
+def test_a_redirect_is_not_followed(tmp_path: Path) -> None:
+    with FakeOllama() as server, _client(server, tmp_path) as client:
+        client.dialect(DEFAULT_MODEL)
+        server.inject(Fault.REDIRECT, path=CHAT_PATH)
+        with pytest.raises(OllamaServerError) as caught:
+            "".join(client.chat_stream(DEFAULT_MODEL, MESSAGES, format_schema=challenge_schema()))
+        assert "does not follow" in str(caught.value)
+        assert len(server.requests_to(CHAT_PATH)) == 2  # the probe and this one: nothing more
+
+
+def test_cancel_closes_the_connection_so_the_server_stops(tmp_path: Path) -> None:
+    with FakeOllama() as server, _client(server, tmp_path) as client:
+        client.dialect(DEFAULT_MODEL)
+        server.inject(Fault.HANG, path=CHAT_PATH, after_tokens=2)
+        stream = client.chat_stream(DEFAULT_MODEL, MESSAGES, format_schema=challenge_schema())
+        threading.Thread(target=lambda: (server.hanging.wait(5), client.cancel())).start()
+        with pytest.raises(GenerationCancelled):
+            "".join(stream)
+        assert server.client_gone.wait(5)
+
+
+def test_the_local_judge_on_the_openai_wire(tmp_path: Path) -> None:
+    from fakes.in_ram import InRamOutbox
+
+    from coach_gui.adapters.local_judge import OllamaJudge
+    from coach_gui.domain.tier2 import tier2_payload, verdict_schema
+    from coach_gui.domain.verdicts import parse_verdicts
+
+    payload = tier2_payload(
+        [{"challenge": QUESTION, "answer": "kept traits add up", "core_assertions": ["a", "b"]}],
+        allow_assertions=True,
+    )
+    with FakeOllama() as server:
+        outbox = InRamOutbox()
+        judge = OllamaJudge(_client(server, tmp_path), model=DEFAULT_MODEL, temperature=0.0,
+                            seed=1, keep_alive="5m", timeout_seconds=30, outbox=outbox)  # fmt: skip
+        reply = judge.judge(payload)
+        judge.close()
+        (request,) = server.judge_requests
+    assert request.body["response_format"]["json_schema"]["schema"] == verdict_schema(payload)
+    assert json.loads(reply.request_body) == request.body  # the outbox has the body as sent
+    assert [v.passed for v in parse_verdicts(reply.raw_text, payload)] == [True]
