@@ -38,6 +38,8 @@ from coach_gui.domain.tier1_errors import (
     OllamaNotRunning,
     OllamaServerError,
     OllamaTimeout,
+    ServerModelMissing,
+    ServerNotRunning,
     Tier1Error,
 )
 from coach_gui.domain.tier2 import (
@@ -172,13 +174,17 @@ class OllamaJudge:
             raise refused
         checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
         system, user = judge_prompt(checked, boundary or new_boundary())
-        stream = self._client.chat_stream(
-            self.model,
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            format_schema=verdict_schema(checked),
-            options=self._options,
-            keep_alive=self._keep_alive,
-        )
+        try:  # an OpenAI-compatible server may be asked first how it takes a schema (a
+            # probe with no learner data): a server down or without the model says so here
+            stream = self._client.chat_stream(
+                self.model,
+                [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                format_schema=verdict_schema(checked),
+                options=self._options,
+                keep_alive=self._keep_alive,
+            )
+        except Tier1Error as error:
+            raise self._translate(error) from None  # nothing of the answer was sent
         body = stream.request_body()
         refused = self._refuse_now()  # switched off, replaced or cancelled meanwhile
         if refused is not None:
@@ -253,6 +259,16 @@ class OllamaJudge:
         log.info("local judge request failed: %s", type(error).__name__)
         if isinstance(error, GenerationCancelled):
             return JudgeCancelled()
+        if isinstance(error, ServerNotRunning):  # an OpenAI-compatible server (issue 31)
+            return LocalJudgeUnavailable(
+                f"no model server answers at {error.url}; start it (LM Studio: Developer "
+                "tab, Start server; llama.cpp: llama-server; Jan: Local API Server)"
+            )
+        if isinstance(error, ServerModelMissing):
+            return LocalJudgeUnavailable(
+                f"the model server has no model '{error.model}' loaded; load it there, or "
+                "choose another judge model in Settings"
+            )
         if isinstance(error, OllamaNotRunning):
             return LocalJudgeUnavailable(
                 f"Ollama is not running at {error.url}; start it with `ollama serve`"

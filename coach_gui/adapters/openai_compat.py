@@ -38,11 +38,12 @@ from coach_gui.domain.reply_json import json_object_text
 from coach_gui.domain.tier1_errors import (
     InvalidOllamaReply,
     OllamaNotRunning,
-    OllamaServerError,
     ServerModelMissing,
     ServerNotRunning,
+    ServerReportedError,
     StreamCut,
     Tier1Error,
+    in_server_words,
 )
 
 log = logging.getLogger(__name__)
@@ -168,9 +169,12 @@ class OpenAIClient(OllamaClient):
 
     def models(self) -> list[str]:
         """The ids the server lists (``/v1/models``)."""
-        data = self._get_json("/v1/models").get("data")
+        try:
+            data = self._get_json("/v1/models").get("data")
+        except Tier1Error as error:
+            raise in_server_words(error) from None
         if not isinstance(data, list):
-            raise InvalidOllamaReply("/v1/models has no model list")
+            raise in_server_words(InvalidOllamaReply("/v1/models has no model list"))
         return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
     def has_model(self, model: str) -> bool:
@@ -206,7 +210,8 @@ class OpenAIClient(OllamaClient):
             dialect,
         )
         try:
-            response = self._http.post(CHAT_PATH, json=body)
+            # Closed at once: the probe leaves no connection open beside the streams
+            response = self._http.post(CHAT_PATH, json=body, headers={"Connection": "close"})
         except httpx.HTTPError as exc:
             raise self._translate(exc, opening=True) from None
         if response.status_code == 404:
@@ -253,7 +258,9 @@ class OpenAIClient(OllamaClient):
     # --- errors ---------------------------------------------------------------------------------
     def _translate(self, exc: httpx.HTTPError, *, opening: bool) -> Tier1Error:
         error = super()._translate(exc, opening=opening)
-        return ServerNotRunning(self.base_url) if isinstance(error, OllamaNotRunning) else error
+        if isinstance(error, OllamaNotRunning):
+            return ServerNotRunning(self.base_url)
+        return in_server_words(error)
 
     def _status_error(self, response: httpx.Response, path: str, model: str | None) -> Tier1Error:
         if response.status_code == 404 and model is not None and path == CHAT_PATH:
@@ -266,8 +273,8 @@ class OpenAIClient(OllamaClient):
             if isinstance(detail, dict):  # OpenAI's {"error": {"message": ...}}
                 message = detail.get("message")
                 text = message if isinstance(message, str) and message else "an error"
-                return OllamaServerError(_short(text))
-        return super()._status_error(response, path, model)
+                return ServerReportedError(_short(text))
+        return in_server_words(super()._status_error(response, path, model))
 
 
 class _SseStream(_NdjsonStream):
@@ -283,8 +290,16 @@ class _SseStream(_NdjsonStream):
         data = line[5:].strip()
         if data == "[DONE]":
             return {"done": True}
-        parsed = super()._parse(data)
-        return parsed
+        if data.startswith("{") and '"error"' in data:
+            try:
+                error = json.loads(data).get("error")
+            except (ValueError, RecursionError, AttributeError):
+                error = None
+            if isinstance(error, dict):  # OpenAI's {"error": {"message": ...}} mid-stream
+                message = error.get("message")
+                text = message if isinstance(message, str) and message else "an error"
+                raise ServerReportedError(_short(text))
+        return super()._parse(data)
 
 
 class OpenAIChatStream(ChatStream):
@@ -296,6 +311,13 @@ class OpenAIChatStream(ChatStream):
 
 
 def _openai_pieces(source: _NdjsonStream, so_far: _ChatSoFar) -> Iterator[str]:
+    try:
+        yield from _openai_pieces_of(source, so_far)
+    except Tier1Error as error:
+        raise in_server_words(error) from None
+
+
+def _openai_pieces_of(source: _NdjsonStream, so_far: _ChatSoFar) -> Iterator[str]:
     finish: str | None = None
     usage: dict[str, Any] = {}
     with closing(source.objects()) as objects:

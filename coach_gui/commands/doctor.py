@@ -19,6 +19,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _served(ollama: object, model: str) -> bool:
+    from coach_gui.domain.errors import CoachError
+
+    try:
+        return bool(ollama.has_model(model))  # type: ignore[attr-defined]
+    except CoachError:
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     from coach_gui.bootstrap import build_context
     from coach_gui.config import config_path
@@ -31,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         check_local_judge,
         check_notes,
         check_ollama,
+        check_structured_output,
     )
 
     checks: list[Check] = []
@@ -45,12 +55,18 @@ def run(args: argparse.Namespace) -> int:
         checks.append(check_notes(context.notes))
         checks.append(check_journal(lambda: context.journal, str(context.journal_path)))
         judge = context.config.judge
+        tier1 = context.config.tier1
         with context.ollama_client() as ollama:
-            checks.extend(
-                check_ollama(ollama, context.config.tier1.ollama_url, context.config.tier1.model)
-            )
+            found = check_ollama(ollama, tier1.url, tier1.model, tier1.server)
+            checks.extend(found)
             if judge.local:
-                checks.append(check_local_judge(ollama, judge.local_model, enabled=judge.enabled))
+                checks.append(check_local_judge(ollama, judge.local_model, enabled=judge.enabled,
+                                                server=tier1.server, url=tier1.url))  # fmt: skip
+            negotiate = getattr(ollama, "dialect", None)
+            served = [m for m, on in ((tier1.model, True), (judge.local_model, judge.local)) if on]
+            served = [m for m in served if _served(ollama, m)]
+            if negotiate is not None and found[0].level == "ok" and served:
+                checks.append(check_structured_output(negotiate, tier1.url, served))
         if not judge.local:
             checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
         proxy = check_environment_proxy(os.environ)

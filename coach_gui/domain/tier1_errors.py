@@ -154,3 +154,63 @@ class ServerModelMissing(ModelMissing):
             f"{_FALLBACK}.",
         )
         self.model = model
+
+
+# --- the same faults on an OpenAI-compatible server (issue 31): named as a model server, with
+# what to do there, never "Ollama" to someone running LM Studio or llama.cpp. Subclasses, so
+# every caller that handles the Ollama error handles these the same way.
+_RESTART = "restart the model server (LM Studio, llama-server, Jan) and look at its log"
+
+
+class ServerReportedError(OllamaServerError):
+    def __init__(self, detail: str) -> None:
+        Tier1Error.__init__(
+            self, f"The model server reported an error: {detail}. Try again; if it keeps "
+            f"happening, {_RESTART}."
+        )  # fmt: skip
+        self.detail = detail
+
+
+class ServerStreamCut(StreamCut):
+    def __init__(self) -> None:
+        Tier1Error.__init__(
+            self, "The connection to the model server closed before the reply was finished. "
+            f"Try again; if it keeps happening, {_RESTART}."
+        )  # fmt: skip
+
+
+class ServerInvalidReply(InvalidOllamaReply):
+    def __init__(self, detail: str) -> None:
+        Tier1Error.__init__(
+            self, f"The model server sent a reply Coach cannot read ({detail}). Try again; "
+            "if it keeps happening, check that the Local model server address in Settings "
+            "is the server's."
+        )  # fmt: skip
+        self.detail = detail
+
+
+class ServerTimeout(OllamaTimeout):
+    def __init__(self, url: str, seconds: float) -> None:
+        Tier1Error.__init__(
+            self, f"The model server at {url} did not answer within {seconds:g} s (it may "
+            "still be loading the model). Try again; if it keeps happening, allow it more "
+            "time (Read timeout, in Settings) or choose a smaller model."
+        )  # fmt: skip
+        self.url = url
+        self.seconds = seconds
+
+
+def in_server_words(error: Tier1Error) -> Tier1Error:
+    """`error` as said for an OpenAI-compatible server rather than for Ollama."""
+    if isinstance(error, (ServerReportedError, ServerStreamCut, ServerInvalidReply,
+                          ServerTimeout)):  # fmt: skip
+        return error
+    if isinstance(error, OllamaServerError):
+        return ServerReportedError(error.detail)
+    if isinstance(error, StreamCut):
+        return ServerStreamCut()
+    if isinstance(error, InvalidOllamaReply):
+        return ServerInvalidReply(error.detail)
+    if isinstance(error, OllamaTimeout):
+        return ServerTimeout(error.url, error.seconds)
+    return error

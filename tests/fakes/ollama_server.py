@@ -73,8 +73,9 @@ class RecordedRequest:
         return self._messages("system")
 
     @property
-    def is_judge(self) -> bool:
-        """A request for a verdict (its `format` is the judge's schema), not a challenge."""
+    def schema(self) -> Any:
+        """The JSON schema the request asked the reply to follow, in either wire format
+        (None: the schema went in the prompt only, or none was asked)."""
         body = self.body if isinstance(self.body, dict) else {}
         schema = body.get("format")
         response_format = body.get("response_format")
@@ -83,6 +84,12 @@ class RecordedRequest:
             schema = (
                 named.get("schema") if isinstance(named, dict) else response_format.get("schema")
             )
+        return schema
+
+    @property
+    def is_judge(self) -> bool:
+        """A request for a verdict (its `format` is the judge's schema), not a challenge."""
+        schema = self.schema
         if schema is None and '"assessments"' in self.system_text:
             return True  # the schema only in the prompt: the judge's instructions say so
         return isinstance(schema, dict) and "items" in schema.get("properties", {})
@@ -120,6 +127,10 @@ class FakeOllama(LoopbackServer):
     # optional text around each reply (a code fence, prose after it).
     openai_formats: tuple[str, ...] = ("json_schema", "json_object")
     openai_wrap: tuple[str, str] = ("", "")
+    # Which wire Coach is pointed at (issue 31): "ollama" (/api/chat, NDJSON) or "openai"
+    # (/v1/chat/completions, server-sent events). Tests written against "/api/chat" run on
+    # either: `inject` and `requests_to` read "/api/chat" as this wire's chat path.
+    wire: str = "ollama"
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -139,7 +150,28 @@ class FakeOllama(LoopbackServer):
             return list(self._requests)
 
     def requests_to(self, path: str) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.path == path]
+        path = self._on_wire(path)
+        chats = [r for r in self.requests if r.path == path]
+        if path == OPENAI_CHAT:  # the structured-output probe is not a chat the test sent
+            chats = [r for r in chats if not _is_probe(r.body)]
+        return chats
+
+    @property
+    def chat_path(self) -> str:
+        return OPENAI_CHAT if self.wire == "openai" else "/api/chat"
+
+    def _on_wire(self, path: str) -> str:
+        return self.chat_path if path == "/api/chat" else path
+
+    def tier1_config(self) -> dict[str, str]:
+        """The `tier1` config keys that point Coach at this server in its wire format."""
+        if self.wire == "openai":
+            return {"server": "openai", "url": self.url}
+        return {"ollamaUrl": self.url}
+
+    def client(self, **kwargs: Any) -> Any:
+        """Coach's client for this server's wire format (`OllamaClient` or `OpenAIClient`)."""
+        return client_class(self.wire)(self.url, **kwargs)
 
     def queue_reply(self, content: str) -> None:
         """The next chat reply's content, exactly as the model would write it."""
@@ -159,7 +191,7 @@ class FakeOllama(LoopbackServer):
         times: int | None = 1,
     ) -> None:
         with self._lock:
-            self._faults.append(_Injected(fault, path, after_tokens, times))
+            self._faults.append(_Injected(fault, self._on_wire(path), after_tokens, times))
 
     def release(self) -> None:
         """Let a hanging stream carry on to its normal end."""
@@ -209,6 +241,32 @@ class FakeOllama(LoopbackServer):
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
             self._stopping.wait(seconds)
+
+
+OPENAI_CHAT = "/v1/chat/completions"
+WIRES = ("ollama", "openai")
+
+
+def client_class(wire: str) -> Any:
+    """Coach's client class for a wire format."""
+    if wire == "openai":
+        from coach_gui.adapters.openai_compat import OpenAIClient
+
+        return OpenAIClient
+    from coach_gui.adapters.ollama import OllamaClient
+
+    return OllamaClient
+
+
+def _is_probe(body: Any) -> bool:
+    """The OpenAI client's structured-output probe: no learner data, `{"ok": true}` asked."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return (
+        isinstance(messages, list)
+        and len(messages) == 1
+        and isinstance(messages[0], dict)
+        and '{"ok": true}' in str(messages[0].get("content"))
+    )
 
 
 def _tokens(content: str) -> list[str]:
@@ -310,11 +368,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, method: str) -> None:
         body, raw = self._read_body() if method == "POST" else (None, b"")
-        watching = self.fake.watch_connections and self.path == "/api/chat"
+        watching = self.fake.watch_connections and self.path in ("/api/chat", OPENAI_CHAT)
         others = self.fake._others_open() if watching else 0
         request = RecordedRequest(method, self.path, dict(self.headers.items()), body, others, raw)
         self.fake._record(request)
-        fault = self.fake._take_fault(self.path)
+        # Faults are for the requests a test sends, not the OpenAI client's probe before them
+        probe = self.path == OPENAI_CHAT and _is_probe(body)
+        fault = None if probe else self.fake._take_fault(self.path)
         try:
             if fault and fault.fault is Fault.SERVER_ERROR:
                 self._send_json(500, {"error": "llama runner process has terminated"})
@@ -386,8 +446,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault and fault.fault is Fault.SLOW_LOAD and not self._hang():
             return
         before, after = self.fake.openai_wrap
-        messages = body.get("messages", [])
-        if isinstance(messages, list) and messages and "ok" in str(messages[-1].get("content")):
+        if _is_probe(body):
             content = '{"ok": true}'  # the structured-output probe
         else:
             content = before + self.fake._content_for(request) + after
@@ -407,6 +466,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.fake._wait(self.fake.token_delay)
             chunk = {"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]}
             self._line("data: " + json.dumps(chunk) + "\n")
+            if self.fake.token_sent_at is not None:
+                self.fake.token_sent_at.append(time.perf_counter())
         last = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": 321, "completion_tokens": len(tokens)}}  # fmt: skip
         self._line("data: " + json.dumps(last) + "\n")
@@ -416,8 +477,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _fault_mid_stream(self, fault: _Injected) -> bool:
         """Play a mid-stream fault; True when the stream should carry on afterwards."""
+        sse = self.path == OPENAI_CHAT
         if fault.fault is Fault.ERROR_MID_STREAM:
-            self._line({"error": "an error was encountered while running the model"})
+            message = "an error was encountered while running the model"
+            if sse:  # llama.cpp's server: an error event with OpenAI's error object
+                self._line("data: " + json.dumps({"error": {"message": message}}) + "\n")
+            else:
+                self._line({"error": message})
             self._end_stream()
             return False
         if fault.fault is Fault.CUT_STREAM:
@@ -428,7 +494,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._end_stream()
             return False
         if fault.fault is Fault.DEEP_LINE:
-            self._line("[" * DEEP + "]" * DEEP)
+            self._line(("data: " if sse else "") + "[" * DEEP + "]" * DEEP)
             self._end_stream()
             return False
         if fault.fault is Fault.HANG:

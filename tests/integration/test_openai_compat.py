@@ -113,7 +113,8 @@ def test_a_redirect_is_not_followed(tmp_path: Path) -> None:
         with pytest.raises(OllamaServerError) as caught:
             "".join(client.chat_stream(DEFAULT_MODEL, MESSAGES, format_schema=challenge_schema()))
         assert "does not follow" in str(caught.value)
-        assert len(server.requests_to(CHAT_PATH)) == 2  # the probe and this one: nothing more
+        sent = [r for r in server.requests if r.path == CHAT_PATH]
+        assert len(sent) == 2  # the probe and this one: nothing more
 
 
 def test_cancel_closes_the_connection_so_the_server_stops(tmp_path: Path) -> None:
@@ -148,3 +149,30 @@ def test_the_local_judge_on_the_openai_wire(tmp_path: Path) -> None:
     assert request.body["response_format"]["json_schema"]["schema"] == verdict_schema(payload)
     assert json.loads(reply.request_body) == request.body  # the outbox has the body as sent
     assert [v.passed for v in parse_verdicts(reply.raw_text, payload)] == [True]
+
+
+def test_a_judge_model_the_server_does_not_have_is_said_and_nothing_is_sent(
+    tmp_path: Path,
+) -> None:
+    """The structured-output probe meets the missing model first: the learner is told what
+    to load, in the server's terms, and no answer left this computer (nothing in the outbox)."""
+    from fakes.in_ram import InRamOutbox
+
+    from coach_gui.adapters.local_judge import OllamaJudge
+    from coach_gui.domain.judge_errors import LocalJudgeUnavailable
+    from coach_gui.domain.tier2 import tier2_payload
+
+    payload = tier2_payload(
+        [{"challenge": QUESTION, "answer": "kept traits add up", "core_assertions": ["a"]}],
+        allow_assertions=True,
+    )
+    with FakeOllama(wire="openai") as server:
+        outbox = InRamOutbox()
+        judge = OllamaJudge(_client(server, tmp_path), model="not-loaded", temperature=0.0,
+                            seed=1, keep_alive="5m", timeout_seconds=30, outbox=outbox)  # fmt: skip
+        with pytest.raises(LocalJudgeUnavailable) as caught:
+            judge.judge(payload)
+        judge.close()
+        assert server.judge_requests == [] and outbox.rows == {}
+    said = str(caught.value)
+    assert "no model 'not-loaded' loaded" in said and "Ollama" not in said
