@@ -220,6 +220,7 @@ class AppContext:
 
             return OpenAIClient(
                 tier1.url,
+                api_key=local_server_key(),
                 dialects=DialectMemory(self.data_dir / STRUCTURED_OUTPUT_FILE),
                 connect_timeout=tier1.connect_timeout_seconds,
                 read_timeout=timeout,
@@ -371,6 +372,25 @@ def key_store() -> KeyStore:
     from coach_gui.adapters.secrets import KeyStore
 
     return KeyStore()
+
+
+def local_server_key_store() -> KeyStore:
+    """The local model server's key in the OS keyring (Jan's Local API Server wants one;
+    most servers want none), kept like the Gemini key."""
+    from coach_gui.adapters.secrets import LOCAL_SERVER_KEY, KeyStore
+
+    return KeyStore(LOCAL_SERVER_KEY)
+
+
+def local_server_key() -> str | None:
+    """The stored local server key; None when none is stored or there is no keyring (a
+    server that wants one then says so, and the learner is told what to do)."""
+    from coach_gui.domain.judge_errors import KeyringUnavailable
+
+    try:
+        return local_server_key_store().get()
+    except KeyringUnavailable:
+        return None
 
 
 def note_store(kb: Path, data: Path) -> MarkdownNoteStore:

@@ -38,6 +38,7 @@ from coach_gui.domain.reply_json import json_object_text
 from coach_gui.domain.tier1_errors import (
     InvalidOllamaReply,
     OllamaNotRunning,
+    ServerKeyRefused,
     ServerModelMissing,
     ServerNotRunning,
     ServerReportedError,
@@ -214,7 +215,7 @@ class OpenAIClient(OllamaClient):
             response = self._http.post(CHAT_PATH, json=body, headers={"Connection": "close"})
         except httpx.HTTPError as exc:
             raise self._translate(exc, opening=True) from None
-        if response.status_code == 404:
+        if response.status_code in (401, 403, 404):
             raise self._status_error(response, CHAT_PATH, model)
         if response.status_code != 200:
             return False  # this dialect is refused; the next one is tried
@@ -263,6 +264,8 @@ class OpenAIClient(OllamaClient):
         return in_server_words(error)
 
     def _status_error(self, response: httpx.Response, path: str, model: str | None) -> Tier1Error:
+        if response.status_code in (401, 403):
+            return ServerKeyRefused(self.base_url)
         if response.status_code == 404 and model is not None and path == CHAT_PATH:
             return ServerModelMissing(model, self.base_url)
         if not response.is_redirect and response.status_code >= 400:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, emit_json, say
 from coach_gui.domain.errors import ConfigError
+
+if TYPE_CHECKING:
+    from coach_gui.services.doctor import Check
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,6 +30,20 @@ def _served(ollama: object, model: str) -> bool:
         return bool(ollama.has_model(model))  # type: ignore[attr-defined]
     except CoachError:
         return False
+
+
+def _local_server_key() -> Check:
+    from coach_gui.bootstrap import local_server_key_store
+    from coach_gui.services.doctor import Check
+
+    status = local_server_key_store().status()
+    if not status.usable:
+        return Check("local server key", True, f"{status.detail} ({status.backend})", warn=True)
+    if status.has_key:
+        return Check("local server key", True, "a key is set (never shown); sent to it only")
+    return Check("local server key", True,
+                 "none set (only a server that asks for one, like Jan, needs it: "
+                 "`coach key set --local-server`)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
             served = [m for m in served if _served(ollama, m)]
             if negotiate is not None and found[0].level == "ok" and served:
                 checks.append(check_structured_output(negotiate, tier1.url, served))
+        if tier1.server == "openai":
+            checks.append(_local_server_key())
         if not judge.local:
             checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
         proxy = check_environment_proxy(os.environ)

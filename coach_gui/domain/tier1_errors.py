@@ -214,3 +214,15 @@ def in_server_words(error: Tier1Error) -> Tier1Error:
     if isinstance(error, OllamaTimeout):
         return ServerTimeout(error.url, error.seconds)
     return error
+
+
+class ServerKeyRefused(Tier1Unavailable):
+    """The OpenAI-compatible server wants a key (HTTP 401/403): Jan does, by default."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(
+            f"The model server at {url} wants a key (in Jan: Settings, Local API Server, API "
+            "key): store the same key with `coach key set --local-server`; "
+            f"{_FALLBACK}."
+        )
+        self.url = url

@@ -295,12 +295,14 @@ VERDICT_SCHEMA: dict[str, Any] = {
 }
 
 
-# Bounds on the free text a schema-constrained runtime writes (a small model otherwise runs
-# on until its token limit): generous for any language, far below the reply limits.
-_REASON_CHARS = 600
-_FEEDBACK_CHARS = 1500
-_EVIDENCE_CHARS = 1000
-_MAX_EVIDENCE = 8
+# Bounds on the free text a schema-constrained runtime writes: a small model fills what it
+# is allowed to, so the bounds set the reply's length. SmolLM2 on llama.cpp ran a five-point
+# verdict to its 4,096-token limit (4 minutes on two cores) under 1,000-character evidence
+# spans x 8; evidence is a span of the learner's answer, a sentence or two at most.
+_REASON_CHARS = 240
+_FEEDBACK_CHARS = 480
+_EVIDENCE_CHARS = 240
+_MAX_EVIDENCE = 2
 
 
 def _fixed_int(value: int) -> dict[str, Any]:

@@ -131,6 +131,8 @@ class FakeOllama(LoopbackServer):
     # (/v1/chat/completions, server-sent events). Tests written against "/api/chat" run on
     # either: `inject` and `requests_to` read "/api/chat" as this wire's chat path.
     wire: str = "ollama"
+    # A key the OpenAI API wants as "Authorization: Bearer <key>" (Jan); None: no key.
+    api_key: str | None = None
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -376,6 +378,11 @@ class _Handler(BaseHTTPRequestHandler):
         probe = self.path == OPENAI_CHAT and _is_probe(body)
         fault = None if probe else self.fake._take_fault(self.path)
         try:
+            wanted = self.fake.api_key
+            given = self.headers.get("Authorization")
+            if wanted and self.path.startswith("/v1/") and given != f"Bearer {wanted}":
+                self._send_json(401, {"error": {"message": "Invalid API key"}})
+                return
             if fault and fault.fault is Fault.SERVER_ERROR:
                 self._send_json(500, {"error": "llama runner process has terminated"})
             elif fault and fault.fault is Fault.REDIRECT:

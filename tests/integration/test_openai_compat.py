@@ -176,3 +176,87 @@ def test_a_judge_model_the_server_does_not_have_is_said_and_nothing_is_sent(
         assert server.judge_requests == [] and outbox.rows == {}
     said = str(caught.value)
     assert "no model 'not-loaded' loaded" in said and "Ollama" not in said
+
+
+def test_a_server_that_wants_a_key_gets_the_one_in_the_keyring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Jan's Local API Server wants a key: without one the learner is told how to store it;
+    `coach key set --local-server` keeps it in the keyring (not the Gemini key's place), it
+    travels in a header, and never in a body the outbox keeps."""
+    import io
+
+    from fakes.coach_files import write_config
+
+    from coach_gui.bootstrap import build_context, key_store
+    from coach_gui.cli import main
+    from coach_gui.domain.tier1_errors import ServerKeyRefused
+
+    secret = "jan-local-key-123"
+    with FakeOllama(wire="openai", api_key=secret) as server:
+        write_config({"tier1": {**server.tier1_config(), "model": DEFAULT_MODEL}})
+        context = build_context()
+        with context.ollama_client() as client, pytest.raises(ServerKeyRefused) as caught:
+            client.models()
+        context.close()
+        said = str(caught.value)
+        assert "coach key set --local-server" in said and server.url in said
+
+        monkeypatch.setattr("sys.stdin", io.StringIO(secret + "\n"))
+        assert main(["key", "set", "--local-server"]) == 0
+        assert key_store().status().has_key is False  # the Gemini key's place is untouched
+        capsys.readouterr()
+        assert main(["doctor", "--json"]) in (0, 1)
+        out = capsys.readouterr().out
+        assert secret not in out
+        checks = {c["name"]: c for c in json.loads(out)["checks"]}
+        assert checks["local server key"]["detail"].startswith("a key is set")
+
+        server.queue_challenge(QUESTION)
+        context = build_context()
+        with context.ollama_client() as client:
+            assert client.models() == [DEFAULT_MODEL]
+            stream = client.chat_stream(DEFAULT_MODEL, MESSAGES, format_schema=challenge_schema())
+            body = stream.request_body()
+            assert parse_challenge_json("".join(stream)).text == QUESTION
+        context.close()
+        chats = [r for r in server.requests if r.path == CHAT_PATH]
+    assert chats and all(r.headers["Authorization"] == f"Bearer {secret}" for r in chats)
+    assert secret not in body and all(secret not in r.raw_body.decode() for r in chats)
+
+
+def test_doctor_shows_the_structured_output_level_per_server_and_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`coach doctor` says how each model of the server takes a schema, found by a probe
+    with no learner data and remembered: a lower level is a warning, never a failure."""
+    from fakes.coach_files import write_config
+
+    from coach_gui.cli import main
+
+    judge_model = "judge-model"
+    for formats, level, words in [
+        (("json_schema", "json_object"), "json_schema", "a strict JSON schema"),
+        ((), "prompt", "the schema said in the prompt only"),
+    ]:
+        with FakeOllama(wire="openai", openai_formats=formats,
+                        models=[DEFAULT_MODEL, judge_model]) as server:  # fmt: skip
+            write_config({
+                "tier1": {**server.tier1_config(), "model": DEFAULT_MODEL},
+                "judge": {"provider": "local", "localModel": judge_model},
+            })  # fmt: skip
+            capsys.readouterr()
+            main(["doctor", "--json"])
+            report = json.loads(capsys.readouterr().out)
+            probes = [r for r in server.requests if r.path == CHAT_PATH]
+        checks = {c["name"]: c for c in report["checks"]}
+        found = checks["structured output"]
+        assert [(i["model"], i["level"]) for i in found["items"]] == [
+            (DEFAULT_MODEL, level),
+            (judge_model, level),
+        ]
+        assert all(i["server"] == server.url for i in found["items"])
+        assert words in found["detail"] and found["ok"]
+        assert found["level"] == ("ok" if level == "json_schema" else "warn")
+        assert "OpenAI-compatible" in checks["ollama"]["detail"]
+        assert all("untrusted" not in json.dumps(r.body) for r in probes)  # no learner data

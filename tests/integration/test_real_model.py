@@ -48,7 +48,7 @@ def _coach(home: Path, config: Path, *args: str) -> subprocess.CompletedProcess[
     env = dict(os.environ, COACH_HOME=str(home), COACH_CONFIG=str(config))
     return subprocess.run(
         [sys.executable, "-m", "coach_gui", *args],
-        capture_output=True, text=True, env=env, timeout=600, check=False,
+        capture_output=True, text=True, env=env, timeout=900, check=False,
     )  # fmt: skip
 
 
