@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from coach_gui import paths
 from coach_gui.domain.errors import ConfigError
+from coach_gui.domain.local_servers import DEFAULT_CANDIDATES, Candidate, FoundServer
 from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
 if TYPE_CHECKING:
@@ -82,6 +83,9 @@ class AppContext:
     # judging service and the Gemini adapter; kept in step with `config` on every change.
     privacy: LivePrivacy = field(init=False, repr=False)
     clock: SystemClock = field(default_factory=SystemClock, repr=False)
+    # Where the Welcome and Settings look for running model servers (issue 31): each
+    # runtime's default port on loopback.
+    server_candidates: tuple[Candidate, ...] = field(default=DEFAULT_CANDIDATES, repr=False)
 
     def __post_init__(self) -> None:
         self.privacy = LivePrivacy(_switches(self.config))
@@ -228,6 +232,14 @@ class AppContext:
         return OllamaClient(
             tier1.url, connect_timeout=tier1.connect_timeout_seconds, read_timeout=timeout
         )
+
+    def find_local_servers(
+        self, cancelled: Callable[[], bool] = lambda: False
+    ) -> list[FoundServer]:
+        """The model servers running on this computer, with their models (slow: a worker's)."""
+        from coach_gui.adapters.discovery import find_servers
+
+        return find_servers(self.server_candidates, cancelled=cancelled)
 
     def tier1(self) -> OllamaTier1:
         from coach_gui.adapters.tier1_ollama import OllamaTier1

@@ -655,6 +655,7 @@ class MainWindow(QMainWindow):
             self,
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
+            server_finder=context.find_local_servers,
         )
 
         def another_folder() -> None:
