@@ -298,11 +298,12 @@ VERDICT_SCHEMA: dict[str, Any] = {
 # Bounds on the free text a schema-constrained runtime writes: a small model fills what it
 # is allowed to, so the bounds set the reply's length. SmolLM2 on llama.cpp ran a five-point
 # verdict to its 4,096-token limit (4 minutes on two cores) under 1,000-character evidence
-# spans x 8; evidence is a span of the learner's answer, a sentence or two at most.
-_REASON_CHARS = 240
-_FEEDBACK_CHARS = 480
-_EVIDENCE_CHARS = 240
-_MAX_EVIDENCE = 2
+# spans x 8. One span of the learner's answer shows a key point explained; a reason is a
+# sentence; feedback two or three. A five-point verdict is then at most ~550 tokens.
+_REASON_CHARS = 160
+_FEEDBACK_CHARS = 320
+_EVIDENCE_CHARS = 200
+_MAX_EVIDENCE = 1
 
 
 def _fixed_int(value: int) -> dict[str, Any]:
