@@ -53,11 +53,11 @@ from coach_gui.domain.challenges import (
     tier1_messages,
 )
 from coach_gui.domain.errors import CoachError
+from coach_gui.domain.fencing import new_boundary
 from coach_gui.domain.no_quote import NoQuoteCheck
 from coach_gui.domain.tier2 import (
     VERDICT_SCHEMA,
     judge_prompt,
-    new_boundary,
     tier2_payload,
     verdict_schema,
 )
@@ -132,6 +132,7 @@ def overhead(url: str, rounds: int) -> None:
         body = {"model": MODEL_ID, "messages": messages, "stream": True, "max_tokens": 160,
                 "temperature": 0.0, "seed": n}  # fmt: skip
         raw = with_dialect(dict(body), challenge_schema(), dialect)
+        _straight(url, raw)  # not counted: the server's prompt cache warm for both sides
         pair = [lambda b=body: _through_coach(client, b), lambda r=raw: _straight(url, r)]
         for turn in pair if n % 2 == 0 else pair[::-1]:  # interleaved, order alternating
             (coach if turn is pair[0] else straight).append(turn())
