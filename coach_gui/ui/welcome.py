@@ -260,8 +260,9 @@ class WelcomeDialog(QDialog):
             self,
             op=lambda _progress: save_config(changed, path),
             success=lambda _saved: self._server_saved(changed),
-            failure=lambda error: self.server_finder.status_label.setText(
-                f"The choice could not be saved: {error}"
+            failure=lambda _error: self.server_finder.status_label.setText(
+                f"The choice could not be saved to {path}: check that its folder can be "
+                "written, then choose again."
             ),
             lane=Lane.WRITER,
             name="save the model server",
