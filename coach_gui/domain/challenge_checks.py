@@ -28,7 +28,14 @@ MIN_WORDS = 3  # "Why?" and "Explain." ask nothing about the note
 MAX_WORDS = 55  # a question a learner reads at a glance; the essay seen was 60 words
 ECHO_RUN_WORDS = 7  # a run this long shared with the instructions is an echo, not a question
 
-_PLACEHOLDER = re.compile(r"<[^<>\n]{1,60}>|\{\{[^{}]*\}\}|\[(?:your|the|one|a)\b[^\]]*\]", re.I)
+# A slot in angle brackets made of words ("<one question>", "<your question here>",
+# "<question>"); not markup, which a learner may see as text ("<i>", "</i>", "<a href=…>").
+_PLACEHOLDER = re.compile(
+    r"<(?!(?:a|b|i|u|s|p|q|em|br|hr|li|ol|ul|tt|td|tr|th|sub|sup|del|ins|div|span|code|"
+    r"strong|small|mark|cite|abbr|pre)>)[^\W\d_][\w -]{1,58}>"
+    r"|\{\{[^{}]*\}\}|\[(?:your|the|one|a)\b[^\]]*\]",
+    re.I,
+)
 # The words of the schema and of a bare reply skeleton: a challenge made only of them is an
 # echo ("challenge", "explain", "question", "...").
 _SCHEMA_WORDS = frozenset(

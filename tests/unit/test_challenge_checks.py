@@ -30,6 +30,7 @@ MESSAGES = tier1_messages("Natural selection", "Body of the note.", ["One point.
     [
         ("<one question>", "placeholder"),
         ("Question: <your question here>", "placeholder"),
+        ("Why does <concept> matter?", "placeholder"),
         ("challenge", "own words"),
         ("What it is not", "neither a question nor a task"),
         ("Why?", "too short"),
@@ -48,6 +49,8 @@ def test_replies_that_are_not_challenges_are_rejected_with_a_reason(reply: str, 
         "Why can a process that only keeps or removes traits still produce new kinds?",
         "Explain in your own words how a small advantage spreads through a population.",
         "Imagine a valley that grows colder. Predict which animals leave more young.",
+        # Markup is text to show as written (the injection tests), not a placeholder.
+        "<i>Not italic</i> &amp; <a href='https://evil.example'>why</a> does it last?",
         *(q for note in NOTES for q in note.honest),
     ],
 )
