@@ -301,7 +301,7 @@ SETTING_NAMES = {
     "kb.path": "Notes folder",
     "kb.newNotesFolder": "Folder for new notes",
     "tier1.server": "Local model server",
-    "tier1.ollamaUrl": "Server address",
+    "tier1.ollamaUrl": "Local server address",
     "tier1.model": "Local model",
     "tier1.temperature": "Local model temperature",
     "tier1.seed": "Local model seed",

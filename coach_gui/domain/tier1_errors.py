@@ -62,7 +62,7 @@ class OllamaNotLoopback(ConfigError, Tier1Unavailable):
             "Ollama must run on this computer, so Coach refuses to contact "
             f"{url}: set it to http://127.0.0.1:11434 (or another localhost address)",
             key="tier1.ollamaUrl",
-            label="Server address",
+            label="Local server address",
         )
 
 
@@ -107,7 +107,7 @@ class InvalidOllamaReply(Tier1Error):
         self.detail = detail
         super().__init__(
             f"Ollama sent a reply Coach cannot read ({detail}). Try again; if it keeps "
-            "happening, update Ollama or check that the Server address in Settings is "
+            "happening, update Ollama or check that the Local server address in Settings is "
             "Ollama's."
         )
 
@@ -183,7 +183,7 @@ class ServerInvalidReply(InvalidOllamaReply):
     def __init__(self, detail: str) -> None:
         Tier1Error.__init__(
             self, f"The model server sent a reply Coach cannot read ({detail}). Try again; "
-            "if it keeps happening, check that the Server address in Settings "
+            "if it keeps happening, check that the Local server address in Settings "
             "is the server's."
         )  # fmt: skip
         self.detail = detail

@@ -127,7 +127,7 @@ class SettingsDialog(QDialog):
         self.ollama_url = self._text(
             tier1,
             "tier1.ollamaUrl",
-            "&Server address",
+            "L&ocal server address",
             "Where the model server listens; it must be on this computer",
         )
         self.tier1_model = self._text(
