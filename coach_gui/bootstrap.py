@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from coach_gui import paths
 from coach_gui.domain.errors import ConfigError
-from coach_gui.domain.local_servers import DEFAULT_CANDIDATES, Candidate, FoundServer
 from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from coach_gui.adapters.vault_watch import VaultWatcher
     from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
+    from coach_gui.domain.local_servers import Candidate, FoundServer
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 
@@ -85,7 +85,9 @@ class AppContext:
     clock: SystemClock = field(default_factory=SystemClock, repr=False)
     # Where the Welcome and Settings look for running model servers (issue 31): each
     # runtime's default port on loopback.
-    server_candidates: tuple[Candidate, ...] = field(default=DEFAULT_CANDIDATES, repr=False)
+    # None: each runtime's default port (domain/local_servers.py, imported when first asked,
+    # so the first paint does not wait on it).
+    server_candidates: tuple[Candidate, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.privacy = LivePrivacy(_switches(self.config))
@@ -238,8 +240,10 @@ class AppContext:
     ) -> list[FoundServer]:
         """The model servers running on this computer, with their models (slow: a worker's)."""
         from coach_gui.adapters.discovery import find_servers
+        from coach_gui.domain.local_servers import DEFAULT_CANDIDATES
 
-        return find_servers(self.server_candidates, cancelled=cancelled)
+        candidates = self.server_candidates or DEFAULT_CANDIDATES
+        return find_servers(candidates, cancelled=cancelled)
 
     def tier1(self) -> OllamaTier1:
         from coach_gui.adapters.tier1_ollama import OllamaTier1
