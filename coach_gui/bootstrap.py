@@ -40,10 +40,12 @@ if TYPE_CHECKING:
     from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
     from coach_gui.domain.sync_pairing import Pairing
+    from coach_gui.domain.local_servers import Candidate, FoundServer
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 
 LOG_FILE_NAME = "coach.log"
+STRUCTURED_OUTPUT_FILE = "structured_output.json"  # what each local server took (issue 31)
 
 
 _PROCESS_STARTED = datetime.now(UTC)
@@ -83,6 +85,11 @@ class AppContext:
     privacy: LivePrivacy = field(init=False, repr=False)
     clock: SystemClock = field(default_factory=SystemClock, repr=False)
     _sync_key: KeyringSyncKey | None = field(default=None, repr=False)
+    # Where the Welcome and Settings look for running model servers (issue 31): each
+    # runtime's default port on loopback.
+    # None: each runtime's default port (domain/local_servers.py, imported when first asked,
+    # so the first paint does not wait on it).
+    server_candidates: tuple[Candidate, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.privacy = LivePrivacy(_switches(self.config))
@@ -226,16 +233,36 @@ class AppContext:
         """Make `folder` the notes folder of this context (the caller saves the config)."""
         self.notes = note_store(folder, self.data_dir)
 
-    def ollama_client(self) -> OllamaClient:
-        """A client for the configured Ollama (loopback only; connects on first use)."""
+    def ollama_client(self, *, read_timeout: float | None = None) -> OllamaClient:
+        """A client for the configured local model server, in its wire format (loopback
+        only; connects on first use)."""
         from coach_gui.adapters.ollama import OllamaClient
 
         tier1 = self.config.tier1
+        timeout = tier1.read_timeout_seconds if read_timeout is None else read_timeout
+        if tier1.server == "openai":
+            from coach_gui.adapters.openai_compat import DialectMemory, OpenAIClient
+
+            return OpenAIClient(
+                tier1.url,
+                api_key=local_server_key(),
+                dialects=DialectMemory(self.data_dir / STRUCTURED_OUTPUT_FILE),
+                connect_timeout=tier1.connect_timeout_seconds,
+                read_timeout=timeout,
+            )
         return OllamaClient(
-            tier1.ollama_url,
-            connect_timeout=tier1.connect_timeout_seconds,
-            read_timeout=tier1.read_timeout_seconds,
+            tier1.url, connect_timeout=tier1.connect_timeout_seconds, read_timeout=timeout
         )
+
+    def find_local_servers(
+        self, cancelled: Callable[[], bool] = lambda: False
+    ) -> list[FoundServer]:
+        """The model servers running on this computer, with their models (slow: a worker's)."""
+        from coach_gui.adapters.discovery import find_servers
+        from coach_gui.domain.local_servers import DEFAULT_CANDIDATES
+
+        candidates = self.server_candidates or DEFAULT_CANDIDATES
+        return find_servers(candidates, cancelled=cancelled)
 
     def tier1(self) -> OllamaTier1:
         from coach_gui.adapters.tier1_ollama import OllamaTier1
@@ -281,6 +308,7 @@ class AppContext:
                 config,
                 self.config.tier1,
                 self.outbox(),
+                client=self.ollama_client(read_timeout=config.local_timeout_seconds),
                 assertions_allowed=self.privacy.include_assertions if live else None,
                 enabled_now=self.privacy.judge_enabled if live else None,
                 still_current=current if live else None,
@@ -380,6 +408,25 @@ def key_store() -> KeyStore:
     from coach_gui.adapters.secrets import KeyStore
 
     return KeyStore()
+
+
+def local_server_key_store() -> KeyStore:
+    """The local model server's key in the OS keyring (Jan's Local API Server wants one;
+    most servers want none), kept like the Gemini key."""
+    from coach_gui.adapters.secrets import LOCAL_SERVER_KEY, KeyStore
+
+    return KeyStore(LOCAL_SERVER_KEY)
+
+
+def local_server_key() -> str | None:
+    """The stored local server key; None when none is stored or there is no keyring (a
+    server that wants one then says so, and the learner is told what to do)."""
+    from coach_gui.domain.judge_errors import KeyringUnavailable
+
+    try:
+        return local_server_key_store().get()
+    except KeyringUnavailable:
+        return None
 
 
 def note_store(kb: Path, data: Path) -> MarkdownNoteStore:

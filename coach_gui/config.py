@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coach_gui.domain.errors import ConfigError
 
@@ -104,6 +104,10 @@ class KnowledgeBaseConfig(_Section):
 
 
 class Tier1Config(_Section):
+    # Which wire format the local model server speaks (DESIGN §5, issue 31): Ollama's own
+    # API, or OpenAI's (LM Studio, llama.cpp's llama-server, Jan, vLLM, GPT4All, Ollama's /v1).
+    server: Literal["ollama", "openai"] = "ollama"
+    # The server's loopback address; "url" and its old name "ollamaUrl" are both read.
     ollama_url: str = Field(default="http://127.0.0.1:11434", alias="ollamaUrl")
     model: str = Field(default="llama3.2:3b", min_length=1)
     temperature: float = Field(default=0.7, ge=0.0, le=2.0)
@@ -115,10 +119,27 @@ class Tier1Config(_Section):
     follow_ups: bool = Field(default=True, alias="followUps")
     max_regenerations: int = Field(default=2, ge=0, le=10, alias="maxRegenerations")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _url_by_either_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "url" in data:
+            data = dict(data)
+            url = data.pop("url")
+            if "ollamaUrl" in data and data["ollamaUrl"] != url:
+                raise ValueError(
+                    "give the server's address once, as url (ollamaUrl is its old name)"
+                )
+            data["ollamaUrl"] = url
+        return data
+
     @field_validator("ollama_url")
     @classmethod
     def _loopback_only(cls, value: str) -> str:
         return check_loopback_url(value)
+
+    @property
+    def url(self) -> str:
+        return self.ollama_url
 
 
 def local_model_name(model: str) -> str:
@@ -279,7 +300,8 @@ SECTION_NAMES = {
 SETTING_NAMES = {
     "kb.path": "Notes folder",
     "kb.newNotesFolder": "Folder for new notes",
-    "tier1.ollamaUrl": "Ollama address",
+    "tier1.server": "Local model server",
+    "tier1.ollamaUrl": "Local server address",
     "tier1.model": "Local model",
     "tier1.temperature": "Local model temperature",
     "tier1.seed": "Local model seed",

@@ -85,6 +85,14 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
             tasks.collect_automatically()
 
 
+@pytest.fixture(params=["ollama", "openai"])
+def wire(request: pytest.FixtureRequest) -> str:
+    """The local model server's wire format (issue 31): every test that asks for it runs
+    against Ollama's native API and against the OpenAI-compatible one. A test about one
+    format only says so with `pytest.mark.parametrize("wire", [...])`."""
+    return str(request.param)
+
+
 @pytest.fixture(autouse=True)
 def contexts_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Close the journal of every app context a test built (the window leaves its context to

@@ -9,7 +9,6 @@ as one of our `JudgeError`s, raised outside the vendor's `except` so no vendor e
 
 from __future__ import annotations
 
-import copy
 import logging
 import re
 import threading
@@ -50,13 +49,13 @@ from coach_gui.domain.judge_errors import (
 )
 from coach_gui.domain.judge_wait import JudgeWait
 from coach_gui.domain.tier2 import (
-    VERDICT_SCHEMA,
     OutboxEntry,
     OutboxOutcome,
     PayloadRejected,
     Tier2Payload,
     judge_prompt,
     revalidated,
+    verdict_schema,
 )
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.ports.judge import JudgeOutbox
@@ -255,7 +254,7 @@ class GeminiJudge:
                 else types.ThinkingConfig(thinking_budget=self.thinking_budget)
             ),
             response_mime_type="application/json",
-            response_json_schema=copy.deepcopy(VERDICT_SCHEMA),
+            response_json_schema=verdict_schema(checked),
         )
         pending = _Pending(model=self.model, payload=checked.canonical())
         pending.deadline = time.monotonic() + self.whole_wait_seconds

@@ -3,7 +3,8 @@ loopback Ollama, for learners who want nothing to leave.
 
 It is held to the same rules as the Gemini judge (DESIGN §4): every payload is rebuilt
 through `tier2_payload`, the prompt is the same fenced prompt, the reply must match the same
-`VERDICT_SCHEMA` (sent as Ollama's `format`), the request body is written to the outbox
+schema made for each request (`verdict_schema`, sent as Ollama's `format` or
+OpenAI's `response_format`), the request body is written to the outbox
 (marked `local`) before it is sent, and the reply is returned unparsed for the same verdict
 rule. Ollama is reached only through `OllamaClient`, which refuses anything but loopback.
 Every Ollama failure leaves as one of our `JudgeError`s, in the learner's words.
@@ -11,7 +12,6 @@ Every Ollama failure leaves as one of our `JudgeError`s, in the learner's words.
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 import time
@@ -38,15 +38,17 @@ from coach_gui.domain.tier1_errors import (
     OllamaNotRunning,
     OllamaServerError,
     OllamaTimeout,
+    ServerModelMissing,
+    ServerNotRunning,
     Tier1Error,
 )
 from coach_gui.domain.tier2 import (
-    VERDICT_SCHEMA,
     OutboxEntry,
     OutboxOutcome,
     Tier2Payload,
     judge_prompt,
     revalidated,
+    verdict_schema,
 )
 from coach_gui.domain.verdicts import JudgeResponse
 from coach_gui.services.ports.judge import JudgeOutbox
@@ -111,14 +113,18 @@ class OllamaJudge:
         assertions_allowed: bool | Callable[[], bool] | None = None,
         enabled_now: Callable[[], bool] | None = None,
         still_current: Callable[[], bool] | None = None,
+        client: OllamaClient | None = None,
     ) -> OllamaJudge:
+        """`client`: the configured model server in its wire format (bootstrap builds it);
+        without one, Ollama at `tier1.url`."""
         if not judge.enabled:
             raise JudgeDisabled()
-        client = OllamaClient(
-            tier1.ollama_url,
-            connect_timeout=tier1.connect_timeout_seconds,
-            read_timeout=judge.local_timeout_seconds,
-        )
+        if client is None:
+            client = OllamaClient(
+                tier1.url,
+                connect_timeout=tier1.connect_timeout_seconds,
+                read_timeout=judge.local_timeout_seconds,
+            )
         return cls(
             client,
             model=judge.local_model,
@@ -168,13 +174,17 @@ class OllamaJudge:
             raise refused
         checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
         system, user = judge_prompt(checked, boundary or new_boundary())
-        stream = self._client.chat_stream(
-            self.model,
-            [{"role": "system", "content": system}, {"role": "user", "content": user}],
-            format_schema=copy.deepcopy(VERDICT_SCHEMA),
-            options=self._options,
-            keep_alive=self._keep_alive,
-        )
+        try:  # an OpenAI-compatible server may be asked first how it takes a schema (a
+            # probe with no learner data): a server down or without the model says so here
+            stream = self._client.chat_stream(
+                self.model,
+                [{"role": "system", "content": system}, {"role": "user", "content": user}],
+                format_schema=verdict_schema(checked),
+                options=self._options,
+                keep_alive=self._keep_alive,
+            )
+        except Tier1Error as error:
+            raise self._translate(error) from None  # nothing of the answer was sent
         body = stream.request_body()
         refused = self._refuse_now()  # switched off, replaced or cancelled meanwhile
         if refused is not None:
@@ -249,6 +259,16 @@ class OllamaJudge:
         log.info("local judge request failed: %s", type(error).__name__)
         if isinstance(error, GenerationCancelled):
             return JudgeCancelled()
+        if isinstance(error, ServerNotRunning):  # an OpenAI-compatible server (issue 31)
+            return LocalJudgeUnavailable(
+                f"no model server answers at {error.url}; start it (LM Studio: Developer "
+                "tab, Start server; llama.cpp: llama-server; Jan: Local API Server)"
+            )
+        if isinstance(error, ServerModelMissing):
+            return LocalJudgeUnavailable(
+                f"the model server has no model '{error.model}' loaded; load it there, or "
+                "choose another judge model in Settings"
+            )
         if isinstance(error, OllamaNotRunning):
             return LocalJudgeUnavailable(
                 f"Ollama is not running at {error.url}; start it with `ollama serve`"

@@ -32,6 +32,7 @@ from coach_gui.domain.sync import SyncError
 
 SERVICE = "coach"
 GEMINI_API_KEY = "gemini_api_key"
+LOCAL_SERVER_KEY = "local_server_key"  # a local OpenAI-compatible server's key (Jan wants one)
 EVAL_SIGNING_KEY = "eval_signing_key"  # the signing key's username (its first use)
 _KEY_BYTES = 32
 _MIN_PRIORITY = 1  # keyring's own advice: "a priority of one or greater is recommended"

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, emit_json, say
 from coach_gui.domain.errors import ConfigError
+
+if TYPE_CHECKING:
+    from coach_gui.services.doctor import Check
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,6 +21,29 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
+
+
+def _served(ollama: object, model: str) -> bool:
+    from coach_gui.domain.errors import CoachError
+
+    try:
+        return bool(ollama.has_model(model))  # type: ignore[attr-defined]
+    except CoachError:
+        return False
+
+
+def _local_server_key() -> Check:
+    from coach_gui.bootstrap import local_server_key_store
+    from coach_gui.services.doctor import Check
+
+    status = local_server_key_store().status()
+    if not status.usable:
+        return Check("local server key", True, f"{status.detail} ({status.backend})", warn=True)
+    if status.has_key:
+        return Check("local server key", True, "a key is set (never shown); sent to it only")
+    return Check("local server key", True,
+                 "none set (only a server that asks for one, like Jan, needs it: "
+                 "`coach key set --local-server`)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         check_local_judge,
         check_notes,
         check_ollama,
+        check_structured_output,
     )
 
     checks: list[Check] = []
@@ -45,12 +73,20 @@ def run(args: argparse.Namespace) -> int:
         checks.append(check_notes(context.notes))
         checks.append(check_journal(lambda: context.journal, str(context.journal_path)))
         judge = context.config.judge
+        tier1 = context.config.tier1
         with context.ollama_client() as ollama:
-            checks.extend(
-                check_ollama(ollama, context.config.tier1.ollama_url, context.config.tier1.model)
-            )
+            found = check_ollama(ollama, tier1.url, tier1.model, tier1.server)
+            checks.extend(found)
             if judge.local:
-                checks.append(check_local_judge(ollama, judge.local_model, enabled=judge.enabled))
+                checks.append(check_local_judge(ollama, judge.local_model, enabled=judge.enabled,
+                                                server=tier1.server, url=tier1.url))  # fmt: skip
+            negotiate = getattr(ollama, "dialect", None)
+            served = [m for m, on in ((tier1.model, True), (judge.local_model, judge.local)) if on]
+            served = [m for m in served if _served(ollama, m)]
+            if negotiate is not None and found[0].level == "ok" and served:
+                checks.append(check_structured_output(negotiate, tier1.url, served))
+        if tier1.server == "openai":
+            checks.append(_local_server_key())
         if not judge.local:
             checks.append(check_judge_endpoint(judge.enabled, judge.base_url))
         proxy = check_environment_proxy(os.environ)

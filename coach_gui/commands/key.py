@@ -1,4 +1,6 @@
-"""`coach key set|clear|status`: the Gemini API key in the OS keyring, never printed."""
+"""`coach key set|clear|status [--local-server]`: the Gemini API key (or, with
+`--local-server`, the local model server's key: Jan wants one) in the OS keyring, never
+printed."""
 
 from __future__ import annotations
 
@@ -13,21 +15,27 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser("key", help="store, remove or check the Gemini API key")
     parser.add_argument("action", choices=("set", "clear", "status"))
     parser.add_argument("--json", action="store_true", help="print one JSON object (status)")
+    parser.add_argument(
+        "--local-server",
+        action="store_true",
+        help="the local model server's key instead (Jan's Local API Server wants one)",
+    )
     parser.set_defaults(run=run)
 
 
-def _read_key() -> str:
+def _read_key(what: str) -> str:
     if sys.stdin.isatty():
-        return getpass.getpass("Gemini API key (not shown): ")
+        return getpass.getpass(f"{what} (not shown): ")
     return sys.stdin.read()
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import key_store
+    from coach_gui.bootstrap import key_store, local_server_key_store
 
-    store = key_store()
+    local = bool(getattr(args, "local_server", False))
+    store = local_server_key_store() if local else key_store()
     if args.action == "set":
-        key = _read_key()
+        key = _read_key("Local model server key" if local else "Gemini API key")
         if not key.strip():
             raise UsageError("no key on standard input; e.g. `coach key set < keyfile`")
         store.set(key)

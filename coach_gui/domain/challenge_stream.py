@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from coach_gui.domain.challenge_checks import ChallengeChecks
 from coach_gui.domain.challenges import MAX_CHALLENGE_CHARS, ParsedChallenge, parse_challenge_json
 from coach_gui.domain.no_quote import NoQuoteCheck, QuoteFinding, token_weights
 from coach_gui.domain.text_segments import UNITS_PER_WORD
@@ -32,12 +33,31 @@ _KEY = re.compile(r'"challenge"\s*:\s*"')
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-class QuoteRejected(Tier1Error):
+class ChallengeRejected(Tier1Error):
+    """A reply that may not reach the learner; `reason` says why (recorded, shown, and
+    given to the model when it is asked again)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        self.reason = reason
+        super().__init__(message)
+
+
+class QuoteRejected(ChallengeRejected):
     """A challenge broke the no-quote rule; `finding` says how."""
 
     def __init__(self, finding: QuoteFinding) -> None:
         self.finding = finding
-        super().__init__(f"The challenge was too close to your note ({finding.reason}).")
+        super().__init__(
+            finding.reason, f"The challenge was too close to your note ({finding.reason})."
+        )
+
+
+class NotAChallenge(ChallengeRejected):
+    """A reply that is not a challenge: an echo of the prompt, not a question or task, far
+    too short or too long (`challenge_checks`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, f"The model's reply was not a usable challenge ({reason}).")
 
 
 def partial_json_string(raw: str, start: int) -> tuple[str, bool]:
@@ -74,8 +94,9 @@ def partial_json_string(raw: str, start: int) -> tuple[str, bool]:
 class ChallengeStream:
     """Feed raw reply pieces; get back text that is safe to show, as it becomes safe."""
 
-    def __init__(self, check: NoQuoteCheck) -> None:
+    def __init__(self, check: NoQuoteCheck, checks: ChallengeChecks | None = None) -> None:
         self._check = check
+        self._checks = checks
         self._raw = ""
         self._shown = ""
         self._run_units = check.max_shared_words * UNITS_PER_WORD
@@ -107,6 +128,8 @@ class ChallengeStream:
         finding = self._check.check(text)
         if finding is not None and (finding.rule == "shared_run" or closed):
             raise QuoteRejected(finding)
+        if closed:  # whole: checked before any of it is shown
+            self._check_is_challenge(" ".join(text.split()))
         safe = " ".join(text.split()) if closed else self._safe_prefix(text)
         if len(safe) <= len(self._shown) or not safe.startswith(self._shown):
             return ""
@@ -134,4 +157,10 @@ class ChallengeStream:
         finding = self._check.check(parsed.text)
         if finding is not None:
             raise QuoteRejected(finding)
+        self._check_is_challenge(parsed.text)
         return parsed
+
+    def _check_is_challenge(self, text: str) -> None:
+        problem = self._checks.problem(text) if self._checks is not None else None
+        if problem is not None:
+            raise NotAChallenge(problem)

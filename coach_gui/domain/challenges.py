@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from coach_gui.domain.fencing import FENCE_PREFIX, fence
 from coach_gui.domain.records import Record
+from coach_gui.domain.reply_json import json_object_text
 from coach_gui.domain.tier1_errors import InvalidChallengeReply
 
 MAX_CHALLENGE_CHARS = 1000
@@ -66,6 +67,31 @@ CHALLENGE_SCHEMA: dict[str, Any] = {
 }
 
 
+# What the per-request schema lets a model write: room for a long question in any script
+# (a 55-word English question is ~350 characters), and no room for an essay.
+SCHEMA_MAX_CHARS = 500
+SCHEMA_MIN_CHARS = 5
+
+
+def challenge_schema(kind: ChallengeKind | None = None) -> dict[str, Any]:
+    """The schema made for one request (issue 31): the challenge's length bounded, and its
+    kind fixed when the request asks for one kind. `challenge_checks` still reads the text."""
+    kinds = [kind.value] if kind is not None else [k.value for k in ChallengeKind]
+    return {
+        "type": "object",
+        "properties": {
+            "challenge": {
+                "type": "string",
+                "minLength": SCHEMA_MIN_CHARS,
+                "maxLength": SCHEMA_MAX_CHARS,
+            },
+            "kind": {"type": "string", "enum": kinds},
+        },
+        "required": ["challenge", "kind"],
+        "additionalProperties": False,
+    }
+
+
 class ParsedChallenge(Record):
     text: str
     kind: ChallengeKind
@@ -79,6 +105,7 @@ class _Reply(BaseModel):
 
 def parse_challenge_json(text: str) -> ParsedChallenge:
     """The challenge in a Tier 1 reply; InvalidChallengeReply says what was wrong."""
+    text = json_object_text(text)
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
@@ -123,7 +150,9 @@ def _system_prompt(boundary: str) -> str:
         "else in your own words.\n"
         "Write the question in the language the note is written in, whatever language "
         "these instructions are in.\n"
-        'Reply with JSON only: {"challenge": "<one question>", "kind": "<kind>"}.'
+        # No placeholder a model could copy to the learner's screen (issue 31).
+        'Reply with JSON only: an object whose "challenge" key holds the question you '
+        'wrote and whose "kind" key holds its kind.'
     )
 
 

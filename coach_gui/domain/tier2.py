@@ -211,11 +211,12 @@ def _system_instruction(boundary: str) -> str:
         'Language. Write every "reason", "explanation" and "feedback" in the language of '
         "the learner's answer to that item, whatever language the challenge, the assertions "
         "or these instructions are in. Evidence stays exactly as the answer wrote it.\n"
-        "Reply with JSON only, grading every item exactly once under its index:\n"
-        '{"items": [{"index": 0, "assessments": [{"assertion": 0, "status": "explained", '
-        '"evidence": ["words copied from the answer"], "reason": "..."}], "gaps": '
-        '[{"assertion": null, "problem": "unexplained" or "wrong", "explanation": "..."}], '
-        '"verdict": "pass" or "fail", "feedback": "..."}]}'
+        # No example reply with placeholder text: small models copied it as their evidence
+        # (issue 31); the per-request schema says the shape exactly.
+        'Reply with JSON only: an object whose "items" list grades every item exactly once, '
+        'in index order; each entry has the keys "index", "assessments", "gaps", "verdict" '
+        'and "feedback" described above, and each assessment the keys "assertion", '
+        '"status", "evidence" and "reason".'
     )
 
 
@@ -292,6 +293,88 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "required": ["items"],
     "additionalProperties": False,
 }
+
+
+# Bounds on the free text a schema-constrained runtime writes: a small model fills what it
+# is allowed to, so the bounds set the reply's length. SmolLM2 on llama.cpp ran a five-point
+# verdict to its 4,096-token limit (4 minutes on two cores) under 1,000-character evidence
+# spans x 8. One span of the learner's answer shows a key point explained; a reason is a
+# sentence; feedback two or three. A five-point verdict is then at most ~550 tokens.
+_REASON_CHARS = 160
+_FEEDBACK_CHARS = 320
+_EVIDENCE_CHARS = 200
+_MAX_EVIDENCE = 1
+
+
+def _fixed_int(value: int) -> dict[str, Any]:
+    """An integer that can only be `value` (minimum = maximum: both Gemini and llama.cpp's
+    grammar take it; an integer enum is not accepted everywhere)."""
+    return {"type": "integer", "minimum": value, "maximum": value}
+
+
+def _text_schema(max_chars: int) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_chars}
+
+
+def _fixed_array(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """An array of exactly these entries, in this order."""
+    return {"type": "array", "prefixItems": entries, "minItems": len(entries),
+            "maxItems": len(entries)}  # fmt: skip
+
+
+def _assessment_for(assertion: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "assertion": _fixed_int(assertion),
+            "status": {"type": "string", "enum": ["explained", "unexplained", "wrong"]},
+            "evidence": {
+                "type": "array",
+                "items": _text_schema(_EVIDENCE_CHARS),
+                "maxItems": _MAX_EVIDENCE,
+            },
+            "reason": _text_schema(_REASON_CHARS),
+        },
+        "required": ["assertion", "status", "evidence", "reason"],
+        "additionalProperties": False,
+    }
+
+
+def _item_schema(index: int, item: Tier2Item) -> dict[str, Any]:
+    if item.core_assertions is None:  # graded against the challenge: gaps, no assessments
+        assessments: dict[str, Any] = {"type": "array", "items": _ASSESSMENT_SCHEMA,
+                                       "maxItems": 0}  # fmt: skip
+        gaps: dict[str, Any] = {"type": "array", "items": _GAP_SCHEMA}
+    else:  # exactly one assessment per sent assertion, in order; gaps come from them
+        count = len(item.core_assertions)
+        assessments = _fixed_array([_assessment_for(n) for n in range(count)])
+        gaps = {"type": "array", "items": _GAP_SCHEMA, "maxItems": 0}
+    return {
+        "type": "object",
+        "properties": {
+            "index": _fixed_int(index),
+            "assessments": assessments,
+            "gaps": gaps,
+            "verdict": {"type": "string", "enum": ["pass", "fail"]},
+            "feedback": _text_schema(_FEEDBACK_CHARS),
+        },
+        "required": ["index", "assessments", "gaps", "verdict", "feedback"],
+        "additionalProperties": False,
+    }
+
+
+def verdict_schema(payload: Tier2Payload) -> dict[str, Any]:
+    """The response schema made for this request (DESIGN §4): exactly one item per sent item
+    with its index fixed, and per item exactly one assessment per sent assertion, in order,
+    with its assertion index fixed. A runtime that constrains its output by the schema can
+    then only write a verdict of the right shape; the domain still checks all of it."""
+    items = [_item_schema(n, item) for n, item in enumerate(payload.items)]
+    return {
+        "type": "object",
+        "properties": {"items": _fixed_array(items)},
+        "required": ["items"],
+        "additionalProperties": False,
+    }
 
 
 # --- what the outbox keeps of each request ---------------------------------------------------

@@ -22,6 +22,7 @@ from pydantic import Field, ValidationError
 from coach_gui.domain.evidence import FoldedAnswer
 from coach_gui.domain.judge_errors import MalformedVerdict
 from coach_gui.domain.records import Record
+from coach_gui.domain.reply_json import json_object_text
 from coach_gui.domain.tier2 import Tier2Item, Tier2Payload
 
 Problem = Literal["unexplained", "wrong"]
@@ -237,7 +238,7 @@ def parse_verdicts(raw_text: str, payload: Tier2Payload) -> list[ItemVerdict]:
     trusted as a verdict on exactly these items.
     """
     try:
-        reply = _Reply.model_validate_json(raw_text)
+        reply = _Reply.model_validate_json(json_object_text(raw_text))
     except ValidationError as error:
         raise MalformedVerdict(_first_problem(error)) from None
     count = len(payload.items)

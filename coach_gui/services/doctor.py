@@ -85,31 +85,70 @@ def check_journal(open_journal: Callable[[], JournalHealth], location: str) -> C
     )
 
 
-def check_ollama(ollama: Tier1Health, url: str, model: str) -> list[Check]:
-    """Ollama reachable, its version, the configured model installed. Practice works
-    without them (built-in challenges), so these are warnings, never failures."""
+def _get_model(server: str, model: str, url: str) -> str:
+    """What to do when `model` is missing, in the server's own terms."""
+    if server == "openai":
+        return (
+            f"the model server at {url} has no model '{model}' loaded: load it there (LM "
+            "Studio: the Developer tab) or choose one of its models in Settings"
+        )
+    return f"{model} is not installed: run `ollama pull {model}`"
+
+
+def check_ollama(ollama: Tier1Health, url: str, model: str, server: str = "ollama") -> list[Check]:
+    """The local model server reachable, what it is, the configured model there. Practice
+    works without them (built-in challenges), so these are warnings, never failures."""
     try:
         version = ollama.version()
     except CoachError as exc:
         return [Check("ollama", True, f"{exc}", warn=True)]
-    checks = [Check("ollama", True, f"Ollama {version} at {url}")]
+    what = f"Ollama {version}" if server == "ollama" else f"an {version} model server"
+    checks = [Check("ollama", True, f"{what} at {url}")]
     try:
         present = ollama.has_model(model)
     except CoachError as exc:
         return [*checks, Check("tier1 model", True, str(exc), warn=True)]
     if present:
-        checks.append(Check("tier1 model", True, f"{model} is installed"))
+        there = "is installed" if server == "ollama" else "is served there"
+        checks.append(Check("tier1 model", True, f"{model} {there}"))
     else:
         checks.append(
             Check(
                 "tier1 model",
                 True,
-                f"{model} is not installed: run `ollama pull {model}` (until then practice "
-                "uses built-in challenges)",
+                f"{_get_model(server, model, url)} (until then practice uses built-in challenges)",
                 warn=True,
             )
         )
     return checks
+
+
+# How each structured-output level of an OpenAI-compatible server reads (issue 31).
+STRUCTURED_OUTPUT_LEVELS = {
+    "json_schema": "a strict JSON schema (the best: replies cannot leave the schema)",
+    "json_object_schema": "JSON mode with a schema (llama.cpp's way)",
+    "json_object": "JSON mode, the schema said in the prompt",
+    "prompt": "the schema said in the prompt only (replies are checked; more are refused)",
+}
+
+
+def check_structured_output(negotiate: Callable[[str], str], url: str, models: list[str]) -> Check:
+    """The structured-output level each model of an OpenAI-compatible server takes, found
+    by a probe with no learner data (or remembered). Coach works at every level, so a
+    lower one is a warning."""
+    found: list[dict[str, str]] = []
+    for model in dict.fromkeys(models):
+        try:
+            level = negotiate(model)
+        except CoachError as exc:
+            return Check("structured output", True, f"not checked: {exc}", warn=True)
+        found.append({"server": url, "model": model, "level": level})
+    detail = "; ".join(
+        f"{f['model']} at {url}: {STRUCTURED_OUTPUT_LEVELS.get(f['level'], f['level'])}"
+        for f in found
+    )
+    weak = any(f["level"] in ("json_object", "prompt") for f in found)
+    return Check("structured output", True, detail, warn=weak, items=tuple(found))
 
 
 def check_keyring(
@@ -129,8 +168,10 @@ def check_keyring(
     return checks
 
 
-def check_local_judge(ollama: Tier1Health, model: str, *, enabled: bool) -> Check:
-    """The judge on this computer (`judge.provider: local`): its model installed in Ollama."""
+def check_local_judge(
+    ollama: Tier1Health, model: str, *, enabled: bool, server: str = "ollama", url: str = ""
+) -> Check:
+    """The judge on this computer (`judge.provider: local`): its model on the local server."""
     try:
         present = ollama.has_model(model)
     except CoachError as exc:
@@ -140,8 +181,7 @@ def check_local_judge(ollama: Tier1Health, model: str, *, enabled: bool) -> Chec
     return Check(
         "judge model",
         True,
-        f"{model} is not installed: run `ollama pull {model}` (until then answers are kept "
-        "unjudged)",
+        f"{_get_model(server, model, url)} (until then answers are kept unjudged)",
         warn=enabled,
     )
 

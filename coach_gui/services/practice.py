@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
 
-from coach_gui.domain.challenge_stream import ChallengeStream, QuoteRejected
+from coach_gui.domain.challenge_checks import ChallengeChecks, instruction_text
+from coach_gui.domain.challenge_stream import ChallengeRejected, ChallengeStream, QuoteRejected
 from coach_gui.domain.challenges import (
-    CHALLENGE_SCHEMA,
     Challenge,
     ChallengeKind,
     builtin_challenges,
+    challenge_schema,
     follow_up_messages,
     tier1_messages,
 )
@@ -226,7 +227,7 @@ class PracticeRun:
                 )
 
             challenge = self._generate(
-                session, messages_for, "tier1", targets, on_text, notices, parent=None
+                session, messages_for, "tier1", targets, on_text, notices, parent=None, kind=kind
             )
         if challenge is None:
             challenge = next(self._builtin)
@@ -301,23 +302,28 @@ class PracticeRun:
         notices: list[str],
         *,
         parent: Challenge | None,
+        kind: ChallengeKind | None = None,
     ) -> Challenge | None:
         assert self._tier1 is not None
         reason: str | None = None
+        quoted = True  # what the last rejection was, for the notice when none is left
         for _ in range(1 + self.settings.max_regenerations):
             if self._cancelled:
                 raise GenerationCancelled()
-            stream = ChallengeStream(self._check)
+            messages = messages_for(reason)
+            stream = ChallengeStream(self._check, ChallengeChecks(instruction_text(messages)))
+            schema = challenge_schema(kind)
             try:
                 # Closed here, whichever way reading ends: a reply left open would hold its
                 # connection until the garbage collector closed it on some other thread.
-                with closing(self._tier1.stream(messages_for(reason), CHALLENGE_SCHEMA)) as reply:
+                with closing(self._tier1.stream(messages, schema)) as reply:
                     for piece in reply:
                         if stream.feed(piece) and on_text is not None:
                             on_text(stream.shown)
                 parsed = stream.finish()
-            except QuoteRejected as rejected:
-                reason = rejected.finding.reason
+            except ChallengeRejected as rejected:
+                reason = rejected.reason
+                quoted = isinstance(rejected, QuoteRejected)
                 self._journal.add_rejection(
                     session.id, origin, stream.raw, reason, self._clock.now()
                 )
@@ -343,12 +349,12 @@ class PracticeRun:
                 target_assertions=targets,
                 model=self._tier1.model_name,
             )
+        how = "too close to your note" if quoted else "in a form that is not a usable question"
         notices.append(
-            "The local model kept writing challenges too close to your note, so a built-in "
-            "challenge is used instead."
+            f"The local model kept writing challenges {how}, so a built-in challenge is "
+            "used instead."
             if parent is None
-            else "The follow-up was dropped: the local model kept writing it too close to "
-            "your note."
+            else f"The follow-up was dropped: the local model kept writing it {how}."
         )
         return None
 

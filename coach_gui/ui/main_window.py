@@ -667,6 +667,7 @@ class MainWindow(QMainWindow):
             key_store=context.key_store(),
             judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
             fingerprint=self.sync_status.fingerprint,
+            server_finder=context.find_local_servers,
         )
 
         def another_folder() -> None:

@@ -38,6 +38,8 @@ from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen, screen_room
+from coach_gui.ui.server_finder import Finder, ServerFinder
+from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
@@ -84,6 +86,7 @@ class SettingsDialog(QDialog):
         key_store: KeyVault | None = None,
         judge_factory: Callable[[], ConnectionTester] | None = None,
         fingerprint: str | None = None,
+        server_finder: Finder | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Settings — Coach")
@@ -113,19 +116,37 @@ class SettingsDialog(QDialog):
         notes.addRow(self.notes_folder)  # a whole row: a long path wraps, never clips
         notes.addRow(folder_row)
 
-        tier1 = self._group("Local model (Tier 1, Ollama on this computer)")
+        tier1 = self._group("Local model (Tier 1, on this computer)")
+        # Its wire format (issue 31): Ollama's own API, or OpenAI's, which LM Studio,
+        # llama.cpp's llama-server, Jan, vLLM and GPT4All serve. No Alt letter: none is free.
+        self.tier1_server = self._choice(
+            tier1,
+            "tier1.server",
+            "Local model server",
+            (("ollama", "Ollama"),
+             ("openai", "OpenAI-compatible (LM Studio, llama.cpp, Jan, vLLM, GPT4All)")),
+            "Which kind of server writes the challenges (and grades, with the judge on this "
+            "computer)",
+        )  # fmt: skip
         self.ollama_url = self._text(
             tier1,
             "tier1.ollamaUrl",
-            "&Ollama address",
-            "Where Ollama listens; it must be on this computer",
+            "L&ocal server address",
+            "Where the model server listens; it must be on this computer",
         )
         self.tier1_model = self._text(
             tier1,
             "tier1.model",
             "&Model",
-            "The Ollama model that writes challenges, e.g. llama3.2:3b",
+            "The model that writes challenges, e.g. llama3.2:3b",
         )
+        self.server_finder: ServerFinder | None = None
+        if server_finder is not None:  # find one already running, and fill the three in
+            self.server_finder = ServerFinder(
+                server_finder, self, find_text="Find servers", use_text="Use this server"
+            )
+            self.server_finder.chosen.connect(self.use_server)
+            tier1.addRow(self.server_finder)
         # Five fields have no Alt+letter (this one; Order of new notes and Flag a key point
         # after, under Practice; Longest shared run and Most overlap allowed): the dialog
         # has more controls than letters, and each letter is one control's (Tab reaches
@@ -567,6 +588,12 @@ class SettingsDialog(QDialog):
             self.key_section.setEnabled(not local)
 
     # --- values --------------------------------------------------------------------
+    def use_server(self, wire: str, url: str, model: str) -> None:
+        """Fill in a found server; saved with the rest on OK."""
+        self.tier1_server.setCurrentIndex(max(self.tier1_server.findData(wire), 0))
+        self.ollama_url.setText(url)
+        self.tier1_model.setText(model)
+
     def use_notes_folder(self) -> None:
         """The notes folder was changed (and saved) from here: show it; OK keeps it (it
         saves only what was changed in this dialog)."""

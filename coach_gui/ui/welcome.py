@@ -25,9 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.config import Config, save_config
 from coach_gui.operations.tier1 import Tier1State, Tier1Status
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen
+from coach_gui.ui.server_finder import ServerFinder
+from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
@@ -91,6 +94,7 @@ class SwitchBox(QCheckBox):
 
 class WelcomeDialog(QDialog):
     model_downloaded = Signal(str)  # Ollama now has the model
+    server_saved = Signal(object)  # the Config saved after a found server was chosen
 
     def __init__(
         self, context: AppContext, privacy: PrivacyControls, parent: QWidget | None = None
@@ -112,7 +116,7 @@ class WelcomeDialog(QDialog):
         privacy.key_changed.connect(self._show_privacy)  # no key: nothing is sent yet
 
         # Tier 1: the same check as the status bar's indicator, run on a worker thread.
-        tier1 = QGroupBox("Questions written on this computer (Ollama)", self)
+        tier1 = QGroupBox("Questions written on this computer (a local model)", self)
         tier1.setAccessibleName("Ollama")
         self.tier1_indicator = Tier1StatusIndicator.for_context(context, tier1)
         self.tier1_indicator.hide()  # its state is told in words below
@@ -134,9 +138,13 @@ class WelcomeDialog(QDialog):
         tier1_buttons.addWidget(self.check_button)
         tier1_buttons.addWidget(self.download_button)
         tier1_buttons.addStretch(1)
+        # Or another server already running here (LM Studio, llama.cpp, Jan…): issue 31.
+        self.server_finder = ServerFinder(context.find_local_servers, tier1)
+        self.server_finder.chosen.connect(self.use_server)
         tier1_layout = QVBoxLayout(tier1)
         tier1_layout.addWidget(self.tier1_label)
         tier1_layout.addLayout(tier1_buttons)
+        tier1_layout.addWidget(self.server_finder)
 
         # Tier 2: the toolbar's own switches, so all three places agree at once.
         local = context.config.judge.local
@@ -241,6 +249,30 @@ class WelcomeDialog(QDialog):
         self.tier1_label.setAccessibleDescription(text)
         self.download_button.setVisible(status.state is Tier1State.MODEL_MISSING)
 
+    def use_server(self, wire: str, url: str, model: str) -> None:
+        """Save the chosen server and model in the config (on the writer lane), then check
+        it again as the status bar does."""
+        changed = self.context.config.with_changes(
+            {"tier1.server": wire, "tier1.ollamaUrl": url, "tier1.model": model}
+        )
+        path = self.context.config_path
+        Task(
+            self,
+            op=lambda _progress: save_config(changed, path),
+            success=lambda _saved: self._server_saved(changed),
+            failure=lambda _error: self.server_finder.status_label.setText(
+                f"The choice could not be saved to {path}: check that its folder can be "
+                "written, then choose again."
+            ),
+            lane=Lane.WRITER,
+            name="save the model server",
+        ).run()
+
+    def _server_saved(self, config: Config) -> None:
+        self.context.config = config
+        self.tier1_indicator.set_model(config.tier1.model)  # and check again
+        self.server_saved.emit(config)
+
     def download_model(self) -> None:
         from coach_gui.ui.model_download import ModelDownloadDialog
 
@@ -259,6 +291,9 @@ def show_welcome(window: MainWindow) -> WelcomeDialog:
     dialog = WelcomeDialog(window.context, window.privacy, window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.model_downloaded.connect(window.views.tier1_status.refresh)
+    dialog.server_saved.connect(
+        lambda config: window.views.tier1_status.set_model(config.tier1.model)
+    )
     dialog.folder_button.clicked.connect(window.open_notes_folder)
     window.notes_listed.connect(dialog.show_notes_folder)
     dialog.open()

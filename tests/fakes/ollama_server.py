@@ -73,9 +73,25 @@ class RecordedRequest:
         return self._messages("system")
 
     @property
+    def schema(self) -> Any:
+        """The JSON schema the request asked the reply to follow, in either wire format
+        (None: the schema went in the prompt only, or none was asked)."""
+        body = self.body if isinstance(self.body, dict) else {}
+        schema = body.get("format")
+        response_format = body.get("response_format")
+        if isinstance(response_format, dict):  # the OpenAI wire (issue 31)
+            named = response_format.get("json_schema")
+            schema = (
+                named.get("schema") if isinstance(named, dict) else response_format.get("schema")
+            )
+        return schema
+
+    @property
     def is_judge(self) -> bool:
         """A request for a verdict (its `format` is the judge's schema), not a challenge."""
-        schema = self.body.get("format") if isinstance(self.body, dict) else None
+        schema = self.schema
+        if schema is None and '"assessments"' in self.system_text:
+            return True  # the schema only in the prompt: the judge's instructions say so
         return isinstance(schema, dict) and "items" in schema.get("properties", {})
 
 
@@ -106,6 +122,17 @@ class FakeOllama(LoopbackServer):
     # When set, each chat request records how many other connections were still open
     # when it arrived (RecordedRequest.others_open), waiting up to a second for closes.
     watch_connections: bool = False
+    # The OpenAI wire on /v1, as Ollama itself serves it: which `response_format` types this
+    # server takes (others get a 400, as servers that do not know one answer), and an
+    # optional text around each reply (a code fence, prose after it).
+    openai_formats: tuple[str, ...] = ("json_schema", "json_object")
+    openai_wrap: tuple[str, str] = ("", "")
+    # Which wire Coach is pointed at (issue 31): "ollama" (/api/chat, NDJSON) or "openai"
+    # (/v1/chat/completions, server-sent events). Tests written against "/api/chat" run on
+    # either: `inject` and `requests_to` read "/api/chat" as this wire's chat path.
+    wire: str = "ollama"
+    # A key the OpenAI API wants as "Authorization: Bearer <key>" (Jan); None: no key.
+    api_key: str | None = None
 
     def __post_init__(self) -> None:
         self._init_loopback()
@@ -125,7 +152,28 @@ class FakeOllama(LoopbackServer):
             return list(self._requests)
 
     def requests_to(self, path: str) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.path == path]
+        path = self._on_wire(path)
+        chats = [r for r in self.requests if r.path == path]
+        if path == OPENAI_CHAT:  # the structured-output probe is not a chat the test sent
+            chats = [r for r in chats if not _is_probe(r.body)]
+        return chats
+
+    @property
+    def chat_path(self) -> str:
+        return OPENAI_CHAT if self.wire == "openai" else "/api/chat"
+
+    def _on_wire(self, path: str) -> str:
+        return self.chat_path if path == "/api/chat" else path
+
+    def tier1_config(self) -> dict[str, str]:
+        """The `tier1` config keys that point Coach at this server in its wire format."""
+        if self.wire == "openai":
+            return {"server": "openai", "url": self.url}
+        return {"ollamaUrl": self.url}
+
+    def client(self, **kwargs: Any) -> Any:
+        """Coach's client for this server's wire format (`OllamaClient` or `OpenAIClient`)."""
+        return client_class(self.wire)(self.url, **kwargs)
 
     def queue_reply(self, content: str) -> None:
         """The next chat reply's content, exactly as the model would write it."""
@@ -145,7 +193,7 @@ class FakeOllama(LoopbackServer):
         times: int | None = 1,
     ) -> None:
         with self._lock:
-            self._faults.append(_Injected(fault, path, after_tokens, times))
+            self._faults.append(_Injected(fault, self._on_wire(path), after_tokens, times))
 
     def release(self) -> None:
         """Let a hanging stream carry on to its normal end."""
@@ -165,7 +213,8 @@ class FakeOllama(LoopbackServer):
 
     @property
     def judge_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests_to("/api/chat") if r.is_judge]
+        paths = ("/api/chat", "/v1/chat/completions")
+        return [r for r in self.requests if r.path in paths and r.is_judge]
 
     def _content_for(self, request: RecordedRequest) -> str:
         if request.is_judge:
@@ -194,6 +243,32 @@ class FakeOllama(LoopbackServer):
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
             self._stopping.wait(seconds)
+
+
+OPENAI_CHAT = "/v1/chat/completions"
+WIRES = ("ollama", "openai")
+
+
+def client_class(wire: str) -> Any:
+    """Coach's client class for a wire format."""
+    if wire == "openai":
+        from coach_gui.adapters.openai_compat import OpenAIClient
+
+        return OpenAIClient
+    from coach_gui.adapters.ollama import OllamaClient
+
+    return OllamaClient
+
+
+def _is_probe(body: Any) -> bool:
+    """The OpenAI client's structured-output probe: no learner data, `{"ok": true}` asked."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return (
+        isinstance(messages, list)
+        and len(messages) == 1
+        and isinstance(messages[0], dict)
+        and '{"ok": true}' in str(messages[0].get("content"))
+    )
 
 
 def _tokens(content: str) -> list[str]:
@@ -295,12 +370,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self, method: str) -> None:
         body, raw = self._read_body() if method == "POST" else (None, b"")
-        watching = self.fake.watch_connections and self.path == "/api/chat"
+        watching = self.fake.watch_connections and self.path in ("/api/chat", OPENAI_CHAT)
         others = self.fake._others_open() if watching else 0
         request = RecordedRequest(method, self.path, dict(self.headers.items()), body, others, raw)
         self.fake._record(request)
-        fault = self.fake._take_fault(self.path)
+        # Faults are for the requests a test sends, not the OpenAI client's probe before them
+        probe = self.path == OPENAI_CHAT and _is_probe(body)
+        fault = None if probe else self.fake._take_fault(self.path)
         try:
+            wanted = self.fake.api_key
+            given = self.headers.get("Authorization")
+            if wanted and self.path.startswith("/v1/") and given != f"Bearer {wanted}":
+                self._send_json(401, {"error": {"message": "Invalid API key"}})
+                return
             if fault and fault.fault is Fault.SERVER_ERROR:
                 self._send_json(500, {"error": "llama runner process has terminated"})
             elif fault and fault.fault is Fault.REDIRECT:
@@ -313,6 +395,13 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(200, {"models": [_tag(m) for m in self.fake.models]})
             elif (method, self.path) == ("POST", "/api/chat"):
                 self._chat(request, fault)
+            elif (method, self.path) == ("GET", "/v1/models"):
+                data = [
+                    {"id": m, "object": "model", "owned_by": "library"} for m in self.fake.models
+                ]
+                self._send_json(200, {"object": "list", "data": data})
+            elif (method, self.path) == ("POST", "/v1/chat/completions"):
+                self._openai_chat(request, fault)
             elif (method, self.path) == ("POST", "/api/pull"):
                 self._pull(request, fault)
             else:
@@ -347,10 +436,61 @@ class _Handler(BaseHTTPRequestHandler):
         self.fake.done_lines_sent += 1
         self._end_stream()
 
+    def _openai_chat(self, request: RecordedRequest, fault: _Injected | None) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        model = str(body.get("model", ""))
+        if model not in self.fake.models or (fault and fault.fault is Fault.MODEL_NOT_FOUND):
+            self._send_json(404, {"error": {"message": f"model '{model}' not found"}})
+            return
+        response_format = body.get("response_format")
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if kind is not None and kind not in self.fake.openai_formats:
+            self._send_json(400, {"error": {"message": f"response_format {kind} unsupported"}})
+            return
+        if "max_tokens" not in body:
+            self._send_json(400, {"error": {"message": "this fake wants max_tokens"}})
+            return
+        if fault and fault.fault is Fault.SLOW_LOAD and not self._hang():
+            return
+        before, after = self.fake.openai_wrap
+        if _is_probe(body):
+            content = '{"ok": true}'  # the structured-output probe
+        else:
+            content = before + self.fake._content_for(request) + after
+        if body.get("stream") is not True:
+            message = {"role": "assistant", "content": content}
+            self._send_json(200, {"choices": [{"index": 0, "message": message,
+                                               "finish_reason": "stop"}]})  # fmt: skip
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        tokens = _tokens(content)
+        for index, token in enumerate(tokens):
+            if fault and index == fault.after_tokens and not self._fault_mid_stream(fault):
+                return
+            self.fake._wait(self.fake.token_delay)
+            chunk = {"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]}
+            self._line("data: " + json.dumps(chunk) + "\n")
+            if self.fake.token_sent_at is not None:
+                self.fake.token_sent_at.append(time.perf_counter())
+        last = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 321, "completion_tokens": len(tokens)}}  # fmt: skip
+        self._line("data: " + json.dumps(last) + "\n")
+        self._line("data: [DONE]\n")
+        self.fake.done_lines_sent += 1
+        self._end_stream()
+
     def _fault_mid_stream(self, fault: _Injected) -> bool:
         """Play a mid-stream fault; True when the stream should carry on afterwards."""
+        sse = self.path == OPENAI_CHAT
         if fault.fault is Fault.ERROR_MID_STREAM:
-            self._line({"error": "an error was encountered while running the model"})
+            message = "an error was encountered while running the model"
+            if sse:  # llama.cpp's server: an error event with OpenAI's error object
+                self._line("data: " + json.dumps({"error": {"message": message}}) + "\n")
+            else:
+                self._line({"error": message})
             self._end_stream()
             return False
         if fault.fault is Fault.CUT_STREAM:
@@ -361,7 +501,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._end_stream()
             return False
         if fault.fault is Fault.DEEP_LINE:
-            self._line("[" * DEEP + "]" * DEEP)
+            self._line(("data: " if sse else "") + "[" * DEEP + "]" * DEEP)
             self._end_stream()
             return False
         if fault.fault is Fault.HANG:

@@ -36,14 +36,15 @@ CTRL = Qt.KeyboardModifier.ControlModifier
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
-    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+def servers(wire: str) -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    """Tier 1 on both wire formats (the `wire` fixture), the judge on the fake Gemini."""
+    with FakeOllama(wire=wire) as ollama, FakeGemini(api_keys={KEY}) as gemini:
         for text in (HONEST, SECOND):
             ollama.queue_challenge(text)
         path = Path(os.environ["COACH_CONFIG"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({
-            "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
+            "tier1": {**ollama.tier1_config(), "model": DEFAULT_MODEL, "followUps": False,
                       "challengesPerSession": 2},
             "judge": {"baseUrl": gemini.url, "maxRetries": 0},
         }), encoding="utf-8")  # fmt: skip

@@ -50,12 +50,14 @@ def _free_port() -> int:
 
 
 def _context(
-    ollama_url: str, judge: dict[str, object] | None = None, **tier1: object
+    server: FakeOllama | str, judge: dict[str, object] | None = None, **tier1: object
 ) -> AppContext:
-    """Write this test's config (COACH_CONFIG is per test) and build the real context."""
+    """Write this test's config (COACH_CONFIG is per test) and build the real context,
+    pointed at `server` in its wire format (a bare URL: Ollama's)."""
     path = Path(os.environ["COACH_CONFIG"])
     path.parent.mkdir(parents=True, exist_ok=True)
-    settings = {"ollamaUrl": ollama_url, "model": DEFAULT_MODEL, **tier1}
+    where = server.tier1_config() if isinstance(server, FakeOllama) else {"ollamaUrl": server}
+    settings = {**where, "model": DEFAULT_MODEL, **tier1}
     path.write_text(json.dumps({"tier1": settings, "judge": judge or {}}), encoding="utf-8")
     return build_context()
 
@@ -72,8 +74,9 @@ def _rows(context: AppContext, sql: str) -> list[tuple[object, ...]]:
 
 
 @pytest.fixture
-def ollama() -> Iterator[FakeOllama]:
-    with FakeOllama() as server:
+def ollama(wire: str) -> Iterator[FakeOllama]:
+    """The local server in both wire formats (the `wire` fixture)."""
+    with FakeOllama(wire=wire) as server:
         yield server
 
 
@@ -152,7 +155,7 @@ def test_a_full_session_streams_saves_each_answer_and_ends_with_a_summary(
     ollama.token_delay = 0.01  # slow enough that the stream shows in steps
     for text in (HONEST, FOLLOW_UP, CONTRAST):
         ollama.queue_challenge(text)
-    context = _context(ollama.url, challengesPerSession=2)
+    context = _context(ollama, challengesPerSession=2)
     pane = make_pane(context)
     shown: list[str] = []
     pane.view.challenge_view.textChanged.connect(
@@ -222,7 +225,7 @@ def test_esc_closes_the_stream_at_once_records_nothing_and_the_learner_can_go_on
 ) -> None:
     ollama.queue_challenge(HONEST)
     ollama.inject(Fault.HANG, after_tokens=24)  # some words on screen, then the model stalls
-    context = _context(ollama.url, challengesPerSession=2, followUps=False)
+    context = _context(ollama, challengesPerSession=2, followUps=False)
     pane = make_pane(context)
     pane.start(_note(context))
     qtbot.waitUntil(lambda: ollama.hanging.is_set(), timeout=WAIT_MS)
@@ -273,7 +276,7 @@ def test_starting_another_note_mid_stream_ends_the_first_session_and_its_stream(
     ollama.queue_challenge(LONG_QUESTION)
     ollama.inject(Fault.HANG, after_tokens=24)
     ollama.queue_challenge(HONEST)
-    context = _context(ollama.url, followUps=False)
+    context = _context(ollama, followUps=False)
     pane = make_pane(context)
     finished: list[SessionEnded] = []
     pane.session_finished.connect(finished.append)
@@ -338,7 +341,7 @@ def test_adr0021_d6_a_challenge_that_quotes_the_note_never_reaches_the_screen(
 ) -> None:
     ollama.queue_challenge(QUOTE)
     ollama.queue_challenge(HONEST)
-    context = _context(ollama.url, challengesPerSession=1, followUps=False)
+    context = _context(ollama, challengesPerSession=1, followUps=False)
     pane = make_pane(context)
     ever_shown: list[str] = []
     view = pane.view.challenge_view
@@ -360,7 +363,7 @@ def test_download_model_from_the_offline_banner_then_tier1_writes_again(
 ) -> None:
     with FakeOllama(models=[], pull_steps=4, pull_delay=0.02) as ollama:
         ollama.queue_challenge(HONEST)
-        context = _context(ollama.url, challengesPerSession=2, followUps=False)
+        context = _context(ollama, challengesPerSession=2, followUps=False)
         pane = make_pane(context)
         pane.start(_note(context))
         _wait_phase(qtbot, pane, Phase.ANSWERING)
@@ -384,7 +387,7 @@ def test_download_model_from_the_offline_banner_then_tier1_writes_again(
 
 def test_model_download_shows_progress_and_succeeds(qtbot: QtBot) -> None:
     with FakeOllama(models=[], pull_steps=5, pull_delay=0.15) as ollama:
-        context = _context(ollama.url)
+        context = _context(ollama)
         dialog = ModelDownloadDialog.for_context(context)
         qtbot.addWidget(dialog)
         values: list[int] = []
@@ -402,7 +405,7 @@ def test_model_download_shows_progress_and_succeeds(qtbot: QtBot) -> None:
 def test_cancelling_a_model_download_closes_the_stream_at_once(qtbot: QtBot) -> None:
     with FakeOllama(models=[], pull_steps=5) as ollama:
         ollama.inject(Fault.HANG, path="/api/pull", after_tokens=2)
-        dialog = ModelDownloadDialog.for_context(_context(ollama.url))
+        dialog = ModelDownloadDialog.for_context(_context(ollama))
         qtbot.addWidget(dialog)
         dialog.show()
         # The server hangs once both progress lines are sent; the window shows them when
@@ -421,7 +424,7 @@ def test_cancelling_a_model_download_closes_the_stream_at_once(qtbot: QtBot) -> 
 
 def test_a_failed_model_download_says_why_and_offers_to_try_again(qtbot: QtBot) -> None:
     with FakeOllama(models=[], not_in_library={DEFAULT_MODEL}) as ollama:
-        dialog = ModelDownloadDialog.for_context(_context(ollama.url))
+        dialog = ModelDownloadDialog.for_context(_context(ollama))
         qtbot.addWidget(dialog)
         dialog.show()
         qtbot.waitUntil(lambda: dialog.error_line.isVisible(), timeout=WAIT_MS)
@@ -463,7 +466,7 @@ def test_every_control_has_a_name_and_finish_asks_before_dropping_a_typed_answer
     unnamed_controls: Callable[[QWidget], list[str]],
     answer_dialog: Callable[[str], object],
 ) -> None:
-    context = _context(ollama.url, followUps=False)
+    context = _context(ollama, followUps=False)
     pane = make_pane(context)
     pane.start(_note(context))
     _wait_phase(qtbot, pane, Phase.ANSWERING)
@@ -509,7 +512,7 @@ def test_screenshots_of_the_practice_pane_mid_stream_and_after_a_judged_answer(
         KeyStore().set("test-key")
         ollama.queue_challenge(LONG_QUESTION, "predict")
         judge = {"baseUrl": gemini.url, "maxRetries": 0}
-        context = _context(ollama.url, judge, challengesPerSession=3, followUps=False)
+        context = _context(ollama, judge, challengesPerSession=3, followUps=False)
         pane = make_pane(context)
         pane.resize(900, 760)
         pane.start(_note(context))

@@ -38,11 +38,12 @@ STEPS = [(True, False), (True, True), (False, True), (True, True), (True, False)
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
-    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+def servers(wire: str) -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    """Tier 1 on both wire formats (the `wire` fixture), the judge on the fake Gemini."""
+    with FakeOllama(wire=wire) as ollama, FakeGemini(api_keys={KEY}) as gemini:
         gemini.reply_for = passes_items_whose_answer_contains("answer")
         write_config({
-            "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
+            "tier1": {**ollama.tier1_config(), "model": DEFAULT_MODEL, "followUps": False,
                       "challengesPerSession": len(STEPS)},
             "judge": {"enabled": True, "includeAssertions": False, "baseUrl": gemini.url,
                       "maxRetries": 0},

@@ -37,7 +37,7 @@ def test_a_remote_ollama_address_is_refused_inline_and_save_is_disabled(qtbot: Q
     qtbot.keyClicks(dialog.ollama_url, "http://ollama.example.com:11434")
     assert not dialog.ok_button.isEnabled()
     assert dialog.problem_label.isVisible()
-    assert dialog.problem_label.text().startswith("Ollama address: ")
+    assert dialog.problem_label.text().startswith("Local server address: ")
     assert "must run on this computer" in dialog.problem_label.text()
 
     dialog.ollama_url.selectAll()
@@ -136,7 +136,7 @@ def test_quitting_at_a_bad_config_opens_no_window(answer_dialog: Answer) -> None
     answer = answer_dialog("Quit")
     assert open_main_window() is None
     assert answer.answered
-    assert "Ollama address: Ollama must run on this computer" in answer.informative
+    assert "Local server address: Ollama must run on this computer" in answer.informative
     assert "tier1.ollamaUrl" not in answer.informative and str(path) in answer.informative
     assert "10.0.0.5" in path.read_text(encoding="utf-8")  # left for the learner to fix
 

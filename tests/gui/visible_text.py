@@ -53,7 +53,7 @@ _ROWS_READ = 200  # rows of a list or table: enough for what a test puts there
 # A token that is a file name, a host or a path, not a config key.
 _FILE_ENDINGS = (
     "md|json|bak|log|txt|png|jpg|jpeg|gif|svg|webp|pdf|html|htm|sqlite3|sqlite|ini|toml|"
-    "yaml|yml|canvas|desktop|lock|csv|zip|py"
+    "yaml|yml|canvas|desktop|lock|csv|zip|py|gguf|cpp"  # (llama.cpp: a program's name)
 )
 _NOT_A_KEY = re.compile(
     rf"^(?:.*/.*|.*\.(?:{_FILE_ENDINGS})|.*\.(?:com|org|net|io|dev|ai|app)(?::\d+)?)$",

@@ -10,9 +10,11 @@ from fakes.ollama_server import FakeOllama
 
 
 @pytest.fixture
-def fake_ollama() -> Iterator[FakeOllama]:
-    """A fake Ollama on 127.0.0.1 with the default model installed; stopped afterwards."""
-    with FakeOllama() as server:
+def fake_ollama(wire: str) -> Iterator[FakeOllama]:
+    """A fake local model server on 127.0.0.1 with the default model installed, speaking
+    the wire format of the test's `wire` (both, unless a test asks for one); stopped
+    afterwards."""
+    with FakeOllama(wire=wire) as server:
         yield server
 
 

@@ -336,10 +336,22 @@ def test_payloads_are_those_of_practice_and_land_in_the_outbox(
         (item,) = json.loads(payload)["items"]
         assert set(item) == {"challenge", "answer"}
     practice_body = json.loads(rows[0]["request_body"])
+    from coach_gui.domain.tier2 import tier2_payload, verdict_schema
+
     for row in rows[len(practice) :]:
         body = json.loads(row["request_body"])
         assert set(body) == set(practice_body)
-        assert body["generationConfig"] == practice_body["generationConfig"]
+        # The same settings; the schema is the one made for this request's payload (issue
+        # 31): with key points, one assessment per point; without, none.
+        config, practised_config = (
+            dict(body["generationConfig"]),
+            dict(practice_body["generationConfig"]),
+        )
+        schema = config.pop("responseJsonSchema")
+        practised_config.pop("responseJsonSchema")
+        assert config == practised_config
+        items = json.loads(row["payload"])["items"]
+        assert schema == verdict_schema(tier2_payload(items, allow_assertions=True))
 
 
 def test_assertions_switched_off_refuses_with_exit_2_and_sends_nothing(

@@ -25,12 +25,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+START = {"ollama": "ollama serve", "openai": "No model server answers"}  # what to start
+
+
 class Coach:
-    def __init__(self, root: Path, ollama_url: str) -> None:
+    def __init__(self, root: Path, server: FakeOllama | str, wire: str = "ollama") -> None:
+        """Coach pointed at `server` in its wire format (a bare URL: in `wire`'s)."""
         self.home = root / "home"
         self.config = root / "coach.config.json"
+        if isinstance(server, str):
+            where = {"server": wire, "url": server}
+        else:
+            where = server.tier1_config()
         self.config.write_text(
-            json.dumps({"tier1": {"ollamaUrl": ollama_url, "model": DEFAULT_MODEL}}),
+            json.dumps({"tier1": {**where, "model": DEFAULT_MODEL}}),
             encoding="utf-8",
         )
 
@@ -57,11 +65,11 @@ def _answers(tmp_path: Path, answers: list[str]) -> str:
     return str(path)
 
 
-def test_scripted_practice_against_a_real_format_ollama(tmp_path: Path) -> None:
-    with FakeOllama() as ollama:
+def test_scripted_practice_against_a_real_format_ollama(tmp_path: Path, wire: str) -> None:
+    with FakeOllama(wire=wire) as ollama:
         ollama.queue_challenge(HONEST)
         ollama.queue_challenge("How would a breeder's work differ from it?", "contrast")
-        coach = Coach(tmp_path, ollama.url)
+        coach = Coach(tmp_path, ollama)
         answers = _answers(tmp_path, ["Small useful changes add up.", "A breeder chooses."])
         result = coach(
             "practice", "natural-selection", "--answers", answers, "--judge", "off", "--json"
@@ -79,8 +87,9 @@ def test_scripted_practice_against_a_real_format_ollama(tmp_path: Path) -> None:
     # Ollama was asked with the structured-output schema, the config's options, the note fenced.
     body = chats[0].body
     assert body["model"] == DEFAULT_MODEL and body["stream"] is True
-    assert body["format"]["required"] == ["challenge", "kind"]
-    assert body["options"]["temperature"] == 0.7
+    assert chats[0].schema["required"] == ["challenge", "kind"]
+    temperature = body["temperature"] if wire == "openai" else body["options"]["temperature"]
+    assert temperature == 0.7
     assert "untrusted_note_" in body["messages"][1]["content"]
     rows = coach.journal_rows("SELECT answer FROM attempts ORDER BY submitted_at")
     assert [r[0] for r in rows] == ["Small useful changes add up.", "A breeder chooses."]
@@ -88,11 +97,12 @@ def test_scripted_practice_against_a_real_format_ollama(tmp_path: Path) -> None:
 
 def test_adr0021_d6_a_quoting_challenge_never_reaches_the_learner_or_the_journal(
     tmp_path: Path,
+    wire: str,
 ) -> None:
-    with FakeOllama() as ollama:
+    with FakeOllama(wire=wire) as ollama:
         ollama.queue_challenge(QUOTE)
         ollama.queue_challenge(HONEST)
-        coach = Coach(tmp_path, ollama.url)
+        coach = Coach(tmp_path, ollama)
         result = coach(
             "practice", "natural-selection", "--answers", _answers(tmp_path, ["x y"]), "--json"
         )
@@ -110,8 +120,9 @@ def test_adr0021_d6_a_quoting_challenge_never_reaches_the_learner_or_the_journal
     assert "favourable variations" not in dump
 
 
-def test_no_ollama_at_all_falls_back_to_builtin_challenges(tmp_path: Path) -> None:
-    coach = Coach(tmp_path, f"http://127.0.0.1:{_free_port()}")
+def test_no_ollama_at_all_falls_back_to_builtin_challenges(tmp_path: Path, wire: str) -> None:
+    coach = Coach(tmp_path, f"http://127.0.0.1:{_free_port()}", wire)
+    start = START[wire]
     result = coach(
         "practice",
         "natural-selection",
@@ -124,42 +135,43 @@ def test_no_ollama_at_all_falls_back_to_builtin_challenges(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert [i["origin"] for i in data["items"]] == ["builtin"] * 3
-    assert "ollama serve" in data["offline_reason"]
+    assert start in data["offline_reason"]
     assert "5 key points" in data["items"][0]["challenge"]
-    assert result.stderr.count("ollama serve") == 1  # said plainly, once
+    assert result.stderr.count(start) == 1  # said plainly, once
 
 
-def test_missing_model_says_which_to_pull_and_still_practises(tmp_path: Path) -> None:
-    with FakeOllama(models=[]) as ollama:
+def test_missing_model_says_which_to_pull_and_still_practises(tmp_path: Path, wire: str) -> None:
+    with FakeOllama(models=[], wire=wire) as ollama:
         ollama.inject(Fault.MODEL_NOT_FOUND, times=None)
-        coach = Coach(tmp_path, ollama.url)
+        coach = Coach(tmp_path, ollama)
         result = coach(
             "practice", "natural-selection", "--answers", _answers(tmp_path, ["a"]), "--json"
         )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert f"ollama pull {DEFAULT_MODEL}" in data["offline_reason"]
+    get_it = {"ollama": f"ollama pull {DEFAULT_MODEL}", "openai": f"no model '{DEFAULT_MODEL}'"}
+    assert get_it[wire] in data["offline_reason"]
     assert data["items"][0]["origin"] == "builtin" and data["items"][0]["answer"] == "a"
 
 
 @pytest.mark.parametrize(
     ("fault", "words"),
     [
-        (Fault.ERROR_MID_STREAM, "Ollama reported an error"),
+        (Fault.ERROR_MID_STREAM, "reported an error"),
         (Fault.CUT_STREAM, "closed before the reply was finished"),
         (Fault.GARBAGE_LINE, "cannot read"),
-        (Fault.SERVER_ERROR, "Ollama reported an error"),
+        (Fault.SERVER_ERROR, "reported an error"),
     ],
 )
 def test_stream_faults_fall_back_for_that_challenge_and_lose_nothing(
-    tmp_path: Path, fault: Fault, words: str
+    tmp_path: Path, fault: Fault, words: str, wire: str
 ) -> None:
-    with FakeOllama() as ollama:
+    with FakeOllama(wire=wire) as ollama:
         ollama.inject(fault)
         if fault is not Fault.SERVER_ERROR:  # a fault mid-stream uses up the queued reply
             ollama.queue_challenge("This reply is cut short by the fault?")
         ollama.queue_challenge(HONEST)
-        coach = Coach(tmp_path, ollama.url)
+        coach = Coach(tmp_path, ollama)
         answers = _answers(tmp_path, ["first answer", "second answer"])
         result = coach("practice", "natural-selection", "--answers", answers, "--json")
     assert result.returncode == 0, result.stderr
@@ -171,11 +183,11 @@ def test_stream_faults_fall_back_for_that_challenge_and_lose_nothing(
     assert [r[0] for r in rows] == ["first answer", "second answer"]
 
 
-def test_interactive_practice_reads_answers_from_the_terminal(tmp_path: Path) -> None:
-    with FakeOllama() as ollama:
+def test_interactive_practice_reads_answers_from_the_terminal(tmp_path: Path, wire: str) -> None:
+    with FakeOllama(wire=wire) as ollama:
         ollama.queue_challenge(HONEST)
         ollama.queue_challenge("What would you look for to check that?", "apply")  # follow-up
-        coach = Coach(tmp_path, ollama.url)
+        coach = Coach(tmp_path, ollama)
         stdin = "Selection keeps\nsmall changes.\n\nFossils in order.\n\n"
         result = coach("practice", "natural-selection", "--count", "1", "--json", stdin=stdin)
     assert result.returncode == 0, result.stderr
@@ -198,13 +210,13 @@ def test_unknown_note_and_bad_answers_file_are_usage_errors(tmp_path: Path) -> N
     assert wrong.returncode == 2 and "JSON list of strings" in wrong.stderr
 
 
-def test_tier1_is_never_given_the_notes_source_or_tags(tmp_path: Path) -> None:
+def test_tier1_is_never_given_the_notes_source_or_tags(tmp_path: Path, wire: str) -> None:
     """ADR 0013 (issue 21): a challenge shaped by the note cannot carry its source or tags
     verbatim, because Tier 1 never sees them; the title it may see is held to the no-quote
     check's run rule."""
-    with FakeOllama() as ollama:
+    with FakeOllama(wire=wire) as ollama:
         ollama.queue_challenge(HONEST)
-        coach = Coach(tmp_path, ollama.url)
+        coach = Coach(tmp_path, ollama)
         answers = _answers(tmp_path, ["Small useful changes add up."])
         result = coach(
             "practice", "natural-selection", "--answers", answers, "--judge", "off", "--json"

@@ -28,8 +28,9 @@ ANSWERS = ["It changes because of selection.", "Traits vary.", "Because time is 
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
-    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+def servers(wire: str) -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    """Tier 1 on both wire formats (the `wire` fixture), the judge on the fake Gemini."""
+    with FakeOllama(wire=wire) as ollama, FakeGemini(api_keys={KEY}) as gemini:
         gemini.reply_for = passes_items_whose_answer_contains("because")
         yield ollama, gemini
 
@@ -37,7 +38,7 @@ def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
 def _setup(home: Path, ollama: FakeOllama, gemini: FakeGemini) -> None:
     write_config({
         "kb": {"path": str(home / "notes")},
-        "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+        "tier1": {**ollama.tier1_config(), "followUps": False},
         "judge": {"baseUrl": gemini.url, "maxRetries": 0},
     })  # fmt: skip
     front = {"id": "n1", "title": "Selection", "core_assertions": ["Traits vary.", "Time."]}
@@ -55,7 +56,7 @@ def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, st
     ("fault", "ollama_words"),
     [
         (OllamaFault.CUT_STREAM, "closed before the reply was finished"),
-        (OllamaFault.ERROR_MID_STREAM, "Ollama reported an error"),
+        (OllamaFault.ERROR_MID_STREAM, "reported an error"),
     ],
 )
 def test_ollama_dies_mid_stream_while_the_judge_is_over_quota(

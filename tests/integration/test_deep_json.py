@@ -23,13 +23,14 @@ SHORT_NESTED = "[" * 4000 + "]" * 4000  # under the reply length cap, past recur
 
 
 @pytest.fixture
-def ollama(coach_home: Path) -> Iterator[FakeOllama]:
-    with FakeOllama(models=[DEFAULT_MODEL, JUDGE_MODEL]) as fake:
+def ollama(coach_home: Path, wire: str) -> Iterator[FakeOllama]:
+    """The local server in both wire formats (the `wire` fixture), judging too."""
+    with FakeOllama(models=[DEFAULT_MODEL, JUDGE_MODEL], wire=wire) as fake:
         config = Path(os.environ["COACH_CONFIG"])
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(json.dumps({
             "kb": {"path": str(coach_home / "notes")},
-            "tier1": {"ollamaUrl": fake.url, "followUps": False, "maxRegenerations": 0},
+            "tier1": {**fake.tier1_config(), "followUps": False, "maxRegenerations": 0},
             "judge": {"provider": "local", "localModel": JUDGE_MODEL, "maxRetries": 0},
         }), encoding="utf-8")  # fmt: skip
         (coach_home / "notes").mkdir(parents=True)

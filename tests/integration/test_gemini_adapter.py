@@ -40,13 +40,13 @@ from coach_gui.domain.judge_errors import (
 )
 from coach_gui.domain.session_records import OutboxRecord
 from coach_gui.domain.tier2 import (
-    VERDICT_SCHEMA,
     OutboxEntry,
     OutboxOutcome,
     PayloadRejected,
     Tier2Payload,
     judge_prompt,
     tier2_payload,
+    verdict_schema,
 )
 from coach_gui.domain.verdicts import parse_verdicts
 
@@ -139,7 +139,7 @@ def test_adr0021_d1_the_body_is_exactly_the_fenced_prompt(
         "generationConfig": {
             "temperature": 0.3,
             "responseMimeType": "application/json",
-            "responseJsonSchema": VERDICT_SCHEMA,
+            "responseJsonSchema": verdict_schema(sent),
         },
     }
 

@@ -23,8 +23,9 @@ ASSERTIONS = ["Selection acts only on inherited variation.", "Large change takes
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
-    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+def servers(wire: str) -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    """Tier 1 on both wire formats (the `wire` fixture), the judge on the fake Gemini."""
+    with FakeOllama(wire=wire) as ollama, FakeGemini(api_keys={KEY}) as gemini:
         yield ollama, gemini
 
 
@@ -44,7 +45,7 @@ def _setup(
         json.dumps(
             {
                 "kb": {"path": str(home / "notes")},
-                "tier1": {"ollamaUrl": ollama.url},
+                "tier1": ollama.tier1_config(),
                 "judge": {
                     "enabled": enabled,
                     "includeAssertions": include,

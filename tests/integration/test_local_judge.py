@@ -39,10 +39,15 @@ ASSERTIONS = ["Selection acts only on inherited variation.", "Large change takes
 ANSWER = "Heritable differences get kept because the better fitted leave more young."
 
 
+# What the learner is told to do when the judge's model is missing, per wire format.
+GET_JUDGE_MODEL = {"ollama": f"ollama pull {JUDGE_MODEL}", "openai": f"no model '{JUDGE_MODEL}'"}
+
+
 @pytest.fixture
-def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
+def servers(wire: str) -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    """The local server in both wire formats (the `wire` fixture), and the Gemini one."""
     with (
-        FakeOllama(models=[DEFAULT_MODEL, JUDGE_MODEL]) as ollama,
+        FakeOllama(models=[DEFAULT_MODEL, JUDGE_MODEL], wire=wire) as ollama,
         FakeGemini(api_keys={KEY}) as gemini,
     ):
         yield ollama, gemini
@@ -57,7 +62,7 @@ def _configure(home: Path, ollama: FakeOllama, gemini: FakeGemini, **judge: Any)
         json.dumps(
             {
                 "kb": {"path": str(home / "notes")},
-                "tier1": {"ollamaUrl": ollama.url, "followUps": False},
+                "tier1": {**ollama.tier1_config(), "followUps": False},
                 "judge": settings,
             }
         ),
@@ -112,7 +117,7 @@ def test_practice_is_judged_on_this_computer_and_nothing_reaches_gemini(
     assert (second["status"], second["verdict"]) == ("judged", "fail")
     assert gemini.requests == []  # not even a connection check
     (request, _) = ollama.judge_requests
-    assert request.body["model"] == JUDGE_MODEL and request.body["format"]["required"] == ["items"]
+    assert request.body["model"] == JUDGE_MODEL and request.schema["required"] == ["items"]
     assert "untrusted_item0_answer_" in request.user_text  # the same fenced prompt
     assert "Body of the note." not in json.dumps(request.body)  # the payload rules hold
     outbox = _rows(coach_home, "SELECT provider, model, status, request_body FROM outbox")
@@ -217,7 +222,7 @@ def test_the_eval_runs_on_the_local_judge_and_is_signed(
 @pytest.mark.parametrize(
     ("break_it", "said"),
     [
-        (lambda o: o.inject(OllamaFault.MODEL_NOT_FOUND, times=None), "ollama pull qwen2.5:7b"),
+        (lambda o: o.inject(OllamaFault.MODEL_NOT_FOUND, times=None), "missing"),
         (lambda o: o.inject(OllamaFault.CUT_STREAM, times=None), "did not finish the reply"),
     ],
     ids=["model-missing", "stream-cut"],
@@ -231,11 +236,13 @@ def test_a_local_judge_that_fails_keeps_the_answer_with_a_reason_in_plain_words(
     said: str,
 ) -> None:
     ollama, gemini = servers
+    said = GET_JUDGE_MODEL[ollama.wire] if said == "missing" else said
     _configure(coach_home, ollama, gemini, enabled=False)
     _practise(capsys, tmp_path, ANSWER)
     _configure(coach_home, ollama, gemini, enabled=True)
     break_it(ollama)
-    _code, report, _err = _coach(capsys, "judge-pending", "--json")
+    _code, report, err = _coach(capsys, "judge-pending", "--json")
+    assert isinstance(report, dict), err
     assert report["judged"] == []
     (reason,) = {p["reason"] for p in report["pending"]}
     assert reason.startswith("The judge on this computer could not grade")
@@ -296,7 +303,8 @@ def test_doctor_checks_the_local_judge_model_and_asks_for_no_key(
     _configure(coach_home, ollama, gemini, localModel="mistral-nemo:12b")
     _code, report, _ = _coach(capsys, "doctor", "--json")
     checks = {c["name"]: c for c in report["checks"]}
-    assert "ollama pull mistral-nemo:12b" in checks["judge model"]["detail"]
+    get_it = {"ollama": "ollama pull mistral-nemo:12b", "openai": "no model 'mistral-nemo:12b'"}
+    assert get_it[ollama.wire] in checks["judge model"]["detail"]
     assert checks["judge model"]["level"] == "warn"
     assert gemini.requests == []
 
@@ -352,7 +360,6 @@ def test_a_judge_no_longer_chosen_or_cancelled_before_it_starts_sends_nothing(
 
     from coach_gui.adapters.gemini import GeminiJudge
     from coach_gui.adapters.local_judge import OllamaJudge
-    from coach_gui.adapters.ollama import OllamaClient
     from coach_gui.domain.judge_errors import JudgeCancelled, JudgeReplaced
     from coach_gui.domain.tier2 import tier2_payload
 
@@ -362,7 +369,7 @@ def test_a_judge_no_longer_chosen_or_cancelled_before_it_starts_sends_nothing(
         allow_assertions=True,
     )
     outbox = InRamOutbox()
-    local = OllamaJudge(OllamaClient(ollama.url), model=JUDGE_MODEL, temperature=0.0, seed=None,
+    local = OllamaJudge(ollama.client(), model=JUDGE_MODEL, temperature=0.0, seed=None,
                         keep_alive="1m", timeout_seconds=5, outbox=outbox,
                         still_current=lambda: False)  # fmt: skip
     cloud = GeminiJudge(KEY, model="gemini-2.5-flash", base_url=gemini.url,
@@ -372,7 +379,7 @@ def test_a_judge_no_longer_chosen_or_cancelled_before_it_starts_sends_nothing(
         with pytest.raises(JudgeReplaced):
             judge.judge(payload)
         judge.close()
-    stopped = OllamaJudge(OllamaClient(ollama.url), model=JUDGE_MODEL, temperature=0.0,
+    stopped = OllamaJudge(ollama.client(), model=JUDGE_MODEL, temperature=0.0,
                           seed=None, keep_alive="1m", timeout_seconds=5, outbox=outbox)  # fmt: skip
     stopped.cancel()  # before the request: not lost
     with pytest.raises(JudgeCancelled):
@@ -407,7 +414,7 @@ def test_the_eval_compares_the_two_judges_on_the_same_answers_and_verifies(
     assert "Gemini's half sends each challenge" in err
     assert len(ollama.judge_requests) - local_before == 3 * 2
     assert len(gemini.generate_requests) - gemini_before == 3 * 2
-    assert all(r.body["format"] for r in ollama.judge_requests[local_before:])
+    assert all(r.schema for r in ollama.judge_requests[local_before:])
     assert report["kind"] == "judges"
     assert [arm["arm"] for arm in report["arms"]] == ["judge_local", "judge_gemini"]
     local, cloud = report["arms"]

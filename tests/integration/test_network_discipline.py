@@ -58,7 +58,7 @@ def _address(url: str) -> tuple[str, int]:
 def _setup(home: Path, ollama: FakeOllama, gemini: FakeGemini, *, judge: bool) -> None:
     write_config({
         "kb": {"path": str(home / "notes")},
-        "tier1": {"ollamaUrl": ollama.url},
+        "tier1": ollama.tier1_config(),
         "judge": {"enabled": judge, "baseUrl": gemini.url, "maxRetries": 0},
     })  # fmt: skip
     front = {"id": "n1", "title": "Selection", "core_assertions": ["Traits vary.", "Some last."]}
@@ -81,8 +81,9 @@ def _session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, An
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[FakeOllama, FakeGemini]]:
-    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+def servers(wire: str) -> Iterator[tuple[FakeOllama, FakeGemini]]:
+    """The local server in both wire formats (the `wire` fixture), and the judge's."""
+    with FakeOllama(wire=wire) as ollama, FakeGemini(api_keys={KEY}) as gemini:
         gemini.reply_for = passes_items_whose_answer_contains("because")
         yield ollama, gemini
 

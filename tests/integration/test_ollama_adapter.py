@@ -1,5 +1,9 @@
-"""The Ollama adapter against a fake Ollama over real loopback sockets: the wire format,
-every fault the learner can meet, cancelling, and never leaving this computer."""
+"""The local model adapters against a fake server over real loopback sockets: the wire
+format, every fault the learner can meet, cancelling, and never leaving this computer.
+
+Every test runs on both wire formats (the `wire` fixture, issue 31): Ollama's native API
+(`OllamaClient`) and the OpenAI-compatible one (`OpenAIClient`). Pulling a model and
+Ollama's version exist on Ollama's API only."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
+from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault, client_class
 
 from coach_gui.adapters.ollama import ChatStream, OllamaClient
 from coach_gui.domain.challenges import CHALLENGE_SCHEMA, ChallengeKind, parse_challenge_json
@@ -31,11 +35,18 @@ from coach_gui.domain.tier1_errors import (
 
 MESSAGES = [{"role": "user", "content": "Write one challenge."}]
 JOIN_SECONDS = 10  # generous: only a hung thread could ever take this long
+OLLAMA_ONLY = pytest.mark.parametrize("wire", ["ollama"])  # no such thing on the OpenAI API
+# What the learner is told, per wire: which program to start, how to get a model.
+NOT_RUNNING = {"ollama": ("Ollama is not running at", "“ollama serve”"),
+               "openai": ("No model server answers at", "LM Studio")}  # fmt: skip
+GET_MODEL = {"ollama": "run `ollama pull {model}`", "openai": "has no model '{model}' loaded"}
+RESTART = {"ollama": "restart Ollama", "openai": "restart the model server"}
+NOT_READABLE = {"ollama": "not JSON", "openai": "not a server-sent event"}
 
 
 @pytest.fixture
 def client(fake_ollama: FakeOllama) -> Iterator[OllamaClient]:
-    with OllamaClient(fake_ollama.url, connect_timeout=2, read_timeout=30) as ollama:
+    with fake_ollama.client(connect_timeout=2, read_timeout=30) as ollama:
         yield ollama
 
 
@@ -82,7 +93,8 @@ class Consumer:
 # --- the wire format ---------------------------------------------------------------------------
 def test_version_and_installed_models(client: OllamaClient, fake_ollama: FakeOllama) -> None:
     fake_ollama.models.append("qwen3:1.7b")
-    assert client.version() == fake_ollama.version
+    expected = fake_ollama.version if fake_ollama.wire == "ollama" else "OpenAI-compatible"
+    assert client.version() == expected
     assert client.models() == [DEFAULT_MODEL, "qwen3:1.7b"]
     assert client.has_model(DEFAULT_MODEL)
     assert not client.has_model("mistral")
@@ -111,15 +123,27 @@ def test_chat_streams_a_structured_challenge_with_final_stats(
     assert stream.stats.eval_count == len(pieces)
     assert stream.stats.prompt_eval_count == 321
     (request,) = fake_ollama.requests_to("/api/chat")
-    assert request.body == {
-        "model": DEFAULT_MODEL,
-        "messages": MESSAGES,
-        "stream": True,
-        "format": CHALLENGE_SCHEMA,
-        "options": {"temperature": 0.7, "seed": 42},
-        "keep_alive": "10m",
-        "think": False,
-    }
+    if fake_ollama.wire == "openai":
+        schema = {"name": "reply", "strict": True, "schema": CHALLENGE_SCHEMA}
+        assert request.body == {
+            "model": DEFAULT_MODEL,
+            "messages": MESSAGES,
+            "stream": True,
+            "max_tokens": 2048,  # always sent: some servers run on after a hang-up
+            "temperature": 0.7,
+            "seed": 42,
+            "response_format": {"type": "json_schema", "json_schema": schema},
+        }
+    else:
+        assert request.body == {
+            "model": DEFAULT_MODEL,
+            "messages": MESSAGES,
+            "stream": True,
+            "format": CHALLENGE_SCHEMA,
+            "options": {"temperature": 0.7, "seed": 42},
+            "keep_alive": "10m",
+            "think": False,
+        }
     assert request.headers["Host"] == fake_ollama.url.removeprefix("http://")
 
 
@@ -150,29 +174,31 @@ def test_slow_tokens_still_arrive_whole(client: OllamaClient, fake_ollama: FakeO
 
 
 # --- faults: what the learner is told ---------------------------------------------------------
-def test_nothing_listening_says_start_ollama() -> None:
+def test_nothing_listening_says_start_ollama(wire: str) -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    with OllamaClient(url, connect_timeout=2, read_timeout=5) as client:
+    with client_class(wire)(url, connect_timeout=2, read_timeout=5) as client:
         for call in (client.version, client.models, lambda: list(client.chat_stream("m", []))):
             with pytest.raises(OllamaNotRunning) as caught:
                 call()
             assert isinstance(caught.value, Tier1Unavailable)
-            assert f"Ollama is not running at {url}" in str(caught.value)
-            assert "“ollama serve”" in str(caught.value)
+            said, start = NOT_RUNNING[wire]
+            assert f"{said} {url}" in str(caught.value)
+            assert start in str(caught.value)
 
 
-def test_unknown_model_says_which_model_to_pull(client: OllamaClient) -> None:
+def test_unknown_model_says_which_model_to_pull(client: OllamaClient, wire: str) -> None:
     with pytest.raises(ModelMissing) as caught:
         list(client.chat_stream("phi4:14b", MESSAGES))
     assert caught.value.model == "phi4:14b"
     assert isinstance(caught.value, Tier1Unavailable)
-    assert "run `ollama pull phi4:14b`" in str(caught.value)
+    assert GET_MODEL[wire].format(model="phi4:14b") in str(caught.value)
 
 
 def test_injected_404_is_a_missing_model(client: OllamaClient, fake_ollama: FakeOllama) -> None:
     fake_ollama.inject(Fault.MODEL_NOT_FOUND)
-    with pytest.raises(ModelMissing, match=f"ollama pull {DEFAULT_MODEL}"):
+    with pytest.raises(ModelMissing) as caught:
         list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
+    assert GET_MODEL[fake_ollama.wire].format(model=DEFAULT_MODEL) in str(caught.value)
 
 
 def test_server_error_before_streaming(client: OllamaClient, fake_ollama: FakeOllama) -> None:
@@ -181,11 +207,12 @@ def test_server_error_before_streaming(client: OllamaClient, fake_ollama: FakeOl
         list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
     message = str(caught.value)
     assert "llama runner process has terminated" in message
-    assert "restart Ollama" in message
+    assert RESTART[fake_ollama.wire] in message
 
 
 def test_server_error_on_a_simple_request(client: OllamaClient, fake_ollama: FakeOllama) -> None:
-    fake_ollama.inject(Fault.SERVER_ERROR, path="/api/tags")
+    tags = "/api/tags" if fake_ollama.wire == "ollama" else "/v1/models"
+    fake_ollama.inject(Fault.SERVER_ERROR, path=tags)
     with pytest.raises(OllamaServerError, match="llama runner process has terminated"):
         client.models()
 
@@ -195,7 +222,7 @@ def test_server_error_on_a_simple_request(client: OllamaClient, fake_ollama: Fak
     [
         (Fault.ERROR_MID_STREAM, OllamaServerError, "error was encountered while running"),
         (Fault.CUT_STREAM, StreamCut, "closed before the reply was finished"),
-        (Fault.GARBAGE_LINE, InvalidOllamaReply, "not JSON"),
+        (Fault.GARBAGE_LINE, InvalidOllamaReply, "unreadable"),
     ],
 )
 def test_mid_stream_faults_keep_what_had_arrived(
@@ -205,6 +232,7 @@ def test_mid_stream_faults_keep_what_had_arrived(
     error: type[Exception],
     words: str,
 ) -> None:
+    words = NOT_READABLE[fake_ollama.wire] if words == "unreadable" else words
     fake_ollama.inject(fault, after_tokens=3)
     stream = client.chat_stream(DEFAULT_MODEL, MESSAGES)
     pieces: list[str] = []
@@ -219,7 +247,7 @@ def test_mid_stream_faults_keep_what_had_arrived(
 
 def test_read_timeout_names_the_setting(fake_ollama: FakeOllama) -> None:
     fake_ollama.inject(Fault.HANG, after_tokens=1)
-    client = OllamaClient(fake_ollama.url, connect_timeout=2, read_timeout=0.3)
+    client = fake_ollama.client(connect_timeout=2, read_timeout=0.3)
     with client, pytest.raises(OllamaTimeout) as caught:
         list(client.chat_stream(DEFAULT_MODEL, MESSAGES))
     assert "Read timeout, in Settings" in str(caught.value)
@@ -277,6 +305,7 @@ def test_cancel_before_reading_sends_nothing(client: OllamaClient, fake_ollama: 
 
 
 # --- pull -----------------------------------------------------------------------------------
+@OLLAMA_ONLY
 def test_pull_reports_progress_then_the_model_is_installed(
     client: OllamaClient, fake_ollama: FakeOllama
 ) -> None:
@@ -289,6 +318,7 @@ def test_pull_reports_progress_then_the_model_is_installed(
     assert client.has_model("qwen3:1.7b")
 
 
+@OLLAMA_ONLY
 def test_pull_of_an_unknown_model_says_so(client: OllamaClient, fake_ollama: FakeOllama) -> None:
     fake_ollama.not_in_library.add("no-such-model")
     with pytest.raises(ModelPullFailed) as caught:
@@ -298,6 +328,7 @@ def test_pull_of_an_unknown_model_says_so(client: OllamaClient, fake_ollama: Fak
     assert "Local model, in Settings" in str(caught.value)
 
 
+@OLLAMA_ONLY
 def test_pull_can_be_cancelled(client: OllamaClient, fake_ollama: FakeOllama) -> None:
     fake_ollama.inject(Fault.HANG, path="/api/pull", after_tokens=2)
     pull = client.pull("qwen3:1.7b")
@@ -369,10 +400,10 @@ def socket_log(monkeypatch: pytest.MonkeyPatch) -> SocketLog:
     ],
 )
 def test_adr0021_d6_a_non_loopback_url_is_refused_before_any_connection(
-    socket_log: SocketLog, url: str
+    socket_log: SocketLog, url: str, wire: str
 ) -> None:
     with pytest.raises(OllamaNotLoopback) as caught:
-        OllamaClient(url)
+        client_class(wire)(url)
     assert isinstance(caught.value, ConfigError)
     assert caught.value.key == "tier1.ollamaUrl"
     assert "must run on this computer" in str(caught.value)
@@ -386,8 +417,9 @@ def test_localhost_is_reached_by_address_and_no_resolver_is_ever_asked(
     """A hosts-file line or a DNS answer for `localhost` can send nothing elsewhere: the
     name is never looked up; Coach connects to 127.0.0.1 (issue 21, item 1)."""
     port = fake_ollama.url.rsplit(":", 1)[1]
-    with OllamaClient(f"http://{name}:{port}", connect_timeout=2, read_timeout=10) as ollama:
-        assert ollama.version() == fake_ollama.version
+    kind = client_class(fake_ollama.wire)
+    with kind(f"http://{name}:{port}", connect_timeout=2, read_timeout=10) as ollama:
+        assert ollama.models() == fake_ollama.models
         assert "".join(ollama.chat_stream(DEFAULT_MODEL, MESSAGES))
     looked_up = {str(h) for h in socket_log.lookups}
     assert looked_up == {"127.0.0.1"}  # an address literal: getaddrinfo asks nobody
@@ -426,7 +458,7 @@ def test_proxy_settings_in_the_environment_are_ignored(
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     fake_ollama.queue_challenge("Direct?")
-    with OllamaClient(fake_ollama.url) as client:
+    with fake_ollama.client() as client:
         assert json.loads("".join(client.chat_stream(DEFAULT_MODEL, MESSAGES)))["challenge"] == (
             "Direct?"
         )

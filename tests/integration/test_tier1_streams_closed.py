@@ -51,7 +51,7 @@ def no_collector() -> Iterator[None]:
 
 
 def _run(ollama: FakeOllama, **settings: object) -> tuple[PracticeRun, OllamaClient]:
-    client = OllamaClient(ollama.url, connect_timeout=2, read_timeout=10)
+    client = ollama.client(connect_timeout=2, read_timeout=10)
     tier1 = OllamaTier1(client, "llama3.2:3b", temperature=0, seed=1, keep_alive="5m")
     run = PracticeRun(
         NOTE,
@@ -65,9 +65,9 @@ def _run(ollama: FakeOllama, **settings: object) -> tuple[PracticeRun, OllamaCli
 
 
 def test_a_withdrawn_challenge_closes_its_stream_before_the_next_is_asked(
-    no_collector: None,
+    no_collector: None, wire: str
 ) -> None:
-    with FakeOllama(watch_connections=True) as ollama:
+    with FakeOllama(watch_connections=True, wire=wire) as ollama:
         for text in (QUOTE, QUOTE, HONEST):  # instant replies; the first two quote the note
             ollama.queue_reply(json.dumps({"challenge": text, "kind": "explain"}))
         run, client = _run(ollama, max_regenerations=2)
@@ -81,8 +81,10 @@ def test_a_withdrawn_challenge_closes_its_stream_before_the_next_is_asked(
     assert [r.others_open for r in chats] == [0, 0, 0]
 
 
-def test_a_cancelled_or_finished_stream_leaves_no_connection_open(no_collector: None) -> None:
-    with FakeOllama(watch_connections=True) as ollama:
+def test_a_cancelled_or_finished_stream_leaves_no_connection_open(
+    no_collector: None, wire: str
+) -> None:
+    with FakeOllama(watch_connections=True, wire=wire) as ollama:
         for text in (HONEST, "How would you test that on a farm?", QUOTE, HONEST):
             ollama.queue_reply(json.dumps({"challenge": text, "kind": "apply"}))
         run, client = _run(ollama, max_regenerations=1)
@@ -98,11 +100,13 @@ def test_a_cancelled_or_finished_stream_leaves_no_connection_open(no_collector: 
     assert [r.others_open for r in chats] == [0, 0, 0, 0]
 
 
-def test_a_reply_that_runs_on_is_cut_at_the_limit_and_a_built_in_challenge_follows() -> None:
+def test_a_reply_that_runs_on_is_cut_at_the_limit_and_a_built_in_challenge_follows(
+    wire: str,
+) -> None:
     """Issue 21 item 9: the length limit applied only once the whole stream was read, and
     the cost grew faster than linear, so a 200 KB reply held practice for minutes."""
     endless = json.dumps({"challenge": "Why " + "and why " * 25_000 + "?", "kind": "explain"})
-    with FakeOllama() as ollama:
+    with FakeOllama(wire=wire) as ollama:
         ollama.queue_reply(endless)  # ~200 KB, streamed in pieces of a few characters
         run, client = _run(ollama, max_regenerations=0)
         try:
@@ -113,4 +117,5 @@ def test_a_reply_that_runs_on_is_cut_at_the_limit_and_a_built_in_challenge_follo
         (chat,) = ollama.requests_to("/api/chat")
     assert result.challenge.origin == "builtin"
     assert any("over 1000 characters" in n or "ran past" in n for n in result.notices)
-    assert chat.body["options"]["num_predict"] == 2048  # and the model is told to stop
+    limit = chat.body["max_tokens"] if wire == "openai" else chat.body["options"]["num_predict"]
+    assert limit == 2048  # and the model is told to stop

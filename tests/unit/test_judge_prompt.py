@@ -142,7 +142,9 @@ def test_adr0021_d4_the_system_instruction_states_the_rules() -> None:
     assert '"pass" only when every assertion is explained' in system
     assert "0-based index" in system
     assert '"assertion": null' in system
-    assert '{"items": [{"index": 0, "assessments": [{"assertion": 0, "status"' in system
+    assert '"index", "assessments", "gaps", "verdict"' in system
+    # No example reply whose placeholder text a small model could copy as evidence (issue 31).
+    assert "words copied from the answer" not in system and '"..."' not in system
     assert "assess each assertion separately" in system
     assert "copied word for word from the answer" in system
     assert "An assessment without evidence from the answer does not count as explained" in system
