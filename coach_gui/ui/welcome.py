@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.config import Config, save_config
+from coach_gui.config import Config
 from coach_gui.operations.tier1 import Tier1State, Tier1Status
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen
 from coach_gui.ui.server_finder import ServerFinder
-from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.tier1_status import Tier1StatusIndicator
 
 if TYPE_CHECKING:
@@ -97,11 +97,18 @@ class WelcomeDialog(QDialog):
     server_saved = Signal(object)  # the Config saved after a found server was chosen
 
     def __init__(
-        self, context: AppContext, privacy: PrivacyControls, parent: QWidget | None = None
+        self,
+        context: AppContext,
+        privacy: PrivacyControls,
+        parent: QWidget | None = None,
+        *,
+        owner: ConfigOwner | None = None,
     ) -> None:
         super().__init__(parent)
         self.context = context
         self.privacy = privacy
+        # The window's one writer of the config (ADR 0030); a Welcome on its own gets one.
+        self._owner = owner if owner is not None else ConfigOwner(context, self)
         self.setWindowTitle("Welcome to Coach")
         self.setObjectName("welcomeDialog")
         self.setAccessibleName("Welcome to Coach")
@@ -250,26 +257,24 @@ class WelcomeDialog(QDialog):
         self.download_button.setVisible(status.state is Tier1State.MODEL_MISSING)
 
     def use_server(self, wire: str, url: str, model: str) -> None:
-        """Save the chosen server and model in the config (on the writer lane), then check
+        """Save the chosen server and model through the config's one writer, then check
         it again as the status bar does."""
-        changed = self.context.config.with_changes(
-            {"tier1.server": wire, "tier1.ollamaUrl": url, "tier1.model": model}
-        )
-        path = self.context.config_path
-        Task(
-            self,
-            op=lambda _progress: save_config(changed, path),
-            success=lambda _saved: self._server_saved(changed),
-            failure=lambda _error: self.server_finder.status_label.setText(
+        path = self._owner.path
+
+        def not_saved(_error: Exception) -> None:
+            self.server_finder.status_label.setText(
                 f"The choice could not be saved to {path}: check that its folder can be "
                 "written, then choose again."
-            ),
-            lane=Lane.WRITER,
-            name="save the model server",
-        ).run()
+            )
+
+        self._owner.update(
+            {"tier1.server": wire, "tier1.ollamaUrl": url, "tier1.model": model},
+            done=self._server_saved,
+            failed=not_saved,
+            what="server",
+        )
 
     def _server_saved(self, config: Config) -> None:
-        self.context.config = config
         self.tier1_indicator.set_model(config.tier1.model)  # and check again
         self.server_saved.emit(config)
 
@@ -288,7 +293,7 @@ class WelcomeDialog(QDialog):
 
 def show_welcome(window: MainWindow) -> WelcomeDialog:
     """Open the welcome over the main window (Help > Welcome…, and once on first run)."""
-    dialog = WelcomeDialog(window.context, window.privacy, window)
+    dialog = WelcomeDialog(window.context, window.privacy, window, owner=window.config_owner)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.model_downloaded.connect(window.views.tier1_status.refresh)
     dialog.server_saved.connect(

@@ -24,6 +24,7 @@ from coach_gui.bootstrap import build_context
 from coach_gui.config import config_path, load_config
 from coach_gui.domain.local_servers import DEFAULT_CANDIDATES, Candidate
 from coach_gui.operations.tier1 import Tier1State
+from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.settings_dialog import SettingsDialog
 from coach_gui.ui.welcome import WelcomeDialog, show_welcome
@@ -104,10 +105,18 @@ def test_the_welcome_finds_lm_studio_and_uses_it(
     _shoot(qtbot, dialog, f"welcome-servers-{'dark' if dark else 'light'}.png")
 
     finder.model_box.setCurrentIndex(1)
+    judge_was = window.context.config.judge.enabled
     with qtbot.waitSignal(dialog.server_saved, timeout=WAIT_MS):
         qtbot.mouseClick(finder.use_button, Qt.MouseButton.LeftButton)
-    saved = load_config(config_path()).tier1
+        # The judge switch flipped while the choice is being saved: the Welcome wrote its
+        # own copy of the config and put the switch back, on disk and on screen (ADR 0030).
+        window.privacy.judge_action.trigger()
+    qtbot.waitUntil(lambda: not window.config_owner.writing, timeout=WAIT_MS)
+    saved_config = load_config(config_path())
+    saved = saved_config.tier1
     assert (saved.server, saved.url, saved.model) == ("openai", servers[1].url, LM_MODELS[1])
+    assert saved_config.judge.enabled is (not judge_was)
+    assert window.context.config.judge.enabled is (not judge_was)
     assert window.context.config.tier1.server == "openai"
     qtbot.waitUntil(lambda: dialog.tier1_label.text().startswith("Ready"), timeout=WAIT_MS)
     assert LM_MODELS[1] in dialog.tier1_label.text()
@@ -123,8 +132,7 @@ def test_settings_finds_a_server_and_fills_in_the_local_model_fields(
 ) -> None:
     context = build_context()
     context.server_candidates = servers
-    dialog = SettingsDialog(context.config, context.config_path,
-                            server_finder=context.find_local_servers)  # fmt: skip
+    dialog = SettingsDialog(ConfigOwner(context), server_finder=context.find_local_servers)
     qtbot.addWidget(dialog)
     dialog.show()
     if dark:
@@ -156,8 +164,7 @@ def test_with_no_server_running_the_finder_says_what_to_do(qtbot: QtBot) -> None
         url = gone.url
     context = build_context()
     context.server_candidates = (_at("Ollama", url), _at("Jan", url))
-    dialog = SettingsDialog(context.config, context.config_path,
-                            server_finder=context.find_local_servers)  # fmt: skip
+    dialog = SettingsDialog(ConfigOwner(context), server_finder=context.find_local_servers)
     qtbot.addWidget(dialog)
     finder = dialog.server_finder
     assert finder is not None
