@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from coach_gui.adapters.vault_watch import VaultWatcher
     from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
-    from coach_gui.domain.sync_pairing import Pairing
     from coach_gui.domain.local_servers import Candidate, FoundServer
+    from coach_gui.domain.sync_pairing import Pairing
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 

@@ -39,7 +39,6 @@ from coach_gui.ui.failures import show_failure
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import fit_on_screen, screen_room
 from coach_gui.ui.server_finder import Finder, ServerFinder
-from coach_gui.ui.tasks import Lane, Task
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:

@@ -60,9 +60,14 @@ class DialogAnswer:
     informative: str = ""
     answered: bool = False
     buttons: list[str] = field(default_factory=list)
+    # Set when the dialog did not come after all: the answer stops waiting, so it cannot
+    # close another test's dialog (it did: the next test's "Restore as…" box was closed).
+    disarmed: bool = False
 
 
 def _click_when_shown(answer: DialogAnswer, tries_left: int) -> None:
+    if answer.disarmed:
+        return
     modal = QApplication.activeModalWidget()
     if modal is None:
         if tries_left > 0:

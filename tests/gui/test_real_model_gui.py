@@ -28,6 +28,7 @@ from coach_gui.cli import main
 from coach_gui.domain.challenge_checks import ChallengeChecks
 from coach_gui.domain.no_quote import NoQuoteCheck
 from coach_gui.domain.tier2 import tier2_payload, verdict_schema
+from coach_gui.ui import tasks
 from coach_gui.ui.practice_pane import Phase
 from coach_gui.ui.verdict_view import VerdictState
 
@@ -103,10 +104,15 @@ def test_a_session_in_the_window_with_a_real_model(
         assert provider == "local"
         payload = tier2_payload(json.loads(payload_json)["items"], allow_assertions=True)
         jsonschema.validate(json.loads(response), verdict_schema(payload))
-    answer_dialog("Discard")
+    discard = answer_dialog("Discard")  # should finishing ask about anything unsaved
     window.practice.finish()
     qtbot.waitUntil(lambda: pane.phase is Phase.FINISHED, timeout=MODEL_MS)
+    discard.disarmed = True
 
     capsys.readouterr()
     assert main(["verify", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
+    # Nothing of this window still talks to the model when the test (and its server) ends:
+    # a request left in flight outlived the server and held up the next test's tasks.
+    window.close()
+    qtbot.waitUntil(lambda: tasks.pending_tasks() == [], timeout=MODEL_MS)
