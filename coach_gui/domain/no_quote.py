@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -149,13 +150,18 @@ def _stemmer_for(languages: frozenset[str] | None) -> Callable[[str], str]:
     }
     if not stemmers:
         return _stem
+    # A Snowball stemmer keeps the word it works on in itself: two checks on two worker
+    # threads (a challenge and a follow-up, say) must not stem through one at once.
+    lock = threading.Lock()
 
     @lru_cache(maxsize=65536)
     def stem(word: str) -> str:
         stemmer = stemmers.get(_script_of(word))
         if stemmer is None or len(word) < 2:
             return _stem(word)
-        return str(stemmer.stemWord(word)).translate(_CONFUSABLES)
+        with lock:
+            stemmed = str(stemmer.stemWord(word))
+        return stemmed.translate(_CONFUSABLES)
 
     return stem
 

@@ -271,3 +271,41 @@ def test_an_arabic_or_hebrew_span_is_found_with_or_without_vowel_points() -> Non
     assert FoldedAnswer("كلما ابتعد الجسمان ضعفت القوة").holds("ضَعُفَت القُوَّة")
     assert FoldedAnswer("חוֹק הַהֶיצֵעַ קוֹבֵעַ אֶת הַמְּחִיר").holds("חוק ההיצע")
     assert not FoldedAnswer(arabic).holds("عفت القوة")  # still whole words
+
+
+def test_russian_words_stemmed_on_many_threads_at_once_stem_alike() -> None:
+    """A Snowball stemmer holds the word it works on: checks of Russian notes on several
+    threads at once shared one, so a word could be cut wrongly and a quote let through."""
+    import random
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    import snowballstemmer
+
+    from coach_gui.domain import no_quote
+
+    rng = random.Random(5)
+    letters = "абвгдежзиклмнопрстуфхцчшщыэюя"
+    endings = ("ами", "ого", "ему", "ыми", "ость", "ения", "ировать", "ующий", "ах", "ой")
+    words = sorted({
+        "".join(rng.choices(letters, k=rng.randint(4, 9))) + rng.choice(endings)
+        for _ in range(6000)
+    })  # fmt: skip
+    alone = snowballstemmer.stemmer("russian")
+    expected = [alone.stemWord(w) for w in words]
+    no_quote._stemmer_for.cache_clear()
+    stem = no_quote._stemmer_for(frozenset({"ru"}))
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            chunks = [words[n::8] for n in range(8)]
+            stemmed = dict(
+                pair
+                for chunk in pool.map(lambda c: [(w, stem(w)) for w in c], chunks)
+                for pair in chunk
+            )
+    finally:
+        sys.setswitchinterval(switch)
+    folded = [e.translate(no_quote._CONFUSABLES) for e in expected]
+    assert [stemmed[w] for w in words] == folded
