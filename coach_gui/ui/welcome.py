@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.config import Config
+from coach_gui.domain.errors import ConfigError
 from coach_gui.operations.tier1 import Tier1State, Tier1Status
 from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.key_settings import GeminiKeySection
@@ -267,12 +268,17 @@ class WelcomeDialog(QDialog):
                 "written, then choose again."
             )
 
-        self._owner.update(
-            {"tier1.server": wire, "tier1.ollamaUrl": url, "tier1.model": model},
-            done=self._server_saved,
-            failed=not_saved,
-            what="server",
-        )
+        try:
+            self._owner.update(
+                {"tier1.server": wire, "tier1.ollamaUrl": url, "tier1.model": model},
+                done=self._server_saved,
+                failed=not_saved,
+                what="server",
+            )
+        except ConfigError:  # (a found server is on loopback; nothing was changed)
+            self.server_finder.status_label.setText(
+                "Coach cannot use that server: choose another, or type its address in Settings."
+            )
 
     def _server_saved(self, config: Config) -> None:
         self.tier1_indicator.set_model(config.tier1.model)  # and check again
