@@ -37,8 +37,10 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.evals import AGREEMENT_BAR, EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
+from coach_gui.operations.changes import Changes
 from coach_gui.operations.vocabulary import counted
 from coach_gui.ui.button_keys import tell, with_mnemonics
+from coach_gui.ui.changes import StaleUntilShown
 from coach_gui.ui.eval_chart import ArmChart
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.tasks import ProgressUpdate, Task
@@ -91,8 +93,11 @@ def verdict_text(report: EvalReport) -> str:
     return f"<b>Verdict: {report.verdict}</b>{partial} — {why}. {about}"
 
 
-class EvalView(QWidget):
+class EvalView(QWidget, StaleUntilShown):
     """The *Judge consistency* view. `refresh()` reloads sessions and history."""
+
+    # The judged sessions it offers: new sessions and verdicts, here or from elsewhere.
+    reads_again_on = Changes(sessions=True, verdicts=True)
 
     sessions_loaded = Signal()
     history_loaded = Signal()
@@ -208,12 +213,6 @@ class EvalView(QWidget):
         row.addLayout(right, 2)
 
     # --- loading -----------------------------------------------------------------------------
-    def mark_stale(self) -> None:
-        """Sessions were practised or judged since: read them again when next shown."""
-        self._stale = True
-        if self.isVisible():
-            self.refresh()
-
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._stale:

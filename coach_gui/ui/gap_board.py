@@ -28,12 +28,14 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.notes import Note
+from coach_gui.operations.changes import Changes
 from coach_gui.operations.vocabulary import PROBLEM_LABELS
 from coach_gui.services.review import NoteGaps, OpenGap
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.progress_chart import ProgressChart
 from coach_gui.ui.tasks import Task
 
+GAPS_SHOW = Changes(notes=True, sessions=True, verdicts=True, reviews=True)  # what it reads
 NOT_JUDGED = (
     "No gaps to show yet: this note has not been judged against its key points. Only an "
     "answer judged with the note's key points sent can say which one was missed."
@@ -165,6 +167,12 @@ class GapBoard(QWidget):
 
     def current_note(self) -> Note | None:
         return self._by_id.get(self.current_note_id() or "")
+
+    def take_changes(self, changes: Changes) -> None:
+        """Other notes, sessions, verdicts or reviews: the gaps are read again if on screen
+        (the board reads them on every showing)."""
+        if changes.touches(GAPS_SHOW) and self.isVisible():
+            self.reload()
 
     def reload(self) -> None:
         if self._task is not None:

@@ -12,6 +12,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
+from coach_gui.operations.changes import (
+    ANSWERS_JUDGED,
+    REVIEW_TAKEN_BACK,
+    SCHEDULE_CHANGED,
+    SESSION_SEALED,
+    Changes,
+)
 from coach_gui.ui import tasks, window_state
 from coach_gui.ui.gap_board import GapBoard
 from coach_gui.ui.judge_pending_action import JudgePendingAction
@@ -30,6 +37,7 @@ if TYPE_CHECKING:
     from coach_gui.services.review import NoteGaps, OpenGap
     from coach_gui.services.scheduler import Today
     from coach_gui.services.sealing import JudgePendingReport
+    from coach_gui.ui.changes import TakesChanges
     from coach_gui.ui.eval_view import EvalView
     from coach_gui.ui.main_window import MainWindow
     from coach_gui.ui.stats_view import StatsView
@@ -87,7 +95,9 @@ class MainViews:
         self.practice.add_assertions_requested.connect(self._add_assertions)
         actions = window.menu_actions
         self.review_undo = ReviewUndo(window, actions.undo_review, actions.redo_review)
-        self.review_undo.changed.connect(self._after_review_change)
+        self.review_undo.changed.connect(
+            lambda: self.broadcast(REVIEW_TAKEN_BACK, source=self.review_undo)
+        )
         window.schedule_menu.aboutToShow.connect(lambda: self.today)  # its actions join
 
     @property
@@ -102,7 +112,10 @@ class MainViews:
             self._today.start_requested.connect(self.practise_due)
             self._today.loaded.connect(self._on_today_loaded)
             self._today.edit_requested.connect(self.edit_note)
-            self._today.notice.connect(self._held_in_today)
+            # Held back or resumed: Today reads itself again, Statistics counts the held.
+            self._today.notice.connect(
+                lambda _text: self.broadcast(SCHEDULE_CHANGED, source=self._today)
+            )
             self.stack.addWidget(self._today)
             window.schedule_menu.addSeparator()
             window.schedule_menu.addActions(self._today.actions_on_current())
@@ -129,26 +142,23 @@ class MainViews:
             self.stack.addWidget(self._stats)
         return self._stats
 
-    def _held_in_today(self, _text: str) -> None:
-        """Something was suspended, buried or resumed in Today (which reads itself again):
-        Statistics counts what is held back, so it reads again too."""
-        if self._stats is not None:
-            self._stats.mark_stale()
-
-    def _mark_stale(self) -> None:
-        """Practice, a verdict or a new schedule since: Today and Statistics read again."""
-        if self._today is not None:
-            self._today.mark_stale()
-        if self._stats is not None:
-            self._stats.mark_stale()
-
-    def notes_changed(self) -> None:
-        """The notes were listed again (another folder chosen, F5, or a change made by
-        another program): the views that show notes read them again, so Today and
-        Statistics never count the notes of a folder no longer open (issue 33)."""
-        self._mark_stale()
-        if self.gap_board.isVisible():
-            self.gap_board.reload()
+    def broadcast(self, changes: Changes, *, source: object = None) -> None:
+        """Something changed (DESIGN §2): each view, built so far, but the one it came from
+        reads again now if shown, else when next shown; sessions and verdicts made here go
+        to the other computers. E.g. the notes listed again (another folder, F5, another
+        program): Today and Statistics never count the notes of a folder no longer open."""
+        takers: list[TakesChanges | None] = [
+            self._today,
+            self._stats,
+            self._evals,
+            self.sessions,
+            self.gap_board,
+            self.review_undo,
+            self.window.sync_status,
+        ]
+        for taker in takers:
+            if taker is not None and taker is not source:
+                taker.take_changes(changes)
 
     def edit_note(self, note_id: str, index: int) -> None:
         """That note, open in the editor on the notes view (unsaved edits of another note
@@ -198,17 +208,9 @@ class MainViews:
         from coach_gui.ui.judge_pending_action import report_text
 
         self.sessions.show_notice(report_text(report))
-        if self.stack.currentWidget() is self.sessions:
-            self.sessions.refresh()
-        else:
+        self.broadcast(ANSWERS_JUDGED)
+        if self.stack.currentWidget() is not self.sessions:
             self.show_sessions()  # (showing it reads the sessions again)
-        if self.gap_board.isVisible():
-            self.gap_board.reload()
-        if self._evals is not None:
-            self._evals.mark_stale()
-        self._mark_stale()
-        self.review_undo.check()
-        self.window.sync_status.run()  # answers judged here go to the other computers
 
     @property
     def on_practice(self) -> bool:
@@ -246,40 +248,8 @@ class MainViews:
         """A session ended: name the next due note on its summary, let Today know, and
         offer to take its review back."""
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
-        if self._evals is not None:
-            self._evals.mark_stale()
-        self._mark_stale()
-        self.review_undo.check(offer_session=summary.session_id)
-        self.window.sync_status.run()  # the session goes to the other computers
-
-    def _after_review_change(self) -> None:
-        """A review was undone or counted again: Today, Statistics, the gap board and the
-        sessions read again (the sessions stay listed; only what their reviews count
-        changed)."""
-        self._mark_stale()
-        if self.gap_board.isVisible():
-            self.gap_board.reload()
-        if self.stack.currentWidget() is self.sessions:
-            self.sessions.refresh()
-
-    def records_arrived(self) -> None:
-        """Sync brought in another computer's sessions, verdicts or ratings: every view
-        that shows them reads again (Today replays the memory from the merged history)."""
-        if self.stack.currentWidget() is self.sessions:
-            self.sessions.refresh()
-        if self.gap_board.isVisible():
-            self.gap_board.reload()
-        self._mark_stale()
-        self.review_undo.check()
-        if self._evals is not None:
-            self._evals.mark_stale()
-
-    def schedule_changed(self) -> None:
-        """The desired retention, the new notes a day or their order, when a key point is
-        flagged, or the FSRS parameters changed: every assertion's next review is worked
-        out again (the scheduler's fingerprint holds its parameters), so Today and
-        Statistics read it again."""
-        self._mark_stale()
+        self.broadcast(SESSION_SEALED, source=self.review_undo)
+        self.review_undo.check(offer_session=summary.session_id)  # and offer to take it back
 
     def _practise_next_due(self) -> None:
         if self._due:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.operations.changes import NOTES_LISTED, RECORDS_ARRIVED, SCHEDULE_CHANGED
 from coach_gui.ui import window_state
 from coach_gui.ui.eliding_label import ElidingLabel
 from coach_gui.ui.failures import show_failure
@@ -184,7 +185,7 @@ class MainWindow(QMainWindow):
 
         self.sync_status = SyncStatus(context, self)  # hidden while sync is off
         status.insertPermanentWidget(3, self.sync_status)
-        self.sync_status.imported.connect(self.views.records_arrived)
+        self.sync_status.imported.connect(lambda: self.views.broadcast(RECORDS_ARRIVED))
         self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
         self._update_actions()
@@ -418,7 +419,7 @@ class MainWindow(QMainWindow):
             for run in waiting:
                 run()
         if not first:  # the views showing notes read the new listing (Today's counts)
-            self.views.notes_changed()
+            self.views.broadcast(NOTES_LISTED)
         self._rebuild_index()  # folding 10,000 notes takes a while: list them first
         if self._load_again is not None:  # more changed while this load ran, or F5
             again, self._load_again = self._load_again, None
@@ -686,7 +687,7 @@ class MainWindow(QMainWindow):
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
             config = self.context.config  # the owner set it, and the switches follow it
             if config.schedule != before.schedule:  # retention, new notes, leeches
-                self.views.schedule_changed()  # Today is worked out again with them
+                self.views.broadcast(SCHEDULE_CHANGED)  # Today is worked out again with them
             judge = config.judge
             self.views.sent.set_endpoint(judge.base_url, local=judge.local)
             self.views.tier1_status.set_model(config.tier1.model)  # and check again

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QPushButton
 
+from coach_gui.operations.changes import Changes
 from coach_gui.operations.vocabulary import when_words
 from coach_gui.ui.failures import show_failure
 from coach_gui.ui.main_actions import REDO_REVIEW_KEYS, UNDO_REVIEW_KEYS
@@ -67,6 +68,12 @@ class ReviewUndo(QObject):
         return f"‘{entry.note.title}’" if entry is not None else "a note no longer in your notes"
 
     # --- what Undo and Redo would do ----------------------------------------------------------
+    def take_changes(self, changes: Changes) -> None:
+        """A session, a verdict or another computer's records may have made a review
+        newer than the one Undo would take back."""
+        if changes.touches(Changes(sessions=True, verdicts=True, synced=True)):
+            self.check()
+
     def check(self, *, offer_session: str | None = None) -> None:
         """Read what Undo and Redo would do (on a worker); with `offer_session`, the status
         bar offers Undo review if that session's review is the last."""

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.operations.changes import Changes
 from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import PAGE, SessionSummary, list_sessions
@@ -44,6 +45,7 @@ from coach_gui.ui.row_table import RowTableModel
 from coach_gui.ui.session_detail import SessionDetail, load_session_detail
 from coach_gui.ui.tasks import Task
 
+SESSIONS_SHOW = Changes(sessions=True, verdicts=True, reviews=True)  # what the list shows
 EMPTY_TEXT = "No practice sessions yet. Practise a note (Ctrl+P) and it is listed here."
 NOT_SEALED = "Not sealed yet: the session is still open."
 
@@ -218,6 +220,12 @@ class SessionsView(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not event.spontaneous():
+            self.refresh()
+
+    def take_changes(self, changes: Changes) -> None:
+        """New sessions, verdicts or reviews: read again if on screen (it reads on every
+        showing)."""
+        if changes.touches(SESSIONS_SHOW) and self.isVisible():
             self.refresh()
 
     def refresh(self) -> None:

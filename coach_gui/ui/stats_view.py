@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.operations.changes import Changes
 from coach_gui.operations.schedule import (
     OPTIMIZE_MIN_REVIEWS,
     KeyPoint,
@@ -46,6 +47,7 @@ from coach_gui.operations.schedule import (
     statistics,
     timeline,
 )
+from coach_gui.ui.changes import StaleUntilShown
 from coach_gui.ui.chart_table import ChartTable
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
@@ -196,11 +198,14 @@ def schedule_text(stats: Statistics) -> str:
     return f"{using} After {counted(more, 'more review')} it can be fitted to your history."
 
 
-class StatsView(QWidget):
+class StatsView(QWidget, StaleUntilShown):
     """`loaded(Statistics)`: fresh figures are on screen. `key_points_loaded(list)`: the
     Timeline page's key points are. `timeline_loaded(list)`: a key
     point's reviews are. `open_note_requested(note_id, index)`: open that note to edit
     its key point `index` (-1: none known)."""
+
+    # What Today counts, Statistics counts too.
+    reads_again_on = Changes(notes=True, sessions=True, verdicts=True, reviews=True, schedule=True)
 
     loaded = Signal(object)
     key_points_loaded = Signal(object)
@@ -435,13 +440,6 @@ class StatsView(QWidget):
         return page
 
     # --- loading ------------------------------------------------------------------------------
-    def mark_stale(self) -> None:
-        """Something was practised, judged or rated since: read again now if shown, else
-        when next shown."""
-        self._stale = True
-        if self.isVisible():
-            self.refresh()
-
     def refresh(self) -> None:
         """Read the statistics again, in the background (a load still running is dropped)."""
         self._stale = False

@@ -18,6 +18,7 @@ from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
     from coach_gui.operations.app import App
+    from coach_gui.operations.changes import Changes
     from coach_gui.ui.pairing_dialog import PairingDialog
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,11 @@ class SyncStatus(QLabel):
         self.fingerprint: str | None = None  # this computer's, once it has synced
         self.setAccessibleName("Sync")
         self.setVisible(context.config.sync.folder is not None)
+
+    def take_changes(self, changes: Changes) -> None:
+        """Sessions or verdicts made here go to the other computers."""
+        if changes.made_here:
+            self.run()
 
     def run(self) -> None:
         if self._context.config.sync.folder is None:

@@ -34,8 +34,10 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.memory import RATING_NAMES
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS, HoldAction
+from coach_gui.operations.changes import Changes
 from coach_gui.operations.today import DuePractice, today_with_plans
 from coach_gui.operations.vocabulary import counted, day_and_clock, long_day
+from coach_gui.ui.changes import StaleUntilShown
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.forecast_chart import ForecastChart
 from coach_gui.ui.key_shortcuts import shortcut
@@ -179,10 +181,13 @@ class Target:
         return f"key point{number} of “{self.note.title}”"
 
 
-class TodayView(QWidget):
+class TodayView(QWidget, StaleUntilShown):
     """`start_requested(list[DuePractice])`: practise these notes in turn (Start, or one
     note activated). `loaded(Today)`: fresh data is on screen. `edit_requested(note id,
     key point index or -1)`: open that note to change it. `notice(text)`: what a hold did."""
+
+    # Practice, a verdict, a rating, a hold, new parameters or other notes: what is due.
+    reads_again_on = Changes(notes=True, sessions=True, verdicts=True, reviews=True, schedule=True)
 
     start_requested = Signal(object)
     loaded = Signal(object)
@@ -304,13 +309,6 @@ class TodayView(QWidget):
         return [self.suspend_action, self.bury_action, self.resume_action, self.edit_action]
 
     # --- loading ------------------------------------------------------------------------------
-    def mark_stale(self) -> None:
-        """Something was practised, judged or rated since: read again now if shown, else
-        when next shown (so Start never practises from an old list)."""
-        self._stale = True
-        if self.isVisible():
-            self.refresh()
-
     def refresh(self) -> None:
         """Read what is due again, in the background (a load still running is dropped)."""
         self._stale = False

@@ -1,0 +1,91 @@
+"""Issue 35: a change is broadcast once (DESIGN §2) and each view decides: the views that
+show it read again at once when on screen, else when next shown; the view a change came
+from is not told of it again; what only sessions and verdicts concern stays put."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+from test_notes_folder_remembered import WAIT_MS, opened_window, settle
+
+from coach_gui.operations.changes import (
+    ANSWERS_JUDGED,
+    NOTES_LISTED,
+    RECORDS_ARRIVED,
+    REVIEW_TAKEN_BACK,
+    SCHEDULE_CHANGED,
+    SESSION_SEALED,
+)
+from coach_gui.ui.main_window import MainWindow
+
+
+def _built_and_read(qtbot: QtBot, window: MainWindow) -> None:
+    """Today, Statistics and Judge consistency built and read once, then the notes shown."""
+    views = window.views
+    for show, view in (
+        (views.show_today, lambda: views.today),
+        (views.show_stats, lambda: views.stats),
+        (views.show_evals, lambda: views.evals),
+    ):
+        show()
+        qtbot.waitUntil(lambda view=view: not view()._stale, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: views.today._task is None and views.stats._task is None, timeout=WAIT_MS)
+    views.show_notes()
+
+
+def _stale(window: MainWindow) -> dict[str, bool]:
+    views = window.views
+    return {"today": views.today._stale, "stats": views.stats._stale, "evals": views.evals._stale}
+
+
+def _fresh(window: MainWindow) -> None:
+    views = window.views
+    for view in (views.today, views.stats, views.evals):
+        view._stale = False
+
+
+def test_each_change_marks_stale_only_the_hidden_views_that_show_it(qtbot: QtBot) -> None:
+    window = opened_window(qtbot)
+    _built_and_read(qtbot, window)
+    expected = {
+        NOTES_LISTED: {"today": True, "stats": True, "evals": False},
+        SCHEDULE_CHANGED: {"today": True, "stats": True, "evals": False},
+        REVIEW_TAKEN_BACK: {"today": True, "stats": True, "evals": False},
+        ANSWERS_JUDGED: {"today": True, "stats": True, "evals": True},
+        SESSION_SEALED: {"today": True, "stats": True, "evals": True},
+        RECORDS_ARRIVED: {"today": True, "stats": True, "evals": True},
+    }
+    for changes, stale in expected.items():
+        _fresh(window)
+        window.views.broadcast(changes)
+        assert _stale(window) == stale, changes
+    # A hold made in Today: Today reads itself, Statistics is told.
+    _fresh(window)
+    window.views.broadcast(SCHEDULE_CHANGED, source=window.views.today)
+    assert _stale(window) == {"today": False, "stats": True, "evals": False}
+    # Stale views read again when shown, and only then.
+    assert window.views.stats._task is None
+    window.views.show_stats()
+    qtbot.waitUntil(lambda: not window.views.stats._stale, timeout=WAIT_MS)
+    window.close()
+    settle(qtbot)
+
+
+def test_a_view_on_screen_reads_again_at_once(qtbot: QtBot) -> None:
+    window = opened_window(qtbot)
+    _built_and_read(qtbot, window)
+    views = window.views
+    views.show_stats()
+    qtbot.waitUntil(lambda: views.stats._task is None and not views.stats._stale, timeout=WAIT_MS)
+    views.broadcast(REVIEW_TAKEN_BACK)
+    assert views.stats._task is not None  # reading again, now
+    assert views.stats.summary_label.text() == "Loading…"
+    qtbot.waitUntil(lambda: views.stats._task is None, timeout=WAIT_MS)
+    # Judge consistency does not show reviews: it is not read for them.
+    views.show_evals()
+    qtbot.waitUntil(lambda: not views.evals._stale, timeout=WAIT_MS)
+    views.evals._stale = False
+    views.show_stats()
+    views.broadcast(REVIEW_TAKEN_BACK)
+    assert not views.evals._stale
+    window.close()
+    settle(qtbot)
