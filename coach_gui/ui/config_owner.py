@@ -9,6 +9,7 @@ lane, one write at a time (changes made meanwhile go into the next write).
 
     owner = ConfigOwner(context, window)        # reads and sets context.config
     owner.changed.connect(follow)               # every change, at once
+    owner.follow(lambda c: c.judge.enabled, switch.setChecked)  # only what it shows
     owner.update({"judge.enabled": True}, failed=tell)
 """
 
@@ -17,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
 from coach_gui.config import Config, save_config
 from coach_gui.domain.errors import ConfigError
 from coach_gui.ui.tasks import Lane, Task
+
+T = TypeVar("T")
 
 
 class HoldsConfig(Protocol):
@@ -84,6 +87,20 @@ class ConfigOwner(QObject):
     def writing(self) -> bool:
         """True while a change is being written (or waits to be)."""
         return self._writing is not None or bool(self._waiting)
+
+    def follow(self, pick: Callable[[Config], T], apply: Callable[[T], None]) -> None:
+        """`apply(pick(config))` each time what `pick` reads changes — by Settings, a
+        switch, or a write that failed and put it back (napari's evented settings): a
+        widget follows the fields it shows, and nobody pushes a config to it."""
+        last = [pick(self.config)]
+
+        def changed(config: Config) -> None:
+            value = pick(config)
+            if value != last[0]:
+                last[0] = value
+                apply(value)
+
+        self.changed.connect(changed)
 
     def update(
         self,

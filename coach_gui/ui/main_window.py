@@ -41,7 +41,6 @@ from coach_gui.ui.view_switcher import ViewSwitcher
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
-    from coach_gui.config import Config
     from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
     from coach_gui.domain.notes import (
         KnowledgeBaseSnapshot,
@@ -51,6 +50,7 @@ if TYPE_CHECKING:
         NoteSearchIndex,
     )
     from coach_gui.services.ports.notes import VaultWatch
+    from coach_gui.ui.config_owner import ConfigOwner
     from coach_gui.ui.main_views import MainViews
     from coach_gui.ui.note_editor import NoteEditor
     from coach_gui.ui.practice_pane import PracticePane
@@ -174,7 +174,6 @@ class MainWindow(QMainWindow):
         # The one holder and writer of the settings in this window (ADR 0030).
         self.config_owner = ConfigOwner(context, self)
         self.privacy = PrivacyControls(self.config_owner, self)
-        self.privacy.config_changed.connect(self._on_privacy_changed)
         self.toolbar.insertActions(self.toolbar_anchor, self.privacy.actions())
         self.toolbar.insertSeparator(self.toolbar_anchor)
         status = self.statusBar()
@@ -186,6 +185,7 @@ class MainWindow(QMainWindow):
         self.sync_status = SyncStatus(context, self)  # hidden while sync is off
         status.insertPermanentWidget(3, self.sync_status)
         self.sync_status.imported.connect(lambda: self.views.broadcast(RECORDS_ARRIVED))
+        self._follow_settings(self.config_owner)
         self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
         self._update_actions()
@@ -661,7 +661,6 @@ class MainWindow(QMainWindow):
         from coach_gui.ui.settings_dialog import SettingsDialog
 
         context = self.context
-        before = context.config
         dialog = SettingsDialog(
             self.config_owner,
             self,
@@ -685,22 +684,26 @@ class MainWindow(QMainWindow):
         if dialog.key_section is not None:  # a key saved or removed there: the status line
             dialog.key_section.status_loaded.connect(self.privacy.set_key_status)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
-            config = self.context.config  # the owner set it, and the switches follow it
-            if config.schedule != before.schedule:  # retention, new notes, leeches
-                self.views.broadcast(SCHEDULE_CHANGED)  # Today is worked out again with them
-            judge = config.judge
-            self.views.sent.set_endpoint(judge.base_url, local=judge.local)
-            self.views.tier1_status.set_model(config.tier1.model)  # and check again
-            self.read_key_status()  # the judge may be Gemini now
-            self.sync_status.run()  # a sync folder chosen (or none: the line goes)
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
-    def _on_privacy_changed(self, config: Config) -> None:
-        """The settings changed (a toolbar switch, Settings): the next session and judge
-        request follow them (the owner has set them in the context)."""
-        self.views.judge_pending.set_judge_enabled(config.judge.enabled)
-        self.views.practice.view.judge_switched(config.judge.enabled)  # a summary on screen
-        self.read_key_status()  # switched on: is there a key to send with? (`coach key set`)
+    def _follow_settings(self, owner: ConfigOwner) -> None:
+        """What shows a setting follows it, however it changed (Settings, a toolbar switch,
+        a write that failed and put it back); the next session and judge request read the
+        context, which the owner keeps."""
+        views = self.views
+        owner.follow(lambda c: c.schedule, lambda _s: views.broadcast(SCHEDULE_CHANGED))
+        owner.follow(
+            lambda c: (c.judge.base_url, c.judge.local),
+            lambda where: views.sent.set_endpoint(where[0], local=where[1]),
+        )
+        owner.follow(lambda c: c.tier1, lambda tier1: views.tier1_status.set_model(tier1.model))
+        owner.follow(lambda c: c.judge.enabled, views.judge_pending.set_judge_enabled)
+        owner.follow(lambda c: c.judge.enabled, views.practice.view.judge_switched)
+        # Switched on, or to Gemini: is there a key to send with? (`coach key set`)
+        owner.follow(
+            lambda c: (c.judge.enabled, c.judge.provider), lambda _j: self.read_key_status()
+        )
+        owner.follow(lambda c: c.sync.folder, lambda _folder: self.sync_status.run())
 
     def show_shortcuts(self) -> None:
         from coach_gui.ui import help_dialogs

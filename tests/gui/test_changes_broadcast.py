@@ -28,7 +28,9 @@ def _built_and_read(qtbot: QtBot, window: MainWindow) -> None:
     ):
         show()
         qtbot.waitUntil(lambda view=view: not view()._stale, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: views.today._task is None and views.stats._task is None, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: views.today._task is None and views.stats._task is None, timeout=WAIT_MS
+    )
     views.show_notes()
 
 
@@ -87,5 +89,29 @@ def test_a_view_on_screen_reads_again_at_once(qtbot: QtBot) -> None:
     views.show_stats()
     views.broadcast(REVIEW_TAKEN_BACK)
     assert not views.evals._stale
+    window.close()
+    settle(qtbot)
+
+
+def test_what_shows_a_setting_follows_it_however_it_changed(qtbot: QtBot) -> None:
+    """Not only after Settings' OK: a change made through the one owner by anyone (here,
+    no dialog at all) reaches what shows it, and nothing that does not show it."""
+    window = opened_window(qtbot)
+    _built_and_read(qtbot, window)
+    views, owner = window.views, window.config_owner
+    assert not views.sent.endpoint_label.isVisibleTo(views.sent)
+    _fresh(window)
+    owner.update({"judge.provider": "local"})
+    assert views.sent.endpoint_label.isVisibleTo(views.sent)
+    assert "runs on this computer" in views.sent.endpoint_label.text()
+    assert _stale(window) == {"today": False, "stats": False, "evals": False}
+
+    owner.update({"schedule.desiredRetention": 0.85})  # when key points fall due
+    assert _stale(window) == {"today": True, "stats": True, "evals": False}
+
+    owner.update({"tier1.model": "another-model:1b"})  # checked again, for that model
+    assert views.tier1_status.status.model == "another-model:1b"
+    qtbot.waitUntil(lambda: views.tier1_status._task.done, timeout=WAIT_MS)
+    settle(qtbot)
     window.close()
     settle(qtbot)

@@ -64,3 +64,4 @@ def test_the_summary_follows_the_judge_switch(
     assert pane.shutdown(WAIT_MS)
     window.close()
     assert tasks.wait_for_writes(WAIT_MS)  # the switches, saved
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=WAIT_MS)  # and delivered
