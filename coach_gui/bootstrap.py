@@ -40,7 +40,9 @@ if TYPE_CHECKING:
     from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
     from coach_gui.domain.local_servers import Candidate, FoundServer
+    from coach_gui.domain.notes import KnowledgeBaseSnapshot
     from coach_gui.domain.sync_pairing import Pairing
+    from coach_gui.operations.keys import Keys
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 
@@ -229,6 +231,11 @@ class AppContext:
         watcher.start()
         return watcher
 
+    def read_notes_folder(self, folder: Path) -> KnowledgeBaseSnapshot:
+        """The notes in `folder`, read to be looked at before it is chosen: nothing is
+        written there, and this context's notes folder stays what it is."""
+        return note_store(folder, self.data_dir).load()
+
     def open_notes_folder(self, folder: Path) -> None:
         """Make `folder` the notes folder of this context (the caller saves the config)."""
         self.notes = note_store(folder, self.data_dir)
@@ -278,6 +285,12 @@ class AppContext:
 
     def key_store(self) -> KeyStore:
         return key_store()
+
+    def gemini_keys(self) -> Keys:
+        """The Gemini key, and its test through the judge built from the settings then."""
+        from coach_gui.operations.keys import Keys
+
+        return Keys(key_store(), lambda: self.judge(enabled=True, provider="gemini"))
 
     def judge(
         self, *, enabled: bool | None = None, live: bool = False, provider: str | None = None
@@ -408,6 +421,20 @@ def key_store() -> KeyStore:
     from coach_gui.adapters.secrets import KeyStore
 
     return KeyStore()
+
+
+def gemini_keys() -> Keys:
+    """The Gemini key, for `coach key` (no config needed: it works with a broken one)."""
+    from coach_gui.operations.keys import Keys
+
+    return Keys(key_store())
+
+
+def local_server_keys() -> Keys:
+    """The local model server's key, for `coach key --local-server`."""
+    from coach_gui.operations.keys import Keys
+
+    return Keys(local_server_key_store())
 
 
 def local_server_key_store() -> KeyStore:

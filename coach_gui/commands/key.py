@@ -30,22 +30,22 @@ def _read_key(what: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import key_store, local_server_key_store
+    from coach_gui.bootstrap import gemini_keys, local_server_keys
 
     local = bool(getattr(args, "local_server", False))
-    store = local_server_key_store() if local else key_store()
+    keys = local_server_keys() if local else gemini_keys()
     if args.action == "set":
         key = _read_key("Local model server key" if local else "Gemini API key")
         if not key.strip():
             raise UsageError("no key on standard input; e.g. `coach key set < keyfile`")
-        store.set(key)
+        keys.store(key)
         say("coach: the key is stored in the OS keyring")
         return EXIT_OK
     if args.action == "clear":
-        removed = store.clear()
+        removed = keys.clear()
         say("coach: the key was removed" if removed else "coach: no key was stored")
         return EXIT_OK
-    status = store.status()
+    status = keys.status()
     if args.json:
         emit_json(
             {

@@ -4,7 +4,9 @@ window, the terminal and an exported gap list say the same thing the same way; n
 
 from __future__ import annotations
 
+import os
 from datetime import date, datetime, timedelta
+from pathlib import Path
 
 # How each review mode is said to the learner: the Sessions view, a session's detail, an
 # exported gap list and `coach sessions` alike.
@@ -75,3 +77,9 @@ def when_words(stamp: str, now: str) -> str:
 def long_day(day: date) -> str:
     """ "Thursday 5 November"."""
     return f"{day:%A} {day.day} {day:%B}"
+
+
+def short_path(path: str) -> str:
+    """`path` with the home folder written as ~, as people read paths in a status bar."""
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path

@@ -2,15 +2,12 @@
 keyring. The key is typed into a masked field, handed to the keyring on a worker, and
 never shown, logged or put back into any widget (DESIGN §1.7).
 
-    section = GeminiKeySection(
-        context.key_store(), lambda: context.judge(enabled=True, provider="gemini")
-    )
+    section = GeminiKeySection(context.gemini_keys())  # the use case (operations/keys)
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -45,7 +42,7 @@ from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:  # types only: importing the Gemini adapter loads google.genai
     from coach_gui.domain.connections import ConnectionCheck, KeyStatus
-    from coach_gui.services.ports.judge import ConnectionTester, KeyVault
+    from coach_gui.operations.keys import Keys
 
 log = logging.getLogger(__name__)
 
@@ -140,14 +137,12 @@ class GeminiKeySection(QGroupBox):
 
     def __init__(
         self,
-        key_store: KeyVault,
-        judge_factory: Callable[[], ConnectionTester] | None = None,
+        keys: Keys,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__("Gemini API key", parent)
         self.setAccessibleName("Gemini API key")
-        self._store = key_store
-        self._judge_factory = judge_factory
+        self._keys = keys
         self._status: KeyStatus | None = None
         self._busy = False
         self._focus_back: QWidget | None = None
@@ -180,7 +175,7 @@ class GeminiKeySection(QGroupBox):
             "and model work. No notes or answers are sent",
         )
         self.test_button.clicked.connect(self.test_connection)
-        self.test_button.setVisible(judge_factory is not None)
+        self.test_button.setVisible(keys.can_test)
 
         self.result_label = QLabel(self)
         self.result_label.setWordWrap(True)
@@ -258,8 +253,8 @@ class GeminiKeySection(QGroupBox):
 
     def refresh_status(self) -> None:
         """Read which keyring is in use and whether a key is stored (on a worker)."""
-        store = self._store
-        Task(self, op=lambda _p: store.status(), success=self._on_status, name="key status").run()
+        keys = self._keys
+        Task(self, op=lambda _p: keys.status(), success=self._on_status, name="key status").run()
 
     def _on_status(self, status: KeyStatus) -> None:
         self._status = status
@@ -277,11 +272,11 @@ class GeminiKeySection(QGroupBox):
         key = self.key_field.text()
         if not self.save_button.isEnabled() or not key.strip():
             return
-        store = self._store
+        keys = self._keys
         self._set_busy(True)
         Task(
             self,
-            op=lambda _p: store.set(key),
+            op=lambda _p: keys.store(key),
             success=lambda _none: self._on_saved(),
             failure=self._on_failed,
             lane=Lane.WRITER,
@@ -296,11 +291,11 @@ class GeminiKeySection(QGroupBox):
         self.refresh_status()
 
     def remove_key(self) -> None:
-        store = self._store
+        keys = self._keys
         self._set_busy(True)
         Task(
             self,
-            op=lambda _p: store.clear(),
+            op=lambda _p: keys.clear(),
             success=self._on_removed,
             failure=self._on_failed,
             lane=Lane.WRITER,
@@ -316,22 +311,14 @@ class GeminiKeySection(QGroupBox):
         self.refresh_status()
 
     def test_connection(self) -> None:
-        factory = self._judge_factory
-        if factory is None:
+        keys = self._keys
+        if not keys.can_test:
             return
-
-        def check(_progress: object) -> ConnectionCheck:
-            judge = factory()
-            try:
-                return judge.test_connection()
-            finally:
-                judge.close()
-
         self._set_busy(True)
         self._show_result("Testing the connection to Gemini…", problem=False)
         Task(
             self,
-            op=check,
+            op=lambda _p: keys.test_connection(),
             success=self._on_tested,
             failure=self._on_test_failed,
             name="test judge connection",

@@ -9,7 +9,6 @@ privacy switches) and starts loading the notes. `MainWindow(context)` does both 
 
 from __future__ import annotations
 
-import os
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.operations.changes import NOTES_LISTED, RECORDS_ARRIVED, SCHEDULE_CHANGED
+from coach_gui.operations.vocabulary import short_path
 from coach_gui.ui import window_state
 from coach_gui.ui.eliding_label import ElidingLabel
 from coach_gui.ui.failures import show_failure
@@ -56,12 +56,6 @@ if TYPE_CHECKING:
     from coach_gui.ui.practice_pane import PracticePane
     from coach_gui.ui.privacy_controls import PrivacyControls
     from coach_gui.ui.window_undo import WindowUndo
-
-
-def short_path(path: str) -> str:
-    """`path` with the home folder written as ~, as people read paths in a status bar."""
-    home = str(Path.home())
-    return "~" + path[len(home) :] if path == home or path.startswith(home + os.sep) else path
 
 
 WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a disk stalls
@@ -275,10 +269,10 @@ class MainWindow(QMainWindow):
         judge = self.context.config.judge
         if not judge.enabled or judge.local:
             return
-        store = self.context.key_store()
+        keys = self.context.gemini_keys()
         Task(
             self,
-            op=lambda _progress: store.status(),
+            op=lambda _progress: keys.status(),
             success=self.privacy.set_key_status,
             name="key status",
         ).run()
@@ -664,8 +658,7 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(
             self.config_owner,
             self,
-            key_store=context.key_store(),
-            judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
+            keys=context.gemini_keys(),
             fingerprint=self.sync_status.fingerprint,
             server_finder=context.find_local_servers,
         )

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QWidget
 
-from coach_gui.bootstrap import note_store
 from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.notes import KnowledgeBaseSnapshot
+from coach_gui.operations.vocabulary import short_path
 from coach_gui.ui.button_keys import with_mnemonics
 from coach_gui.ui.failures import show_failure
-from coach_gui.ui.main_window import short_path
 from coach_gui.ui.tasks import Task
 
 if TYPE_CHECKING:
@@ -66,7 +65,7 @@ class NotesFolderChooser:
     def look_at(self, folder: Path) -> None:
         """Read the folder in the background; a large one says so, with Cancel (issue 33:
         ten thousand notes take seconds, and nothing showed meanwhile)."""
-        data = self._context.data_dir
+        context = self._context
         reading = self.reading = QProgressDialog(
             f"Reading {short_path(str(folder))}…", "&Cancel", 0, 0, self._parent
         )
@@ -82,7 +81,7 @@ class NotesFolderChooser:
 
         task = Task(
             self._parent,
-            op=lambda _p: note_store(folder, data).load(),  # reads, writes nothing there
+            op=lambda _p: context.read_notes_folder(folder),  # reads, writes nothing there
             success=lambda snapshot: done(lambda: self._confirm(folder, snapshot)),
             failure=lambda error: done(lambda: self._failed(error)),
             name="read notes folder",

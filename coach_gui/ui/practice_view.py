@@ -64,108 +64,10 @@ class PracticeView(QWidget):
         self._build()
 
     def _build(self) -> None:
-        self.title_label = QLabel(self)
-        self.title_label.setTextFormat(Qt.TextFormat.PlainText)  # a title is never markup
-        self.title_label.setAccessibleName("Note being practised")
-        font = self.title_label.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.title_label.setFont(font)
-        self.progress_label = QLabel(self)
-        self.progress_label.setAccessibleName("Progress")
-        header = QHBoxLayout()
-        header.addWidget(self.title_label, 1)
-        header.addWidget(self.progress_label)
-
-        self.banner = Notice("Offline notice", self)
-        self.banner_label = self.banner.label
-        self.banner_label.setAccessibleName("Why practice is offline")
-        self.download_button = self.banner.add_button(button(
-            self.banner, "&Download model", "Download model",
-            "Ask Ollama on this computer to download the configured model",
-        ))  # fmt: skip
-        # Alt+letters of the notices: each its own, with the menus' (File, Edit, Help).
-        self.judge_notice = Notice("Judge notice", self, dismiss="G&ot it")
-        self.judge_notice.label.setAccessibleName("Why answers are not judged")
-        self.settings_button = self.judge_notice.add_button(
-            button(self.judge_notice, "Open Se&ttings", "Open Settings", "Set up the judge")
-        )
-        self.settings_button.hide()  # shown when the window can open Settings
-        self.assertions_notice = Notice("Assertions notice", self, dismiss="&Later")
-        self.assertions_notice.label.setAccessibleName("Why grading is coarser for this note")
-        self.assertions_notice.label.setText(
-            "<b>This note has no core assertions.</b> The judge can only grade your answers "
-            "against the challenge, not against the points you decided matter. Add three to "
-            "five in the note (in your own words) for sharper grading and named gaps."
-        )
-        self.add_assertions_button = self.assertions_notice.add_button(button(
-            self.assertions_notice, "&Write assertions", "Add assertions",
-            "Open this note in the editor to add core assertions",
-        ))  # fmt: skip
-
-        self.challenge_caption = QLabel("Challen&ge", self)
-        self.writing_label = QLabel(self)
-        self.writing_label.setAccessibleName("Writing indicator")
-        accent = self.palette().color(QPalette.ColorRole.Link).name()
-        self.writing_label.setStyleSheet(f"color: {accent}; font-style: italic")
-        caption_row = QHBoxLayout()
-        caption_row.addWidget(self.challenge_caption)
-        caption_row.addStretch(1)
-        caption_row.addWidget(self.writing_label)
-        self.challenge_view = QPlainTextEdit(self)
-        self.challenge_view.setObjectName("challengeView")
-        self.challenge_view.setReadOnly(True)
-        self.challenge_view.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-            | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.challenge_view.setTabChangesFocus(True)
-        font = self.challenge_view.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)  # relative: follows the OS font size
-        self.challenge_view.setFont(font)
-        lines = self.challenge_view.fontMetrics().lineSpacing()
-        self.challenge_view.setMinimumHeight(lines * 3)  # a challenge is a sentence or three
-        self.challenge_view.setMaximumHeight(lines * 5)  # the answer box gets the rest
-        self.challenge_view.setAccessibleName("Challenge")
-        self.challenge_view.setAccessibleDescription("The question to answer in your own words")
-        self.challenge_caption.setBuddy(self.challenge_view)
-        self.notice_label = Message("Notices", self)
-        self.status_label = Message("Session status", self)
-
-        self.answer_caption = QLabel("Your &answer", self)
-        self.answer_box = QPlainTextEdit(self)
-        self.answer_box.setObjectName("answerBox")
-        self.answer_box.setTabChangesFocus(True)
-        self.answer_box.setPlaceholderText("Answer in your own words; Ctrl+Enter submits.")
-        self.answer_box.setAccessibleName("Your answer")
-        self.answer_box.setAccessibleDescription("Write your answer; Ctrl+Enter submits it")
-        self.answer_caption.setBuddy(self.answer_box)
-        self.thread_view = PracticeThread(self)  # every answer of the session, under its challenge
-        self._no_verdict = VerdictView(self)  # `verdict_view` before the first answer
-        self._no_rating = SelfRatingPanel(self)
-
-        self.submit_button = button(
-            self, "&Submit", "Submit answer", "Save your answer and have it judged (Ctrl+Enter)"
-        )
-        self.skip_button = button(self, "S&kip", "Skip challenge", "Go on without answering")
-        self.cancel_button = button(
-            self, "&Cancel generation", "Cancel generation", "Stop writing this challenge (Esc)"
-        )
-        self.retry_button = button(self, "&Retry", "Retry", "Ask the local model again")
-        self.builtin_button = button(
-            self, "Use &built-in challenge", "Use a built-in challenge",
-            "Take a ready-made challenge instead of waiting for the local model",
-        )  # fmt: skip
-        self.next_button = button(self, "&Next", "Next challenge", "Go on (Ctrl+Enter)")
-        self.finish_button = button(
-            self, "F&inish session", "Finish session", "End the session; answers are kept"
-        )
-        buttons = QHBoxLayout()
-        for made in (self.submit_button, self.skip_button, self.cancel_button,
-                     self.retry_button, self.builtin_button, self.next_button):  # fmt: skip
-            buttons.addWidget(made)
-        buttons.addStretch(1)
-        buttons.addWidget(self.finish_button)
+        header = self._build_header()
+        self._build_notices()
+        caption_row = self._build_answering()
+        buttons = self._build_buttons()
 
         self._build_summary()
         session = QWidget(self)
@@ -224,6 +126,121 @@ class PracticeView(QWidget):
                  self.finish_button]  # fmt: skip
         for first, second in pairwise(order):
             QWidget.setTabOrder(first, second)
+
+    def _build_header(self) -> QHBoxLayout:
+        """The note's title and the progress through the session."""
+        self.title_label = QLabel(self)
+        self.title_label.setTextFormat(Qt.TextFormat.PlainText)  # a title is never markup
+        self.title_label.setAccessibleName("Note being practised")
+        font = self.title_label.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.title_label.setFont(font)
+        self.progress_label = QLabel(self)
+        self.progress_label.setAccessibleName("Progress")
+        header = QHBoxLayout()
+        header.addWidget(self.title_label, 1)
+        header.addWidget(self.progress_label)
+        return header
+
+    def _build_notices(self) -> None:
+        """The notices above the session: offline, the judge, a note without assertions."""
+        self.banner = Notice("Offline notice", self)
+        self.banner_label = self.banner.label
+        self.banner_label.setAccessibleName("Why practice is offline")
+        self.download_button = self.banner.add_button(button(
+            self.banner, "&Download model", "Download model",
+            "Ask Ollama on this computer to download the configured model",
+        ))  # fmt: skip
+        # Alt+letters of the notices: each its own, with the menus' (File, Edit, Help).
+        self.judge_notice = Notice("Judge notice", self, dismiss="G&ot it")
+        self.judge_notice.label.setAccessibleName("Why answers are not judged")
+        self.settings_button = self.judge_notice.add_button(
+            button(self.judge_notice, "Open Se&ttings", "Open Settings", "Set up the judge")
+        )
+        self.settings_button.hide()  # shown when the window can open Settings
+        self.assertions_notice = Notice("Assertions notice", self, dismiss="&Later")
+        self.assertions_notice.label.setAccessibleName("Why grading is coarser for this note")
+        self.assertions_notice.label.setText(
+            "<b>This note has no core assertions.</b> The judge can only grade your answers "
+            "against the challenge, not against the points you decided matter. Add three to "
+            "five in the note (in your own words) for sharper grading and named gaps."
+        )
+        self.add_assertions_button = self.assertions_notice.add_button(button(
+            self.assertions_notice, "&Write assertions", "Add assertions",
+            "Open this note in the editor to add core assertions",
+        ))  # fmt: skip
+
+    def _build_answering(self) -> QHBoxLayout:
+        """The challenge with its caption and writing indicator, the answer box, the
+        thread; returns the caption row."""
+        self.challenge_caption = QLabel("Challen&ge", self)
+        self.writing_label = QLabel(self)
+        self.writing_label.setAccessibleName("Writing indicator")
+        accent = self.palette().color(QPalette.ColorRole.Link).name()
+        self.writing_label.setStyleSheet(f"color: {accent}; font-style: italic")
+        caption_row = QHBoxLayout()
+        caption_row.addWidget(self.challenge_caption)
+        caption_row.addStretch(1)
+        caption_row.addWidget(self.writing_label)
+        self.challenge_view = QPlainTextEdit(self)
+        self.challenge_view.setObjectName("challengeView")
+        self.challenge_view.setReadOnly(True)
+        self.challenge_view.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.challenge_view.setTabChangesFocus(True)
+        font = self.challenge_view.font()
+        font.setPointSizeF(font.pointSizeF() * 1.35)  # relative: follows the OS font size
+        self.challenge_view.setFont(font)
+        lines = self.challenge_view.fontMetrics().lineSpacing()
+        self.challenge_view.setMinimumHeight(lines * 3)  # a challenge is a sentence or three
+        self.challenge_view.setMaximumHeight(lines * 5)  # the answer box gets the rest
+        self.challenge_view.setAccessibleName("Challenge")
+        self.challenge_view.setAccessibleDescription("The question to answer in your own words")
+        self.challenge_caption.setBuddy(self.challenge_view)
+        self.notice_label = Message("Notices", self)
+        self.status_label = Message("Session status", self)
+
+        self.answer_caption = QLabel("Your &answer", self)
+        self.answer_box = QPlainTextEdit(self)
+        self.answer_box.setObjectName("answerBox")
+        self.answer_box.setTabChangesFocus(True)
+        self.answer_box.setPlaceholderText("Answer in your own words; Ctrl+Enter submits.")
+        self.answer_box.setAccessibleName("Your answer")
+        self.answer_box.setAccessibleDescription("Write your answer; Ctrl+Enter submits it")
+        self.answer_caption.setBuddy(self.answer_box)
+        self.thread_view = PracticeThread(self)  # every answer of the session, under its challenge
+        self._no_verdict = VerdictView(self)  # `verdict_view` before the first answer
+        self._no_rating = SelfRatingPanel(self)
+        return caption_row
+
+    def _build_buttons(self) -> QHBoxLayout:
+        """The session's buttons in one row, Finish at its end."""
+        self.submit_button = button(
+            self, "&Submit", "Submit answer", "Save your answer and have it judged (Ctrl+Enter)"
+        )
+        self.skip_button = button(self, "S&kip", "Skip challenge", "Go on without answering")
+        self.cancel_button = button(
+            self, "&Cancel generation", "Cancel generation", "Stop writing this challenge (Esc)"
+        )
+        self.retry_button = button(self, "&Retry", "Retry", "Ask the local model again")
+        self.builtin_button = button(
+            self, "Use &built-in challenge", "Use a built-in challenge",
+            "Take a ready-made challenge instead of waiting for the local model",
+        )  # fmt: skip
+        self.next_button = button(self, "&Next", "Next challenge", "Go on (Ctrl+Enter)")
+        self.finish_button = button(
+            self, "F&inish session", "Finish session", "End the session; answers are kept"
+        )
+        buttons = QHBoxLayout()
+        for made in (self.submit_button, self.skip_button, self.cancel_button,
+                     self.retry_button, self.builtin_button, self.next_button):  # fmt: skip
+            buttons.addWidget(made)
+        buttons.addStretch(1)
+        buttons.addWidget(self.finish_button)
+        return buttons
 
     def _build_summary(self) -> None:
         """What the finished session came to, above its thread: the counts, each key

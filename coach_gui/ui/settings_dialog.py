@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +41,7 @@ from coach_gui.ui.server_finder import Finder, ServerFinder
 from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.services.ports.judge import ConnectionTester, KeyVault
+    from coach_gui.operations.keys import Keys
 
 _Field = QLineEdit | QCheckBox | QSpinBox | QDoubleSpinBox | QComboBox
 
@@ -72,9 +71,9 @@ def _folder_text(config: Config) -> str:
 
 
 class SettingsDialog(QDialog):
-    """`config` holds the saved settings once the dialog is accepted. With a `key_store`
-    the dialog has a *Gemini API key* section; with a `judge_factory` (which builds the
-    judge from the saved settings) that section can test the connection. `fingerprint`:
+    """`config` holds the saved settings once the dialog is accepted. With `keys` the
+    dialog has a *Gemini API key* section, which can test the connection when the keys
+    can (they build the judge from the saved settings). `fingerprint`:
     this computer's sync fingerprint once it has synced, shown under Sync (issue 34)."""
 
     def __init__(
@@ -82,8 +81,7 @@ class SettingsDialog(QDialog):
         owner: ConfigOwner,
         parent: QWidget | None = None,
         *,
-        key_store: KeyVault | None = None,
-        judge_factory: Callable[[], ConnectionTester] | None = None,
+        keys: Keys | None = None,
         fingerprint: str | None = None,
         server_finder: Finder | None = None,
     ) -> None:
@@ -98,6 +96,23 @@ class SettingsDialog(QDialog):
         self._pending: Config | None = config
         self._boxes: list[QGroupBox] = []
 
+        self._notes_group(config)
+        self._tier1_group(server_finder)
+        self._practice_group()
+        self._judge_group(keys)
+        self._no_quote_group()
+        self._sync_group(fingerprint)
+        where = self._footer(path)
+        self._lay_out(where)
+        self._show(config)
+        for _label, field, _ in self._fields.values():
+            self._connect(field)
+        self._fit_height()
+        if self.key_section is not None:  # its messages come and go: make room for them
+            self.key_section.content_changed.connect(lambda: QTimer.singleShot(0, self._fit_height))
+
+    def _notes_group(self, config: Config) -> None:
+        """Notes: where the notes are read from, and another folder."""
         notes = self._group("Notes (your knowledge base)")
         self.notes_folder = QLabel(_folder_text(config), self)
         self.notes_folder.setWordWrap(True)
@@ -115,6 +130,8 @@ class SettingsDialog(QDialog):
         notes.addRow(self.notes_folder)  # a whole row: a long path wraps, never clips
         notes.addRow(folder_row)
 
+    def _tier1_group(self, server_finder: Finder | None) -> None:
+        """The local model: its server, address and model, and finding one running."""
         tier1 = self._group("Local model (Tier 1, on this computer)")
         # Its wire format (issue 31): Ollama's own API, or OpenAI's, which LM Studio,
         # llama.cpp's llama-server, Jan, vLLM and GPT4All serve. No Alt letter: none is free.
@@ -157,6 +174,8 @@ class SettingsDialog(QDialog):
             tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
         )
 
+    def _practice_group(self) -> None:
+        """Practice: challenges, follow-ups, new notes a day, retention and the rest."""
         practice = self._group("Practice")
         self.challenges_per_session = QSpinBox(self)
         self.challenges_per_session.setRange(1, 20)
@@ -248,6 +267,8 @@ class SettingsDialog(QDialog):
             "Type a whole number from 1 to 100 (4 is the default).",
         )
 
+    def _judge_group(self, keys: Keys | None) -> None:
+        """The judge: who grades, its model, the endpoint, and the Gemini key."""
         judge = self._group("Judge (Tier 2)")
         self.judge_provider = self._choice(
             judge,
@@ -301,9 +322,11 @@ class SettingsDialog(QDialog):
         judge.addRow("Endpoint:", self.judge_endpoint)
         # The key is not a setting in the file: it lives in the OS keyring, saved on its own.
         self.key_section: GeminiKeySection | None = None
-        if key_store is not None:
-            self.key_section = GeminiKeySection(key_store, judge_factory, self)
+        if keys is not None:
+            self.key_section = GeminiKeySection(keys, self)
 
+    def _no_quote_group(self) -> None:
+        """The no-quote check: how much of the note a challenge may share."""
         no_quote = self._group("No-quote check (challenges must not quote your note)")
         self.max_shared_words = QSpinBox(self)
         self.max_shared_words.setRange(2, 50)
@@ -337,6 +360,8 @@ class SettingsDialog(QDialog):
             "How many words in a row make one word group for the overlap measure",
         )
 
+    def _sync_group(self, fingerprint: str | None) -> None:
+        """Sync: the folder, and this computer's fingerprint once it has synced."""
         sync = self._group("Sync (your other computers)")
         self.sync_folder = self._text(
             sync,
@@ -375,6 +400,8 @@ class SettingsDialog(QDialog):
             self.fingerprint_label.setAccessibleName("This computer's fingerprint")
             sync.addRow(self.fingerprint_label)
 
+    def _footer(self, path: Path) -> QLabel:
+        """The problem line, where the file is, and the buttons; returns where the file is."""
         self.problem_label = QLabel(self)
         self.problem_label.setWordWrap(True)
         self.problem_label.setStyleSheet(f"color: {warning_colour(self.palette())};")
@@ -404,7 +431,10 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self._save)
         self.buttons.rejected.connect(self.reject)
         defaults.clicked.connect(lambda: self._show(Config()))
+        return where
 
+    def _lay_out(self, where: QLabel) -> None:
+        """Two columns of groups that scroll, the footer below, one label column."""
         # Two columns, local on the left and the judge on the right: one column of five
         # groups is taller than a 768-pixel laptop screen.
         notes_box, tier1_box, practice_box, judge_box, no_quote_box, sync_box = self._boxes
@@ -438,12 +468,6 @@ class SettingsDialog(QDialog):
         width = max(label.sizeHint().width() for label in labels)
         for label in labels:  # one label column across the three groups
             label.setMinimumWidth(width)
-        self._show(config)
-        for _label, field, _ in self._fields.values():
-            self._connect(field)
-        self._fit_height()
-        if self.key_section is not None:  # its messages come and go: make room for them
-            self.key_section.content_changed.connect(lambda: QTimer.singleShot(0, self._fit_height))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """The two columns side by side when there is room for both, else one above the

@@ -169,9 +169,7 @@ class WelcomeDialog(QDialog):
         self.assertions_box = SwitchBox(
             privacy.assertions_action, "Send core &assertions to the judge", judge
         )
-        self.key_section = GeminiKeySection(
-            context.key_store(), lambda: context.judge(enabled=True, provider="gemini"), judge
-        )
+        self.key_section = GeminiKeySection(context.gemini_keys(), judge)
         self.key_section.status_loaded.connect(privacy.set_key_status)  # a key saved here
         judge_layout = QVBoxLayout(judge)
         judge_layout.addWidget(self.judge_box)

@@ -214,8 +214,7 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
     keys = [*window.menu_actions.with_shortcuts(), *window.privacy.actions()]
     dialogs: dict[str, Callable[[], QWidget]] = {
         "settings": lambda: SettingsDialog(
-            window.config_owner, window, key_store=context.key_store(),
-            judge_factory=lambda: context.judge(enabled=True, provider="gemini"),
+            window.config_owner, window, keys=context.gemini_keys(),
         ),
         "welcome": lambda: WelcomeDialog(context, window.privacy, window),
         "payload-review": lambda: PayloadReviewDialog(

@@ -24,6 +24,7 @@ from coach_gui.adapters.gemini import GeminiJudge
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.config import Config, config_path, load_config, save_config
+from coach_gui.operations.keys import Keys
 from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.key_settings import GeminiKeySection
 from coach_gui.ui.screen_fit import screen_room
@@ -59,7 +60,7 @@ def every_text(root: QWidget) -> str:
 def loaded_section(
     qtbot: QtBot, judge_factory: Callable[[], GeminiJudge] | None = None
 ) -> GeminiKeySection:
-    section = GeminiKeySection(KeyStore(), judge_factory)
+    section = GeminiKeySection(Keys(KeyStore(), judge_factory))
     _held.append(section)
     qtbot.addWidget(section)
     with qtbot.waitSignal(section.status_loaded, timeout=5000):
@@ -255,7 +256,7 @@ def test_settings_shows_the_key_section_only_when_given_a_key_store(
     qtbot.addWidget(plain)
     assert plain.key_section is None
 
-    dialog = SettingsDialog(ConfigOwner.of(load_config(path), path), key_store=KeyStore())
+    dialog = SettingsDialog(ConfigOwner.of(load_config(path), path), keys=Keys(KeyStore()))
     _held.append(dialog)
     qtbot.addWidget(dialog)
     section = dialog.key_section
@@ -283,8 +284,7 @@ def test_settings_grows_so_a_long_message_is_not_cut_off(
     KeyStore().set(SECRET)  # not the fake's key: a long "not valid" message comes back
     dialog = SettingsDialog(
         ConfigOwner(context),
-        key_store=KeyStore(),
-        judge_factory=lambda: context.judge(enabled=True),
+        keys=Keys(KeyStore(), lambda: context.judge(enabled=True)),
     )
     _held.append(dialog)
     qtbot.addWidget(dialog)
@@ -329,8 +329,7 @@ def test_screenshot_of_settings_with_the_key_section(
         KeyStore().set(GOOD_KEY)
         dialog = SettingsDialog(
             ConfigOwner(context),
-            key_store=context.key_store(),
-            judge_factory=lambda: context.judge(enabled=True),
+            keys=Keys(context.key_store(), lambda: context.judge(enabled=True)),
         )
         _held.append(dialog)
         qtbot.addWidget(dialog)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
+from coach_gui.operations.keys import Keys
 from coach_gui.ui.config_owner import ConfigOwner
 from coach_gui.ui.main_window import MainWindow
 from coach_gui.ui.tasks import pending_tasks
@@ -126,9 +127,7 @@ def test_every_settings_mnemonic_is_its_own_and_alt_s_saves(qtbot: QtBot) -> Non
     from coach_gui.ui.settings_dialog import SettingsDialog
 
     save_config(Config(), config_path())
-    dialog = SettingsDialog(
-        ConfigOwner.of(Config(), config_path()), key_store=KeyStore(), judge_factory=None
-    )
+    dialog = SettingsDialog(ConfigOwner.of(Config(), config_path()), keys=Keys(KeyStore()))
     qtbot.addWidget(dialog)
     assert dialog.key_section is not None
     with qtbot.waitSignal(dialog.key_section.status_loaded, timeout=5000):

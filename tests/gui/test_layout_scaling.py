@@ -208,7 +208,7 @@ def test_settings_can_be_smaller_than_all_its_fields(qtbot: QtBot) -> None:
     """More settings than a 640-pixel-high window holds: they scroll, Save stays in view;
     narrower than both columns (a 1280x1024 screen at 1.5x), one column above the other."""
     context = build_context(seed=False)
-    dialog = SettingsDialog(ConfigOwner(context), key_store=context.key_store())
+    dialog = SettingsDialog(ConfigOwner(context), keys=context.gemini_keys())
     qtbot.addWidget(dialog)
     hint = dialog.minimumSizeHint()
     assert hint.width() <= 1024 and hint.height() <= 640
