@@ -100,6 +100,15 @@ def build_main_actions(window: MainWindow) -> MainActions:
     the menus and the toolbar): a slot that needs the context runs once the window has it
     (`when_attached`), and *Practise* once the notes are listed (`when_listed`), so a key
     pressed while Coach opens is kept, not lost."""
+    actions = _make_actions(window)
+    views_shown = _view_actions(window, actions)
+    _build_menus(window, actions, views_shown)
+    _build_toolbar(window, actions)
+    return actions
+
+
+def _make_actions(window: MainWindow) -> MainActions:
+    """Every action of the menus and the toolbar, with its keys and its status tip."""
     pix = QStyle.StandardPixmap
     attached, listed = window.when_attached, window.when_listed
 
@@ -177,6 +186,11 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.fit_schedule.setStatusTip(
         "Fit the schedule's settings to your own reviews; nothing changes until you apply them"
     )
+    return actions
+
+
+def _view_actions(window: MainWindow, actions: MainActions) -> list[QAction]:
+    """Show today, notes, practice…: one checked at a time, with their tab names."""
     views = QActionGroup(window)  # exactly one view is shown
     views_shown = actions.views()
     for view in views_shown:
@@ -199,6 +213,11 @@ def build_main_actions(window: MainWindow) -> MainActions:
     actions.show_stats.setStatusTip(
         "Reviews per day over the year, true retention, leeches and each key point's reviews"
     )
+    return views_shown
+
+
+def _build_menus(window: MainWindow, actions: MainActions, views_shown: list[QAction]) -> None:
+    """File, Edit, Schedule and Help."""
     menus = window.menuBar()
     file_menu = menus.addMenu("&File")
     file_menu.addActions([actions.new, actions.save, actions.delete, actions.deleted_notes])
@@ -236,6 +255,9 @@ def build_main_actions(window: MainWindow) -> MainActions:
     help_menu.addSeparator()
     help_menu.addAction(actions.about)
 
+
+def _build_toolbar(window: MainWindow, actions: MainActions) -> None:
+    """New, Save and Practise; the privacy switches join before its spacer."""
     toolbar = window.addToolBar("Note")
     toolbar.setObjectName("noteToolbar")  # saveState needs a name
     toolbar.setAccessibleName("Note actions")
@@ -253,4 +275,3 @@ def build_main_actions(window: MainWindow) -> MainActions:
     spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     window.toolbar_anchor = toolbar.addWidget(spacer)
     window.toolbar = toolbar
-    return actions

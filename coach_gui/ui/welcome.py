@@ -123,6 +123,40 @@ class WelcomeDialog(QDialog):
         privacy.config_changed.connect(self._show_privacy)
         privacy.key_changed.connect(self._show_privacy)  # no key: nothing is sent yet
 
+        tier1 = self._tier1_group(context)
+        judge = self._judge_group(context, privacy)
+        notes = self._notes_group()
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        for widget in (intro, notes, self.privacy_label, tier1, judge):
+            body_layout.addWidget(widget)
+        body_layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+        buttons = QDialogButtonBox(self)
+        self.skip_button = buttons.addButton("&Skip", QDialogButtonBox.ButtonRole.RejectRole)
+        self.skip_button.setAccessibleName("Skip the welcome")
+        self.start_button = buttons.addButton(
+            "Start &using Coach", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.start_button.setAccessibleName("Start using Coach")
+        self.start_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll)
+        layout.addWidget(buttons)
+        fit_on_screen(self, QSize(660, 720))  # shorter screens (1.5x, 2x): the body scrolls
+        self.tier1_indicator.refresh()
+
+    def _tier1_group(self, context: AppContext) -> QGroupBox:
+        """Questions written here: the local model's state, Check again, Download, and
+        finding a server already running."""
         # Tier 1: the same check as the status bar's indicator, run on a worker thread.
         tier1 = QGroupBox("Questions written on this computer (a local model)", self)
         tier1.setAccessibleName("Ollama")
@@ -153,7 +187,10 @@ class WelcomeDialog(QDialog):
         tier1_layout.addWidget(self.tier1_label)
         tier1_layout.addLayout(tier1_buttons)
         tier1_layout.addWidget(self.server_finder)
+        return tier1
 
+    def _judge_group(self, context: AppContext, privacy: PrivacyControls) -> QGroupBox:
+        """Grading: the toolbar's own switches and the Gemini key (or the local judge)."""
         # Tier 2: the toolbar's own switches, so all three places agree at once.
         local = context.config.judge.local
         judge = QGroupBox(
@@ -184,7 +221,10 @@ class WelcomeDialog(QDialog):
             )
             self.local_judge_label.setWordWrap(True)
             judge_layout.addWidget(self.local_judge_label)
+        return judge
 
+    def _notes_group(self) -> QGroupBox:
+        """Your notes: the sample set, or the learner's own folder."""
         # Your notes: the sample set, or the learner's own vault (issue 14).
         notes = QGroupBox("Your notes", self)
         notes.setAccessibleName("Your notes")
@@ -204,33 +244,7 @@ class WelcomeDialog(QDialog):
         notes_layout.addWidget(self.notes_label)
         notes_layout.addLayout(folder_row)
         self.show_notes_folder()
-
-        body = QWidget(self)
-        body_layout = QVBoxLayout(body)
-        for widget in (intro, notes, self.privacy_label, tier1, judge):
-            body_layout.addWidget(widget)
-        body_layout.addStretch(1)
-        scroll = QScrollArea(self)
-        scroll.setWidget(body)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-
-        buttons = QDialogButtonBox(self)
-        self.skip_button = buttons.addButton("&Skip", QDialogButtonBox.ButtonRole.RejectRole)
-        self.skip_button.setAccessibleName("Skip the welcome")
-        self.start_button = buttons.addButton(
-            "Start &using Coach", QDialogButtonBox.ButtonRole.AcceptRole
-        )
-        self.start_button.setAccessibleName("Start using Coach")
-        self.start_button.setDefault(True)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(scroll)
-        layout.addWidget(buttons)
-        fit_on_screen(self, QSize(660, 720))  # shorter screens (1.5x, 2x): the body scrolls
-        self.tier1_indicator.refresh()
+        return notes
 
     def show_notes_folder(self) -> None:
         own = self.context.config.kb.path
