@@ -12,11 +12,14 @@ runtime ones (those under `if TYPE_CHECKING:` left out), at any depth of the mod
 from __future__ import annotations
 
 import argparse
-import ast
 import statistics
+import sys
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "coach_gui"
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "coach_gui"
+sys.path.insert(0, str(REPO / "tests"))
+import house_shape  # noqa: E402  (tests/house_shape.py: the same reading the tests hold)
 
 
 def layer_of(path: Path) -> str:
@@ -24,161 +27,13 @@ def layer_of(path: Path) -> str:
     return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
-def functions(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[tuple[int, str]] = []
-    owner: dict[ast.AST, str] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-                prefix = owner.get(node, "")
-                owner[child] = f"{prefix}{child.name}."
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            size = (node.end_lineno or node.lineno) - node.lineno + 1
-            found.append((size, f"{path.relative_to(PACKAGE.parent)}:{owner[node][:-1]}"))
-    return found
-
-
-ENTRY_POINTS = {"coach_gui.__main__", "coach_gui.cli", "coach_gui.ui.app", "coach_gui"}
-FACES = ("coach_gui.ui", "coach_gui.commands")
-PAST_OPERATIONS = ("coach_gui.services", "coach_gui.adapters", "coach_gui.bootstrap")
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def runtime_imports(path: Path, known: set[str]) -> set[str]:
-    """The package's modules `path` imports when it runs."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking(child):
-                for other in child.orelse:
-                    visit(other)
-                continue
-            if isinstance(child, ast.Import):
-                found.update(a.name for a in child.names if a.name in known)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    anchor = package.split(".")
-                    anchor = anchor[: len(anchor) - (child.level - 1)]
-                    base = ".".join([*anchor, base] if base else anchor)
-                if base in known:
-                    found.add(base)
-                for alias in child.names:
-                    if f"{base}.{alias.name}" in known:
-                        found.add(f"{base}.{alias.name}")
-            visit(child)
-
-    visit(ast.parse(path.read_text(encoding="utf-8")))
-    found.discard(name)
-    return found
-
-
-def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected groups of more than one module (Tarjan's, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, edges = work[-1]
-            for nxt in edges:
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
-                    break
-                if nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-            else:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    group = []
-                    while True:
-                        member = stack.pop()
-                        on_stack.discard(member)
-                        group.append(member)
-                        if member == node:
-                            break
-                    if len(group) > 1:
-                        groups.append(sorted(group))
-    return groups
-
-
-def methods_per_class(path: Path) -> list[tuple[int, str]]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    return [
-        (
-            sum(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) for n in node.body),
-            f"{path.relative_to(PACKAGE.parent)}:{node.name}",
-        )
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-    ]
-
-
-def _cli_commands() -> list[str]:
-    tree = ast.parse((PACKAGE / "cli.py").read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AnnAssign | ast.Assign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "COMMANDS" for t in targets):
-                return list(ast.literal_eval(node.value)) if node.value is not None else []
-    return []
-
-
-def print_top_floor(modules: list[Path], spans: list[tuple[int, str]]) -> None:
-    names = {module_name(p): p for p in modules}
-    known = set(names)
-    graph = {name: runtime_imports(path, known) for name, path in names.items()}
-    imported = {target for targets in graph.values() for target in targets}
-    # The sub-commands are imported by name (cli.COMMANDS, importlib).
-    imported |= {f"coach_gui.commands.{c}" for c in _cli_commands()}
-    # A package's __init__ runs when any module in it is imported.
-    imported |= {n.rpartition(".")[0] for n in imported if "." in n}
+def print_top_floor(spans: list[tuple[int, str]]) -> None:
+    graph = house_shape.import_graph(PACKAGE)
     over_120 = [(size, name) for size, name in spans if size > 120]
-    classes = sorted(
-        (c for path in modules for c in methods_per_class(path) if c[0] > 35), reverse=True
-    )
-    groups = circles(graph)
-    orphans = sorted(known - imported - ENTRY_POINTS)
-    past = sorted(
-        f"{name} -> {target}"
-        for name, targets in graph.items()
-        if name.startswith(FACES) and name not in ENTRY_POINTS
-        for target in targets
-        if target.startswith(PAST_OPERATIONS)
-    )
+    classes = [c for c in house_shape.methods_per_class(PACKAGE) if c[0] > 35]
+    groups = house_shape.circles(graph)
+    orphans = house_shape.imported_by_nothing(PACKAGE, graph, house_shape.cli_commands(PACKAGE))
+    past = house_shape.past_operations(PACKAGE, graph)
     print("issue 35's figures (runtime imports):")
     print(f"  functions over 120 lines: {len(over_120)}")
     for size, name in over_120:
@@ -195,7 +50,7 @@ def print_top_floor(modules: list[Path], spans: list[tuple[int, str]]) -> None:
     print(f"  face imports past operations: {len(past)} "
           f"(from {len({p.split(' -> ')[0] for p in past})} modules)")  # fmt: skip
     for line in past:
-        print(f"          {line.replace('coach_gui.', '')}")
+        print(f"          {line}")
 
 
 def main() -> None:
@@ -220,11 +75,11 @@ def main() -> None:
     )
     largest = max(sizes, key=sizes.__getitem__)
     print(f"largest module: {largest.relative_to(PACKAGE.parent)} ({sizes[largest]} lines)")
-    spans = sorted((span for path in modules for span in functions(path)), reverse=True)
+    spans = house_shape.function_sizes(PACKAGE)
     print("largest functions (lines):")
     for size, name in spans[: args.top]:
         print(f"  {size:>4}  {name}")
-    print_top_floor(modules, spans)
+    print_top_floor(spans)
 
 
 if __name__ == "__main__":

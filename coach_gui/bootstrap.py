@@ -423,6 +423,21 @@ def key_store() -> KeyStore:
     return KeyStore()
 
 
+class House:
+    """What `coach`'s commands are given to build (DESIGN §2: only the entry points touch
+    bootstrap); each is built when the command asks, so `coach key` works with a broken
+    config and `coach --help` opens nothing."""
+
+    def app(self, *, seed: bool = True) -> AppContext:
+        return build_context(seed=seed)
+
+    def gemini_keys(self) -> Keys:
+        return gemini_keys()
+
+    def local_server_keys(self) -> Keys:
+        return local_server_keys()
+
+
 def gemini_keys() -> Keys:
     """The Gemini key, for `coach key` (no config needed: it works with a broken one)."""
     from coach_gui.operations.keys import Keys

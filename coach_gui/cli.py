@@ -12,9 +12,13 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from coach_gui import __version__
 from coach_gui.domain.errors import CoachError, ConfigError, NoteNotFound
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 log = logging.getLogger(__name__)
 
@@ -106,15 +110,16 @@ def _main(argv: Sequence[str] | None = None) -> int:
         return run_gui([])
     parser = build_parser()
     args = parser.parse_args(argv)
-    run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+    run: Callable[[argparse.Namespace, House], int] | None = getattr(args, "run", None)
     if run is None:
         from coach_gui.ui.app import run_gui
 
         return run_gui(argv, smoke=args.smoke, soak=args.soak)
+    from coach_gui.bootstrap import House
     from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_USAGE, UsageError, say
 
     try:
-        return run(args)
+        return run(args, House())  # what the command may build: only the entry points do
     except BrokenPipeError:  # before the last guard: a closed pipe is no error of ours
         raise
     except (ConfigError, UsageError, NoteNotFound) as exc:

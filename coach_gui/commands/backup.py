@@ -5,8 +5,12 @@ backups are kept."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,11 +19,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.operations.backups import back_up
 
-    made = back_up(build_context(seed=False))
+    made = back_up(house.app(seed=False))
     if args.json:
         emit_json(
             {

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from coach_gui.commands.output import EXIT_OK, EXIT_USAGE, UsageError, emit_json, say
 
 if TYPE_CHECKING:
-    from coach_gui.services.evals import EvalRun
+    from coach_gui.bootstrap import House
+    from coach_gui.operations.evals import EvalRun
 
 _BAR = 30
 
@@ -95,18 +96,17 @@ def _print(run: EvalRun) -> None:
         print(f"{label:{width}}{on:>15}{off:>15}")
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
     from coach_gui.operations import evals
-    from coach_gui.services.evals import AssertionsSwitchedOff, EvalRefused
+    from coach_gui.operations.evals import AssertionsSwitchedOff, EvalRefused
 
     if args.repeats < 2:
         raise UsageError("--repeats must be at least 2: consistency compares repeats")
     if args.concurrency is not None and args.concurrency > evals.MAX_CONCURRENCY:
         raise UsageError(f"--concurrency may be at most {evals.MAX_CONCURRENCY}")
-    context = build_context(seed=False)
+    context = house.app(seed=False)
     config = context.config.judge
     where = str(context.config_path)
     result: dict[str, Any] = {}

@@ -5,8 +5,12 @@ one session, or of every session, and how often each assertion was missed."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 _PROBLEMS = {"unexplained": "not explained", "wrong": "wrong"}
 
@@ -25,11 +29,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.operations import review
 
-    with opened_journal(seed=False) as context:
+    with opened_journal(house, seed=False) as context:
         session_id = None
         if args.session is not None:
             session_id = review.find_session(context, args.session)

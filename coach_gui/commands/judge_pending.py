@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE, emit_json, say
 
 if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
     from coach_gui.services.judge_later import JudgePendingReport
 
 
@@ -59,13 +60,12 @@ def _print(report: JudgePendingReport) -> None:
         say("Nothing to judge: every answer you gave has been judged.")
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import recover
     from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
     from coach_gui.operations.judging import judge_pending_answers
 
-    context = build_context()
+    context = house.app()
     try:
         try:  # switched on, a key, a keyring (nothing is sent yet)
             judge = context.judge()

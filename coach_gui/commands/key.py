@@ -7,8 +7,12 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,11 +33,9 @@ def _read_key(what: str) -> str:
     return sys.stdin.read()
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import gemini_keys, local_server_keys
-
+def run(args: argparse.Namespace, house: House) -> int:
     local = bool(getattr(args, "local_server", False))
-    keys = local_server_keys() if local else gemini_keys()
+    keys = house.local_server_keys() if local else house.gemini_keys()
     if args.action == "set":
         key = _read_key("Local model server key" if local else "Gemini API key")
         if not key.strip():

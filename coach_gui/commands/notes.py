@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,10 +20,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 _SHOWN_BROKEN = 10  # lines on stderr; --json has every one
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
+def run(args: argparse.Namespace, house: House) -> int:
 
-    context = build_context()
+    context = house.app()
     snapshot = context.notes.load()
     for broken in snapshot.broken[:_SHOWN_BROKEN]:
         say(f"coach: {broken.file_name}: {broken.error}")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.bootstrap import AppContext, House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,12 +25,12 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
 
     if args.apply and args.reset:
         raise UsageError("use either --apply or --reset, not both")
-    with opened_journal() as context:
+    with opened_journal(house) as context:
         if args.reset:
             return _reset(context, as_json=args.json)
         return _fit(context, apply=args.apply, as_json=args.json)
@@ -57,7 +57,7 @@ def _reset(context: AppContext, *, as_json: bool) -> int:
 
 def _fit(context: AppContext, *, apply: bool, as_json: bool) -> int:
     from coach_gui.operations import optimize
-    from coach_gui.services.optimizer import Fitted, NotYet, fit_json, not_yet_text
+    from coach_gui.operations.optimize import Fitted, NotYet, fit_json, not_yet_text
 
     result = optimize.fit(context)
     in_force = optimize.fitted_in_force(context)
@@ -88,7 +88,7 @@ def _fit(context: AppContext, *, apply: bool, as_json: bool) -> int:
 
 
 def _print(result: object, in_force: bool, applied: bool) -> None:
-    from coach_gui.services.optimizer import Fitted, NotYet, not_yet_text
+    from coach_gui.operations.optimize import Fitted, NotYet, not_yet_text
 
     if isinstance(result, NotYet):
         print(not_yet_text(result).capitalize() + ".")

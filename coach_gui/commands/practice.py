@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
 from coach_gui.domain.errors import NoteNotFound
 
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
+
 if TYPE_CHECKING:  # imported when the command runs: `coach` alone opens the app faster
     from coach_gui.domain.challenges import Challenge
     from coach_gui.domain.practice import Attempt
@@ -185,8 +188,7 @@ def _practise(
             _report(follow_item, assertions, out)
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import recover
     from coach_gui.operations.practice import Sealed, open_practice
 
@@ -196,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--count must be at least 1")
     if answers is not None and count is not None and len(answers) < count:
         raise UsageError(f"--count is {count} but the answers file has {len(answers)} answers")
-    context = build_context()
+    context = house.app()
     entry = context.notes.load().find(args.note)
     if entry is None:
         raise NoteNotFound(f"no note with id or file name {args.note!r}; `coach notes` lists them")

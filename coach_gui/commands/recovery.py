@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from coach_gui.commands.output import say
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.bootstrap import AppContext, House
 
 
 def recover(context: AppContext) -> list[str]:
@@ -28,12 +28,10 @@ def recover(context: AppContext) -> list[str]:
 
 
 @contextmanager
-def opened_journal(*, seed: bool = True) -> Iterator[AppContext]:
+def opened_journal(house: House, *, seed: bool = True) -> Iterator[AppContext]:
     """The app's context for a command that reads the journal: built from the config,
     with sessions a crash left open sealed first, and closed afterwards."""
-    from coach_gui.bootstrap import build_context
-
-    context = build_context(seed=seed)
+    context = house.app(seed=seed)
     try:
         recover(context)
         yield context

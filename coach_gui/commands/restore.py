@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,8 +24,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from coach_gui.bootstrap import build_context
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.operations.backups import restore
 
     source = args.file.expanduser()
@@ -29,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"there is no file {source}; `coach backup --json` lists the backups ('kept')"
         )
-    context = build_context(seed=False)
+    context = house.app(seed=False)
     say(f"Checking {source} ...")
     restored = restore(context, source)
     if args.json:

@@ -5,8 +5,12 @@ from Today (suspend until resumed, bury until tomorrow) or let it back (ADR 0026
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +28,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.errors import NoteNotFound
     from coach_gui.operations import schedule
@@ -34,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"`coach schedule {args.action}` takes no note: it acts on the last review"
             )
-        with opened_journal() as context:
+        with opened_journal(house) as context:
             if args.action == "undo":
                 done = schedule.undo_last_review(context)
             else:
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.note is None:
         raise UsageError(f"`coach schedule {args.action}` needs a note: its id or file name")
-    with opened_journal() as context:
+    with opened_journal(house) as context:
         entry = context.notes.load().find(args.note)
         if entry is None:
             raise NoteNotFound(

@@ -4,9 +4,13 @@ and whether each still verifies."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
 from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,13 +23,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.operations import review
 
     if args.limit < 0 or args.offset < 0:
         raise UsageError("--limit and --offset cannot be negative")
-    with opened_journal(seed=False) as context:
+    with opened_journal(house, seed=False) as context:
         sessions = review.sessions(context, limit=args.limit or None, offset=args.offset)
     if args.json:
         emit_json({"sessions": [s.to_json() for s in sessions]})

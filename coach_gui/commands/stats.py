@@ -5,8 +5,12 @@ buried, the leeches, and the next 14 days."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, emit_json
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,12 +23,12 @@ def _percent(rate: float | None) -> str:
     return "no reviews due" if rate is None else f"{rate:.0%}"
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.operations.app import note_catalogue
     from coach_gui.operations.schedule import statistics
 
-    with opened_journal() as context:
+    with opened_journal(house) as context:
         lookup, entries = note_catalogue(context)
         stats = statistics(context, lookup, entries)
     if args.json:

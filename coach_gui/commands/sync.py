@@ -8,8 +8,12 @@ when sync is off or the folder is unusable; nothing put in the folder makes it e
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,12 +41,12 @@ def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.sync import SyncError, device_label
     from coach_gui.operations.sync import pair_computer, sync
 
-    with opened_journal(seed=False) as context:
+    with opened_journal(house, seed=False) as context:
         try:
             if args.trust or args.forget:
                 pairing = pair_computer(context, args.trust or args.forget, trust=bool(args.trust))

@@ -4,8 +4,12 @@ practice (open gaps first, then the most overdue), and the next 14 days."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, emit_json
+
+if TYPE_CHECKING:
+    from coach_gui.bootstrap import House
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -17,13 +21,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.memory import RATING_NAMES
     from coach_gui.operations.app import note_catalogue
     from coach_gui.operations.today import today as due_today
 
-    with opened_journal() as context:
+    with opened_journal(house) as context:
         lookup, entries = note_catalogue(context)
         today = due_today(context, lookup, rebuild=args.rebuild, catalogue=entries)
     if args.json:

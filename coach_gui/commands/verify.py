@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
 
 if TYPE_CHECKING:
-    from coach_gui.services.verify import LogSummary
+    from coach_gui.bootstrap import House
+    from coach_gui.operations.verify import LogSummary
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,12 +35,11 @@ def _progress(done: int, total: int) -> None:
         sys.stderr.write("\n")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
-    from coach_gui.operations.verify import verify_journal
-    from coach_gui.services.verify import VerifyTargetNotFound
+    from coach_gui.operations.verify import VerifyTargetNotFound, verify_journal
 
-    with opened_journal(seed=False) as context:
+    with opened_journal(house, seed=False) as context:
         show_progress = not args.json and sys.stderr.isatty()
         try:
             report = verify_journal(

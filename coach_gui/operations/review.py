@@ -4,22 +4,56 @@ Gaps and Sent-to-judge views and `coach sessions`/`coach gaps` alike."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import SentRequest
+from coach_gui.domain.session_state import attempt_states
+from coach_gui.domain.verdicts import Assessment, gap_subject
 from coach_gui.files import atomic_write
 from coach_gui.operations.app import App
+from coach_gui.operations.vocabulary import PROBLEM_LABELS
+from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import (
+    PAGE,
+    GapEntry,
     GapReport,
     NoteGaps,
     OpenGap,
+    ProgressPoint,
     SessionSummary,
     gap_report,
     list_sessions,
     note_gaps,
     open_gaps_of_notes,
+    session_gaps,
 )
+from coach_gui.services.verify import check_session
+
+# The records the faces show, given with the operations that return them.
+__all__ = [
+    "PAGE",
+    "AnswerDetail",
+    "GapEntry",
+    "GapReport",
+    "NoteGaps",
+    "OpenGap",
+    "ProgressPoint",
+    "SessionDetailData",
+    "SessionRow",
+    "SessionSummary",
+    "export_text",
+    "find_session",
+    "gap_board",
+    "gaps",
+    "load_page",
+    "load_session_detail",
+    "note_of_session",
+    "open_gaps",
+    "sent_to_judge",
+    "sessions",
+]
 
 SENT_SHOWN = 1000  # rows of the outbox the Sent-to-judge view lists
 _NOTES_READ = 200  # notes whose sessions are read at once for `open_gaps`
@@ -80,3 +114,74 @@ def sent_to_judge(app: App, limit: int = SENT_SHOWN) -> list[SentRequest]:
 def export_text(path: Path, text: str) -> None:
     """Write an export the learner asked for (gaps as Markdown), atomically."""
     atomic_write(path, text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    summary: SessionSummary
+    failure: str | None  # why the ✓ is a ✗, for its tooltip
+
+
+def load_page(reader: SessionReader, offset: int, limit: int = PAGE) -> list[SessionRow]:
+    """Runs on a worker: one page of sessions, with the reason of any ✗."""
+    rows = []
+    for summary in list_sessions(reader, limit=limit, offset=offset):
+        failure = None
+        if summary.verified is False:
+            records = reader.records_for([summary.session_id])
+            found = check_session(records[0], reader) if records else None
+            failure = f"{found.reason} ({found.id[:12]}…)" if found else "the records changed"
+        rows.append(SessionRow(summary, failure))
+    return rows
+
+
+@dataclass(frozen=True)
+class AnswerDetail:
+    challenge: str
+    answer: str
+    verdict: str | None  # "pass" | "fail"; None while unjudged
+    gaps: tuple[tuple[str, str, str], ...]  # (problem, what was missed, explanation)
+    feedback: str
+    pending_reason: str | None
+    # Each key point's assessment with its evidence (DESIGN §4), and the assertions as they
+    # were when judged; empty for a verdict without assertions or from before schema v5.
+    assessments: tuple[Assessment, ...] = ()
+    assertions: tuple[str, ...] = ()
+    follow_up: bool = False  # a follow-up on the answer before it (shown nested under it)
+
+
+@dataclass(frozen=True)
+class SessionDetailData:
+    answers: tuple[AnswerDetail, ...]
+    gaps: tuple[GapEntry, ...]
+
+
+def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetailData:
+    """Runs on a worker: the session's answers as the detail shows them."""
+    found = reader.records_for([session_id])
+    if not found:
+        return SessionDetailData((), ())
+    records = found[0]
+    answers = []
+    for state in attempt_states(records):
+        verdict = state.verdict
+        challenge = state.challenge
+        gaps: list[tuple[str, str, str]] = []
+        if verdict is not None:
+            for gap in verdict.gaps:
+                what = gap_subject(gap.assertion, verdict.assertions)
+                gaps.append((PROBLEM_LABELS.get(gap.problem, gap.problem), what, gap.explanation))
+        answers.append(
+            AnswerDetail(
+                challenge=state.challenge.text if state.challenge is not None else "",
+                answer=state.attempt.answer,
+                verdict=None if verdict is None else ("pass" if verdict.passed else "fail"),
+                gaps=tuple(gaps),
+                feedback=verdict.feedback if verdict is not None else "",
+                pending_reason=state.pending_reason or ("not judged yet" if not verdict else None),
+                assessments=verdict.assessments if verdict is not None else (),
+                assertions=verdict.assertions if verdict is not None else (),
+                follow_up=challenge is not None and challenge.parent_challenge_id is not None,
+            )
+        )
+    return SessionDetailData(tuple(answers), tuple(session_gaps(records)))

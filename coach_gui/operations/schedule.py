@@ -14,6 +14,7 @@ from coach_gui.operations.today import learners_day_offset
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.scheduler import UndoneReview
 from coach_gui.services.stats import OPTIMIZE_MIN_REVIEWS as OPTIMIZE_MIN_REVIEWS  # re-exported
+from coach_gui.services.stats import MonthRetention as MonthRetention  # re-exported
 from coach_gui.services.stats import Statistics, TimelineEntry
 from coach_gui.services.stats import statistics as compute_statistics
 from coach_gui.services.stats import timeline as compute_timeline

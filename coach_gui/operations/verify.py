@@ -11,7 +11,9 @@ from typing import Any
 from coach_gui.domain.sync import device_label, shown
 from coach_gui.domain.sync_pairing import paired
 from coach_gui.operations.app import App
+from coach_gui.services.verify import LogSummary as LogSummary  # re-exported for the faces
 from coach_gui.services.verify import VerifyReport, verify
+from coach_gui.services.verify import VerifyTargetNotFound as VerifyTargetNotFound  # re-exported
 
 
 def verify_journal(

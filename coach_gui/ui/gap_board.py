@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.notes import Note
 from coach_gui.operations.changes import Changes
+from coach_gui.operations.review import NoteGaps, OpenGap
 from coach_gui.operations.vocabulary import PROBLEM_LABELS
-from coach_gui.services.review import NoteGaps, OpenGap
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.progress_chart import ProgressChart
 from coach_gui.ui.tasks import Task

@@ -30,7 +30,7 @@ from coach_gui.ui.theme import warning_colour
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
-    from coach_gui.services.optimizer import FitResult, Fitted
+    from coach_gui.operations.optimize import FitResult, Fitted
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ class OptimizerDialog(QDialog):
         self.close_button.setAccessibleDescription("Close; nothing changes that you did not apply")
 
     def _show_fit(self, found: tuple[FitResult, bool]) -> None:
-        from coach_gui.services.optimizer import Fitted, NotYet, not_yet_text
+        from coach_gui.operations.optimize import Fitted, NotYet, not_yet_text
 
         result, in_force = found
         self._finished()

@@ -12,8 +12,8 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from coach_gui.operations.review import ProgressPoint
 from coach_gui.operations.vocabulary import counted
-from coach_gui.services.review import ProgressPoint
 from coach_gui.ui.chart_text import LEFT, RIGHT, ChartText, draw_texts, widest
 
 LEGEND = "— pass rate (left, %)    ▮ open gaps (right)"

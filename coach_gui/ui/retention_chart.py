@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from coach_gui.services.stats import MonthRetention
+from coach_gui.operations.schedule import MonthRetention
 from coach_gui.ui.chart_text import LEFT, RIGHT, ChartText, draw_texts, widest
 
 TITLE = "True retention per month"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -25,70 +24,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.domain.session_state import attempt_states
-from coach_gui.domain.verdicts import Assessment, gap_subject
 from coach_gui.operations.gap_export import gaps_markdown
-from coach_gui.operations.vocabulary import PROBLEM_LABELS, counted, mode_label, to_the_minute
-from coach_gui.services.ports.sealing import SessionReader
-from coach_gui.services.review import GapEntry, SessionSummary, session_gaps
+from coach_gui.operations.review import (
+    AnswerDetail,
+    SessionDetailData,
+    SessionSummary,
+)
+from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
 from coach_gui.ui.evidence_html import assessments_html, marked_answer_html
 from coach_gui.ui.failures import learner_message, show_failure
 from coach_gui.ui.tasks import Lane, Task
 
 FOLLOW_UP_INDENT_PX = 24
 NOTHING_CHOSEN = "Choose a session in the list to see each challenge, your answer and the verdict."
-
-
-@dataclass(frozen=True)
-class AnswerDetail:
-    challenge: str
-    answer: str
-    verdict: str | None  # "pass" | "fail"; None while unjudged
-    gaps: tuple[tuple[str, str, str], ...]  # (problem, what was missed, explanation)
-    feedback: str
-    pending_reason: str | None
-    # Each key point's assessment with its evidence (DESIGN §4), and the assertions as they
-    # were when judged; empty for a verdict without assertions or from before schema v5.
-    assessments: tuple[Assessment, ...] = ()
-    assertions: tuple[str, ...] = ()
-    follow_up: bool = False  # a follow-up on the answer before it (shown nested under it)
-
-
-@dataclass(frozen=True)
-class SessionDetailData:
-    answers: tuple[AnswerDetail, ...]
-    gaps: tuple[GapEntry, ...]
-
-
-def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetailData:
-    """Runs on a worker: the session's answers as the detail shows them."""
-    found = reader.records_for([session_id])
-    if not found:
-        return SessionDetailData((), ())
-    records = found[0]
-    answers = []
-    for state in attempt_states(records):
-        verdict = state.verdict
-        challenge = state.challenge
-        gaps: list[tuple[str, str, str]] = []
-        if verdict is not None:
-            for gap in verdict.gaps:
-                what = gap_subject(gap.assertion, verdict.assertions)
-                gaps.append((PROBLEM_LABELS.get(gap.problem, gap.problem), what, gap.explanation))
-        answers.append(
-            AnswerDetail(
-                challenge=state.challenge.text if state.challenge is not None else "",
-                answer=state.attempt.answer,
-                verdict=None if verdict is None else ("pass" if verdict.passed else "fail"),
-                gaps=tuple(gaps),
-                feedback=verdict.feedback if verdict is not None else "",
-                pending_reason=state.pending_reason or ("not judged yet" if not verdict else None),
-                assessments=verdict.assessments if verdict is not None else (),
-                assertions=verdict.assertions if verdict is not None else (),
-                follow_up=challenge is not None and challenge.parent_challenge_id is not None,
-            )
-        )
-    return SessionDetailData(tuple(answers), tuple(session_gaps(records)))
 
 
 def _esc(text: str) -> str:

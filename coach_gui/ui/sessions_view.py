@@ -10,7 +10,7 @@ Pages are read on a worker; one table model holds them (no widget per row).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -35,38 +35,26 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.operations.changes import Changes
+from coach_gui.operations.review import (
+    PAGE,
+    SessionRow,
+    SessionSummary,
+    load_page,
+    load_session_detail,
+)
 from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
-from coach_gui.services.ports.sealing import SessionReader
-from coach_gui.services.review import PAGE, SessionSummary, list_sessions
-from coach_gui.services.verify import check_session
 from coach_gui.ui.failures import learner_message
 from coach_gui.ui.refresh_key import RefreshOnF5
 from coach_gui.ui.row_table import RowTableModel
-from coach_gui.ui.session_detail import SessionDetail, load_session_detail
+from coach_gui.ui.session_detail import SessionDetail
 from coach_gui.ui.tasks import Task
+
+if TYPE_CHECKING:
+    from coach_gui.services.ports.sealing import SessionReader
 
 SESSIONS_SHOW = Changes(sessions=True, verdicts=True, reviews=True)  # what the list shows
 EMPTY_TEXT = "No practice sessions yet. Practise a note (Ctrl+P) and it is listed here."
 NOT_SEALED = "Not sealed yet: the session is still open."
-
-
-@dataclass(frozen=True)
-class SessionRow:
-    summary: SessionSummary
-    failure: str | None  # why the ✓ is a ✗, for its tooltip
-
-
-def load_page(reader: SessionReader, offset: int, limit: int = PAGE) -> list[SessionRow]:
-    """Runs on a worker: one page of sessions, with the reason of any ✗."""
-    rows = []
-    for summary in list_sessions(reader, limit=limit, offset=offset):
-        failure = None
-        if summary.verified is False:
-            records = reader.records_for([summary.session_id])
-            found = check_session(records[0], reader) if records else None
-            failure = f"{found.reason} ({found.id[:12]}…)" if found else "the records changed"
-        rows.append(SessionRow(summary, failure))
-    return rows
 
 
 class SessionsTableModel(RowTableModel["SessionRow"]):

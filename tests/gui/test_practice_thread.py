@@ -26,11 +26,11 @@ from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import gap_id
-from coach_gui.operations.review import gap_board, sessions
+from coach_gui.operations.review import gap_board, load_session_detail, sessions
 from coach_gui.operations.today import today
 from coach_gui.ui.practice_pane import Phase, PracticePane
 from coach_gui.ui.practice_thread import Turn
-from coach_gui.ui.session_detail import detail_html, load_session_detail
+from coach_gui.ui.session_detail import detail_html
 from coach_gui.ui.verdict_view import VerdictState
 
 KEY = "test-key"
