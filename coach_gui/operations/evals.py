@@ -14,8 +14,9 @@ from coach_gui.operations.app import App, judge_for
 from coach_gui.operations.judging import cancelling
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import AssertionsSwitchedOff as AssertionsSwitchedOff  # for faces
-from coach_gui.services.evals import EvalItem, EvalRun, judged_items, run_eval
+from coach_gui.services.evals import EvalItem, judged_items, run_eval
 from coach_gui.services.evals import EvalRefused as EvalRefused  # re-exported for the faces
+from coach_gui.services.evals import EvalRun as EvalRun  # re-exported for the faces
 from coach_gui.services.ports.judge import ClosableJudge
 from coach_gui.services.practice_settings import judge_sampling
 from coach_gui.services.review import list_sessions

@@ -7,8 +7,10 @@ from __future__ import annotations
 from coach_gui.domain.schedule_control import AppliedParameters
 from coach_gui.operations.app import App
 from coach_gui.operations.today import learners_day_offset
-from coach_gui.services.optimizer import FitResult, Fitted, Progress, fit_parameters
+from coach_gui.services.optimizer import FitResult as FitResult  # re-exported for the faces
+from coach_gui.services.optimizer import Fitted as Fitted  # re-exported for the faces
 from coach_gui.services.optimizer import NotYet as NotYet  # re-exported for the faces
+from coach_gui.services.optimizer import Progress, fit_parameters
 from coach_gui.services.optimizer import fit_json as fit_json  # re-exported
 from coach_gui.services.optimizer import not_yet_text as not_yet_text  # re-exported
 

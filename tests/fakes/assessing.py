@@ -47,11 +47,12 @@ def assessed(raw: str, sent: Callable[[int], tuple[str, tuple[str, ...] | None] 
     for item in reply.get("items", []):
         if not isinstance(item, dict) or "assessments" in item:
             continue
-        found = sent(item.get("index")) if isinstance(item.get("index"), int) else None
+        index = item.get("index")
+        found = sent(index) if isinstance(index, int) else None
         if found is None or found[1] is None:
             item.setdefault("assessments", [])
             continue
-        answer, assertions = found
+        answer, assertions = found[0], found[1]
         item["assessments"] = from_gaps(answer, len(assertions), item.get("gaps", []))
         item["gaps"] = []
     return json.dumps(reply)

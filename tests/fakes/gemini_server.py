@@ -467,7 +467,11 @@ def cites_words_not_in_the_answer(
 
 def skips_an_assertion(assertion: int) -> Callable[[RecordedRequest], str]:
     """Leaves `assertion` out of the assessments."""
-    return lambda request: _contract_reply(request, lambda _i, a: a.pop(assertion) and None)
+
+    def edit(_item: PromptItem, assessments: list[dict[str, Any]]) -> None:
+        assessments.pop(assertion)
+
+    return lambda request: _contract_reply(request, edit)
 
 
 def assesses_one_twice(assertion: int) -> Callable[[RecordedRequest], str]:

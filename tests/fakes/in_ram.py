@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -96,7 +96,7 @@ class ScriptedTier1:
 
     def stream(
         self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any]
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:  # a generator: it closes, as a ReplyStream must
         self.requests.append([dict(m) for m in messages])
         self._cancel.clear()
         entry = self._script.pop(0)

@@ -35,3 +35,22 @@ def test_domain_services_and_config_type_check_strictly() -> None:
         "coach_gui/config.py",
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_faces_operations_and_fakes_type_check() -> None:
+    """Issue 35: the window, the terminal, the operations and the entry points too (the
+    core above is held to `strict`; these to mypy's defaults), and the test fakes, which
+    `fakes.in_ram._conforms` and their annotations hold to the ports they stand in for."""
+    result = _run(
+        sys.executable,
+        "-m",
+        "mypy",
+        "--no-incremental",
+        "coach_gui/ui",
+        "coach_gui/commands",
+        "coach_gui/operations",
+        "coach_gui/cli.py",
+        "coach_gui/bootstrap.py",
+        "tests/fakes",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
