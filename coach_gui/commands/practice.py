@@ -154,35 +154,46 @@ def _practise(
     notices: list[str],
 ) -> None:
     """Ask `count` challenges, each answer saved before the next is written; a follow-up
-    after each answer when interactive. What happened goes into `items` and `notices`."""
+    after each answer when interactive (the steps the window follows, without its
+    self-rating). What happened goes into `items` and `notices`."""
+    from coach_gui.operations.practice_steps import PracticeSteps, Step
+
     assertions = run_.note.core_assertions
-    for index in range(count):
+    steps = PracticeSteps(count, follow_ups=answers is None)
+    while steps.go_on() is Step.CHALLENGE:
+        steps.main_challenge()
         printer = _Printer(out)
-        out.write(f"\n[{index + 1}/{count}] ")
+        out.write(f"\n[{steps.number}/{count}] ")
         result = run_.next_challenge(printer)
+        steps.asked(run_.remaining, result.challenge)
         if not printer.printed:
             printer(result.challenge.text)
         printer.end()
         for notice in result.notices:
             say(f"coach: {notice}")
         notices.extend(result.notices)
-        answer = answers[index] if answers is not None else _ask(out)
+        answer = answers[steps.number - 1] if answers is not None else _ask(out)
         if not answer.strip():
+            steps.answer_skipped()
             items.append(_item(result.challenge, None, reason="skipped"))
             continue
         attempt = run_.submit(result.challenge, answer)
+        steps.answer_saved()
         item = _item(result.challenge, attempt, run_.judge(attempt))
         items.append(item)
         _report(item, assertions, out)
-        if answers is not None:
+        if steps.after_answer(answer) is not Step.FOLLOW_UP:
             continue
-        follow = run_.follow_up(result.challenge, answer, printer)
+        parent, probed = steps.follow_up()
+        follow = run_.follow_up(parent, probed, printer)
+        steps.asked(run_.remaining, follow.challenge if follow is not None else None)
         if follow is None:
             continue
         printer.end()
         follow_answer = _ask(out)
         if follow_answer.strip():
             follow_attempt = run_.submit(follow.challenge, follow_answer)
+            steps.answer_saved()
             follow_item = _item(follow.challenge, follow_attempt, run_.judge(follow_attempt))
             items.append(follow_item)
             _report(follow_item, assertions, out)

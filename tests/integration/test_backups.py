@@ -13,16 +13,15 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from cli_run import coach as _coach
 
 from coach_gui.adapters.journal.backups import JournalBackups, backups_dir
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.schema import LATEST_VERSION, MIGRATIONS
 from coach_gui.bootstrap import build_context
-from coach_gui.cli import main
 
 T0 = datetime(2025, 3, 1, 9, 30, tzinfo=UTC)
 
@@ -63,14 +62,6 @@ def home(coach_home: Path) -> Path:
         "---\n" + yaml.safe_dump(front) + "---\nBody.\n", encoding="utf-8"
     )
     return coach_home
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    parsed = json.loads(out.out) if "--json" in argv and out.out.strip() else out.out
-    return code, parsed, out.err
 
 
 def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, answer: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_run import coach as _coach
 from fakes.gemini_server import (
     FakeGemini,
     Fault,
@@ -60,14 +61,6 @@ def _configure(
     (home / "notes" / "natural-selection.md").write_text(
         "---\n" + yaml.safe_dump(front) + "---\nBody of the note.\n", encoding="utf-8"
     )
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    parsed = json.loads(out.out) if "--json" in argv and out.out else out.out
-    return code, parsed, out.err
 
 
 def _answer(session: int, n: int) -> str:

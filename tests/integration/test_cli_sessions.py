@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_run import coach as _coach
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 
 from coach_gui.cli import main
@@ -58,15 +59,6 @@ def _configure(home: Path, gemini_url: str, *, enabled: bool = True, include: bo
     (home / "notes" / "natural-selection.md").write_text(
         "---\n" + yaml.safe_dump(front) + "---\nBody of the note.\n", encoding="utf-8"
     )
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    """Run `coach` in-process; (exit code, parsed JSON stdout or the text, stderr)."""
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    parsed = json.loads(out.out) if "--json" in argv and out.out else out.out
-    return code, parsed, out.err
 
 
 @pytest.fixture

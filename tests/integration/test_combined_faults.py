@@ -12,9 +12,9 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from cli_run import coach as _coach
 from fakes.coach_files import write_config, write_note
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from fakes.gemini_server import Fault as GeminiFault
@@ -43,13 +43,6 @@ def _setup(home: Path, ollama: FakeOllama, gemini: FakeGemini) -> None:
     })  # fmt: skip
     front = {"id": "n1", "title": "Selection", "core_assertions": ["Traits vary.", "Time."]}
     write_note(home / "notes", "selection", front, "Body.\n")
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, json.loads(out.out) if "--json" in argv else out.out, out.err
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_run import coach as _coach
 from fakes.gemini_server import (
     FakeGemini,
     RecordedRequest,
@@ -81,13 +82,6 @@ def _setup(
     monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
     assert main(["key", "set"]) == 0
     capsys.readouterr()
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, (json.loads(out.out) if "--json" in argv else out.out), out.err
 
 
 def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, *answers: str) -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_run import coach as _coach
 from fakes.gemini_server import (
     FakeGemini,
     cites_words_not_in_the_answer,
@@ -75,13 +76,6 @@ def _configure(home: Path, ollama: FakeOllama, gemini: FakeGemini, **judge: Any)
         (folder / "natural-selection.md").write_text(
             "---\n" + yaml.safe_dump(front) + "---\nBody of the note.\n", encoding="utf-8"
         )
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, (json.loads(out.out) if "--json" in argv and out.out else out.out), out.err
 
 
 def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, *answers: str) -> Any:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import coach as _coach
 from fakes.review_history import (
     START,
     History,
@@ -27,7 +28,6 @@ from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from coach_gui.bootstrap import AppContext, build_context
-from coach_gui.cli import main
 from coach_gui.operations import optimize
 from coach_gui.operations.app import note_catalogue
 from coach_gui.operations.practice import open_practice
@@ -187,13 +187,6 @@ def test_too_few_reviews_says_how_many_more(
     finally:
         context.close()
     assert isinstance(result, NotYet) and result.more == OPTIMIZE_MIN_REVIEWS - reviews
-
-
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, json.loads(out.out) if "--json" in argv and out.out else out.out, out.err
 
 
 def test_coach_optimize_reports_then_applies_only_when_asked_then_resets(
