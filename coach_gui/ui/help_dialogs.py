@@ -264,31 +264,22 @@ def show_data_locations(
     return dialog
 
 
-def show_locations(
-    parent: QWidget,
-    *,
-    data_dir: Path,
-    kb: str,
-    config: Path,
-    log_file: Path,
-    sync: Path | None = None,
-    fingerprint: str | None = None,
-) -> DataLocationsDialog:
-    """The same dialog, from the paths the main window passes."""
-    dialog = DataLocationsDialog(
-        data_locations(
-            kb=Path(kb),
-            journal=data_dir / "journal.sqlite3",
-            config=config,
-            log_file=log_file,
-            sync=sync,
-        ),
-        parent,
-        fingerprint=fingerprint,
-    )
-    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    dialog.open()
-    return dialog
+# Keys of the practice pane itself, for Help > Keyboard shortcuts.
+PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
+    ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
+    ("Esc (in practice)", "Stop writing the challenge (cancel generation)"),
+    ("Alt+S / Alt+K / Alt+N (in practice)", "Submit / Skip / Next"),
+    ("Alt+I (in practice)", "Finish the session (every answer is kept)"),
+    ("1–4 / Alt+1–4 (rating your answer)", "Rate it Again, Hard, Good or Easy"),
+    ("0 / Alt+0 (rating your answer)", "Go on without rating it (to the follow-up, if any)"),
+    ("Alt+T (at the end of a session)", "Practise the key points the session missed"),
+)
+
+
+def show_shortcuts(parent: QWidget, actions: Sequence[QAction]) -> None:
+    """Help > Keyboard shortcuts: the keys of `actions` (the menus' and the toolbar's),
+    then the practice pane's own."""
+    ShortcutsDialog([*shortcut_rows(actions), *PRACTICE_KEYS], parent).exec()
 
 
 def privacy_summary_html(config: Config, key_stored: bool | None = None) -> str:

@@ -95,6 +95,10 @@ def _action(
     return action
 
 
+def _show_deleted_notes(window: MainWindow) -> None:
+    window.window_undo.show_deleted_notes()
+
+
 def build_main_actions(window: MainWindow) -> MainActions:
     """Built with the window's frame, before the app context exists (the first paint shows
     the menus and the toolbar): a slot that needs the context runs once the window has it
@@ -123,9 +127,11 @@ def _make_actions(window: MainWindow) -> MainActions:
         delete=_action(window, "&Delete note…", lambda: attached(window.delete_note), "",
                        pix.SP_TrashIcon),
         deleted_notes=_action(window, "D&eleted notes…",
-                              lambda: attached(window.show_deleted_notes)),
-        undo=_action(window, "&Undo", lambda: attached(window.undo), "Ctrl+Z"),
-        redo=_action(window, "&Redo", lambda: attached(window.redo), "Ctrl+Shift+Z"),
+                              lambda: attached(lambda: _show_deleted_notes(window))),
+        undo=_action(window, "&Undo", lambda: attached(lambda: window.window_undo.undo()),
+                     "Ctrl+Z"),
+        redo=_action(window, "&Redo", lambda: attached(lambda: window.window_undo.redo()),
+                     "Ctrl+Shift+Z"),
         # Not Ctrl+Z: that undoes edits of the open note's assertions (Edit › Undo).
         undo_review=_action(window, "&Undo review",
                             lambda: attached(lambda: window.views.review_undo.undo()),
@@ -150,7 +156,8 @@ def _make_actions(window: MainWindow) -> MainActions:
             lambda: attached(lambda: _optimizer().show_optimizer(window, window.context)),
             "Ctrl+Shift+O",
         ),
-        reload=_action(window, "&Reload notes", lambda: attached(window.reload_notes), "F5",
+        reload=_action(window, "&Reload notes", lambda: attached(lambda: window.listing.reload()),
+                       "F5",
                        pix.SP_BrowserReload),
         open_folder=_action(
             window, "Open notes &folder…", lambda: attached(window.open_notes_folder), "Ctrl+O",
@@ -159,8 +166,12 @@ def _make_actions(window: MainWindow) -> MainActions:
         settings=_action(window, "Se&ttings…", lambda: attached(window.open_settings), "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
         find=_action(window, "&Find note", window.focus_search, "Ctrl+F"),
-        shortcuts=_action(window, "&Keyboard shortcuts", lambda: attached(window.show_shortcuts),
-                          "F1"),
+        shortcuts=_action(
+            window, "&Keyboard shortcuts",
+            lambda: attached(lambda: _help().show_shortcuts(
+                window, [*window.menu_actions.with_shortcuts(), *window.privacy.actions()])),
+            "F1",
+        ),
         locations=_action(
             window,
             "&Where my data lives…",

@@ -46,16 +46,6 @@ if TYPE_CHECKING:
 LAST_VIEW = "mainWindow/lastView"  # "practice" while a session was in progress, else "notes"
 LAST_PRACTISED = "mainWindow/lastPractisedNote"
 CHECK_WAIT_MS = 250  # closing waits this long at most for the window's reads on their way
-# Keys of the practice pane itself, for Help > Keyboard shortcuts.
-PRACTICE_KEYS: tuple[tuple[str, str], ...] = (
-    ("Ctrl+Enter (in practice)", "Submit your answer; once it is saved, go to the next challenge"),
-    ("Esc (in practice)", "Stop writing the challenge (cancel generation)"),
-    ("Alt+S / Alt+K / Alt+N (in practice)", "Submit / Skip / Next"),
-    ("Alt+I (in practice)", "Finish the session (every answer is kept)"),
-    ("1–4 / Alt+1–4 (rating your answer)", "Rate it Again, Hard, Good or Easy"),
-    ("0 / Alt+0 (rating your answer)", "Go on without rating it (to the follow-up, if any)"),
-    ("Alt+T (at the end of a session)", "Practise the key points the session missed"),
-)
 
 
 class MainViews:

@@ -9,12 +9,9 @@ privacy switches) and starts loading the notes. `MainWindow(context)` does both 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
@@ -28,31 +25,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.operations.changes import NOTES_LISTED, RECORDS_ARRIVED, SCHEDULE_CHANGED
-from coach_gui.operations.vocabulary import short_path
 from coach_gui.ui import window_state
 from coach_gui.ui.eliding_label import ElidingLabel
-from coach_gui.ui.failures import show_failure
 from coach_gui.ui.first_paint import FirstPaint
 from coach_gui.ui.main_actions import build_main_actions
 from coach_gui.ui.note_list import NoteListPane
-from coach_gui.ui.tasks import Lane, Task, to_gui_thread, wait_for_writes
+from coach_gui.ui.tasks import Lane, Task, wait_for_writes
 from coach_gui.ui.view_switcher import ViewSwitcher
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext
     from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
     from coach_gui.domain.notes import (
-        KnowledgeBaseSnapshot,
-        LinkTargets,
         Note,
         NoteEntry,
-        NoteSearchIndex,
     )
-    from coach_gui.services.ports.notes import VaultWatch
     from coach_gui.ui.config_owner import ConfigOwner
     from coach_gui.ui.main_views import MainViews
     from coach_gui.ui.note_editor import NoteEditor
+    from coach_gui.ui.notes_listing import NotesListing
     from coach_gui.ui.practice_pane import PracticePane
     from coach_gui.ui.privacy_controls import PrivacyControls
     from coach_gui.ui.window_undo import WindowUndo
@@ -62,21 +53,14 @@ WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a d
 OPENING_TEXT = "Opening your notes…"
 
 
-def _tell_vault_changed(window: weakref.ref[MainWindow], paths: frozenset[str]) -> None:
-    """GUI thread: the watcher's news, for the window if it is still there."""
-    shown = window()
-    if shown is not None and shiboken6.isValid(shown):
-        shown.vault_changed.emit(paths)
-
-
 class MainWindow(QMainWindow):
     notes_listed = Signal()  # each time a load of the knowledge base is on screen
     search_ready = Signal()  # each time the search index has caught up with the notes
-    vault_changed = Signal(object)  # paths another program changed (from the watcher)
     attached = Signal()  # the app context is in: every view and action works
 
     context: AppContext
     editor: NoteEditor
+    listing: NotesListing  # the notes as last listed, from `attach` on
     views: MainViews
     practice: PracticePane
     privacy: PrivacyControls
@@ -87,15 +71,7 @@ class MainWindow(QMainWindow):
 
     def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._entries: dict[str, NoteEntry] = {}
-        self._links: LinkTargets | None = None
-        self._watcher: VaultWatch | None = None  # from the first listing on
-        self._loading = False  # a load of the notes is under way
-        self._load_again: str | None = None  # "quiet" or "loud": load again after this one
-        self._index_task: Task[NoteSearchIndex] | None = None
         self._may_close = False
-        self._broken_count = 0
-        self._first_load = True
         self._load_started = False  # the first load starts once the window is on screen
         self._attached = False
         self._when_attached: list[Callable[[], None]] = []  # keys pressed while opening
@@ -146,13 +122,18 @@ class MainWindow(QMainWindow):
     def attach(self, context: AppContext) -> None:
         """The app context is built: add the editor, the other views and the privacy
         switches, run what was asked for meanwhile, and load the notes once on screen."""
+        from coach_gui.operations.changes import RECORDS_ARRIVED
+        from coach_gui.operations.vocabulary import short_path
         from coach_gui.ui.alt_keys import guard_alt_letters  # after the first paint
         from coach_gui.ui.main_views import MainViews
         from coach_gui.ui.note_editor import NoteEditor
+        from coach_gui.ui.notes_listing import NotesListing
         from coach_gui.ui.privacy_controls import PrivacyControls
         from coach_gui.ui.window_undo import WindowUndo
 
         self.context = context
+        self.listing = NotesListing(self, self)
+        self.listing.search_ready.connect(self.search_ready)
         guard_alt_letters()  # Alt+letter of a disabled button never types the letter
         self.editor = NoteEditor(context.notes, self)
         self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
@@ -185,7 +166,6 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.note_list.current_note_changed.connect(self._on_note_picked)
         self.note_list.note_chosen.connect(self._on_note_chosen)
-        self.vault_changed.connect(self._on_vault_changed)  # the watcher, by to_gui_thread
         self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
         self.editor.dirty_changed.connect(self._on_dirty_changed)
         self.editor.title_changed.connect(self._update_title)
@@ -233,7 +213,7 @@ class MainWindow(QMainWindow):
         if not self._load_started:
             self._load_started = True
             # After the first frame: on 2 cores a loading thread slows the first paint.
-            QTimer.singleShot(0, self.load_notes)
+            QTimer.singleShot(0, self.listing.load)
             QTimer.singleShot(0, self.views.tier1_status.refresh)
             QTimer.singleShot(0, self._recover_sessions)
             QTimer.singleShot(0, self.read_key_status)  # the status line's words depend on it
@@ -283,6 +263,17 @@ class MainWindow(QMainWindow):
         # Until the first listing a note is still on its way: Ctrl+P waits for it.
         self.menu_actions.practise.setEnabled(self.editor.has_note() or not self._listed_once)
 
+    def listed(self) -> None:
+        """A listing of the notes is on screen: the actions follow it, and what waited for
+        the first one (Ctrl+P while opening) runs."""
+        self._update_actions()
+        self.notes_listed.emit()
+        if not self._listed_once:
+            self._listed_once = True
+            waiting, self._when_listed = self._when_listed, []
+            for run in waiting:
+                run()
+
     def _update_title(self, *_args: object) -> None:
         title = self.editor.display_title() if self.editor.has_note() else ""
         self.setWindowTitle(f"{title}[*] — Coach" if title else "Coach")
@@ -291,47 +282,6 @@ class MainWindow(QMainWindow):
     def _on_dirty_changed(self, _dirty: bool) -> None:
         self._update_title()
         self._update_actions()
-
-    # --- loading -------------------------------------------------------------------
-    def load_notes(self, *, quietly: bool = False) -> None:
-        """(Re)read the knowledge base. `quietly`: another program changed it; the list
-        stays on screen meanwhile and the open note's unsaved edits are never touched."""
-        if self._loading:  # once this load is on screen; F5 (not quiet) wins over quiet
-            self._load_again = "loud" if not quietly or self._load_again == "loud" else "quiet"
-            return
-        self._loading = True
-        if not quietly:
-            self.note_list.show_loading()
-        store = self.context.notes
-        Task(
-            self,
-            op=lambda _p: store.load(),
-            success=lambda snapshot: self._on_loaded(snapshot, quietly=quietly),
-            failure=self._on_load_failed,
-            name="load notes",
-        ).run()
-
-    def reload_notes(self) -> None:
-        self.guard_unsaved(self.load_notes)
-
-    def _on_vault_changed(self, _paths: object) -> None:
-        self.load_notes(quietly=True)
-
-    def _watch_vault(self, location: str) -> None:
-        """Follow changes other programs make to the notes folder (from the first load)."""
-        if self._watcher is not None or not Path(location).is_dir():
-            return
-        store = self.context.notes
-        window = weakref.ref(self)
-
-        def report(paths: frozenset[str]) -> None:  # on the watcher's thread
-            # It holds no widget and emits on none: a watcher that outlives its window
-            # (stopping waits a second at most) must not free or signal the window.
-            if store.changed_elsewhere(paths):  # Coach's own saves are no news
-                to_gui_thread(_tell_vault_changed, window, paths)
-
-        # watchfiles is imported here, after the first listing, not at start-up
-        self._watcher = self.context.watch_vault(Path(location), report)
 
     def open_notes_folder(self) -> None:
         """File › Open notes folder…: the learner's own vault instead of this one."""
@@ -344,117 +294,18 @@ class MainWindow(QMainWindow):
         )
 
     def _notes_folder_changed(self) -> None:
-        self.stop_watching()
+        from coach_gui.operations.vocabulary import short_path
+
+        self.listing.forget()
         self.window_undo.forget_deletes()
         self.editor.set_store(self.context.notes)
         self.editor.show_note(None)
         location = self.context.notes.location
         self.where_label.setText(f"Notes in {short_path(location)}")
         self.where_label.setToolTip(location)
-        self._entries, self._first_load = {}, False
-        self.note_list.set_notes(())
-        self.load_notes()
-        self._watch_vault(self.context.notes.location)
+        self.listing.load()
+        self.listing.watch(self.context.notes.location)
         self.statusBar().showMessage(f"Notes from {short_path(self.context.notes.location)}", 6000)
-
-    def stop_watching(self) -> None:
-        if self._watcher is not None:
-            self._watcher.stop()
-            self._watcher = None
-
-    def _show_open_note_as_on_disk(self, quietly: bool) -> None:
-        note_id = self.editor.current_note_id() or ""
-        entry = self._entries.get(note_id)
-        if not quietly:  # F5, after the unsaved-edits guard: the file as it is now
-            self.editor.show_note(entry)
-            return
-        if entry is not None and entry.note == self.editor.loaded_note():
-            return  # another file changed, or this one only in what Coach does not show
-        if self.editor.is_dirty():
-            self.editor.mark_changed_elsewhere(gone=entry is None)
-        elif entry is None:
-            title = self.editor.display_title()
-            self.editor.show_note(None)
-            self.statusBar().showMessage(
-                f"“{title}” was moved or deleted by another program.", 8000
-            )
-        else:
-            self.editor.show_note(entry)
-            self.statusBar().showMessage(
-                f"“{entry.note.title}” was changed by another program; showing it as it is now.",
-                6000,
-            )
-
-    def _on_loaded(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool = False) -> None:
-        self._loading = False
-        self._entries = {entry.note.id: entry for entry in snapshot.notes}
-        first = self._first_load
-        if first:
-            if not self.editor.has_note():  # reopen the note open when Coach last closed
-                last = window_state.last_note_id()
-                if last in self._entries:
-                    self.editor.show_note(self._entries[last])
-            self.views.restore()
-            self._watch_vault(snapshot.location)
-        elif self.editor.file_name() is not None:  # a reload: the open note as on disk
-            self._show_open_note_as_on_disk(quietly)
-        self._first_load = False
-        self._link_preview(snapshot)
-        self.note_list.select_note(self.editor.current_note_id() or "")
-        self.note_list.set_notes(snapshot.notes)
-        self.note_list.set_broken(snapshot.broken)
-        self._broken_count = len(snapshot.broken)
-        self._update_counts()
-        self._update_actions()
-        self.notes_listed.emit()
-        if not self._listed_once:
-            self._listed_once = True
-            waiting, self._when_listed = self._when_listed, []
-            for run in waiting:
-                run()
-        if not first:  # the views showing notes read the new listing (Today's counts)
-            self.views.broadcast(NOTES_LISTED)
-        self._rebuild_index()  # folding 10,000 notes takes a while: list them first
-        if self._load_again is not None:  # more changed while this load ran, or F5
-            again, self._load_again = self._load_again, None
-            self.load_notes(quietly=again == "quiet")
-
-    def _on_load_failed(self, error: Exception) -> None:
-        self._loading, self._load_again = False, None
-        self.note_list.show_loading(
-            "The notes could not be loaded.\nSee the message, then press F5."
-        )
-        show_failure(self, error)
-
-    def _update_counts(self) -> None:
-        n = len(self._entries)
-        text = f"{n} note{'s' if n != 1 else ''}"
-        if self._broken_count:
-            text += f" · {self._broken_count} unreadable"
-        self.count_label.setText(text)
-
-    def _rebuild_index(self) -> None:
-        from coach_gui.domain.notes import NoteSearchIndex as build_index
-
-        if self._index_task is not None:
-            self._index_task.cancel()
-        entries = tuple(self._entries.values())
-        self._index_task = Task(
-            self,
-            op=lambda _p: build_index(entries),
-            success=self._on_index_ready,
-            name="index notes",
-        ).run()
-
-    def _on_index_ready(self, index: NoteSearchIndex) -> None:
-        self.note_list.set_index(index)
-        self.search_ready.emit()
-
-    def _show_all_notes(self) -> None:
-        from coach_gui.domain.notes import ordered
-
-        self.note_list.set_notes(ordered(self._entries.values()))
-        self._rebuild_index()  # titles, tags and text all feed the search
 
     # --- switching notes -----------------------------------------------------------
     def guard_unsaved(
@@ -477,28 +328,18 @@ class MainWindow(QMainWindow):
 
     def notes(self) -> list[Note]:
         """The notes as last loaded (the gap board's note picker)."""
-        return [entry.note for entry in self._entries.values()]
+        return self.listing.notes()
 
     def note_entries(self) -> list[NoteEntry]:
         """Every note as last loaded, as a list of its own (a worker may read it)."""
-        return list(self._entries.values())
+        return self.listing.note_entries()
 
     def entry_for(self, note_id: str | None) -> NoteEntry | None:
-        return self._entries.get(note_id or "")
-
-    def _link_preview(self, snapshot: KnowledgeBaseSnapshot) -> None:
-        """Let the preview resolve `[[links]]` and `![[embeds]]` against this snapshot
-        (dict look-ups: the preview renders on this thread)."""
-        from coach_gui.domain.notes import LinkTargets
-
-        links = self._links = LinkTargets(snapshot)
-        self.editor.body_tabs.set_vault(
-            links.note_id, links.attachment_path, links.embedded_body, root=links.root
-        )
+        return self.listing.entry_for(note_id)
 
     def _on_note_link(self, name: str) -> None:
         """A `[[link]]` clicked in the preview: open that note (unsaved edits guarded)."""
-        entry = self._links.note(name) if self._links is not None else None
+        entry = self.listing.note_named(name)
         if entry is None:
             self.statusBar().showMessage(
                 f"No note is called “{name}” yet; create it with Ctrl+N.", 6000
@@ -534,7 +375,7 @@ class MainWindow(QMainWindow):
         self.guard_unsaved(go_to_it, cancelled=stay)
 
     def open_note(self, note_id: str) -> None:
-        entry = self._entries.get(note_id)
+        entry = self.listing.entry_for(note_id)
         self.note_list.select_note(note_id if entry else "")
         self.editor.show_note(entry)
         self._update_actions()
@@ -554,10 +395,9 @@ class MainWindow(QMainWindow):
             self.editor.save()
 
     def _on_note_saved(self, entry: NoteEntry) -> None:
-        self._entries[entry.note.id] = entry
+        self.listing.entries[entry.note.id] = entry
         self.note_list.select_note(entry.note.id)
-        self._show_all_notes()
-        self._update_counts()
+        self.listing.show_all()
         self._update_actions()
         self.statusBar().showMessage(f"Saved “{entry.note.title}” to {entry.file_name}", 5000)
 
@@ -585,16 +425,16 @@ class MainWindow(QMainWindow):
         ).run()
 
     def _on_deleted(self, note_id: str, gone: DeletedNote) -> None:
-        entry = self._entries.pop(note_id, None)
+        entry = self.listing.entries.pop(note_id, None)
         if self.editor.current_note_id() == note_id:
             self.editor.show_note(None)
         self.note_list.select_note("")
-        self._update_counts()
+        self.listing.show_count()
         self._update_actions()
         name = entry.file_name if entry else "The note"
         where = gone.where if gone.where.startswith("the ") else f"the trash ({gone.where})"
         self.statusBar().showMessage(f"Moved {name} to {where}", 15_000)
-        self._show_all_notes()
+        self.listing.show_all()
         self.window_undo.note_deleted(gone)
         self.note_list.view.setFocus()  # where Ctrl+Z undoes the delete
 
@@ -605,11 +445,12 @@ class MainWindow(QMainWindow):
         them, so saving them writes to its own file."""
         entry = restored.entry
         note_id = entry.note.id
-        held = self._entries.get(note_id)
+        entries = self.listing.entries
+        held = entries.get(note_id)
         for moved in restored.new_ids:
-            if self._entries.get(moved.old_id, moved.entry).file_name == moved.entry.file_name:
-                self._entries.pop(moved.old_id, None)
-            self._entries[moved.entry.note.id] = moved.entry
+            if entries.get(moved.old_id, moved.entry).file_name == moved.entry.file_name:
+                entries.pop(moved.old_id, None)
+            entries[moved.entry.note.id] = moved.entry
             self.editor.take_new_id(moved.old_id, moved.entry)
         editor = self.editor
         stale = editor.current_note_id() == note_id and editor.file_name() != entry.file_name
@@ -617,9 +458,8 @@ class MainWindow(QMainWindow):
             # Another file still under the restored note's id: closed, the restored note
             # opens instead (with edits it stays; the store never saves it over that note).
             editor.show_note(None)
-        self._entries[note_id] = entry
-        self._show_all_notes()
-        self._update_counts()
+        entries[note_id] = entry
+        self.listing.show_all()
         if self.stack.currentWidget() is not self.splitter:
             self.views.show_notes()
         current = self.editor.current_note_id() or ""
@@ -631,16 +471,7 @@ class MainWindow(QMainWindow):
         self.note_list.view.setFocus()
         self.statusBar().showMessage(f"Restored “{entry.note.title}” to {entry.file_name}", 8000)
         if restored.new_ids or (held is not None and held.file_name != entry.file_name):
-            self.load_notes(quietly=True)  # another file had its id meanwhile: it has its own
-
-    def show_deleted_notes(self) -> None:
-        self.window_undo.show_deleted_notes()
-
-    def undo(self) -> None:
-        self.window_undo.undo()
-
-    def redo(self) -> None:
-        self.window_undo.redo()
+            self.listing.load(quietly=True)  # another file had its id meanwhile: its own id
 
     # --- other windows -------------------------------------------------------------
     def focus_search(self) -> None:
@@ -683,6 +514,8 @@ class MainWindow(QMainWindow):
         """What shows a setting follows it, however it changed (Settings, a toolbar switch,
         a write that failed and put it back); the next session and judge request read the
         context, which the owner keeps."""
+        from coach_gui.operations.changes import SCHEDULE_CHANGED
+
         views = self.views
         owner.follow(lambda c: c.schedule, lambda _s: views.broadcast(SCHEDULE_CHANGED))
         owner.follow(
@@ -697,29 +530,6 @@ class MainWindow(QMainWindow):
             lambda c: (c.judge.enabled, c.judge.provider), lambda _j: self.read_key_status()
         )
         owner.follow(lambda c: c.sync.folder, lambda _folder: self.sync_status.run())
-
-    def show_shortcuts(self) -> None:
-        from coach_gui.ui import help_dialogs
-
-        actions = [*self.menu_actions.with_shortcuts(), *self.privacy.actions()]
-        rows = help_dialogs.shortcut_rows(actions)
-        from coach_gui.ui.main_views import PRACTICE_KEYS
-
-        help_dialogs.ShortcutsDialog([*rows, *PRACTICE_KEYS], self).exec()
-
-    def show_locations(self) -> None:
-        from coach_gui.ui import help_dialogs
-
-        context = self.context
-        help_dialogs.show_locations(
-            self,
-            data_dir=context.data_dir,
-            kb=context.notes.location,
-            config=context.config_path,
-            log_file=context.log_file,
-            sync=context.config.sync.path(),
-            fingerprint=self.sync_status.fingerprint,
-        )
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._attached:  # closed while opening: nothing is open or unsaved yet
@@ -743,6 +553,6 @@ class MainWindow(QMainWindow):
         )
         self.views.remember()
         self.views.close()
-        self.stop_watching()
+        self.listing.stop_watching()
         wait_for_writes(WRITES_WAIT_MS)  # a save still being written finishes before we go
         event.accept()

@@ -98,9 +98,6 @@ class PracticePane(QWidget):
     def confirm_leave(self, question: str = "Finish without it?") -> bool:
         return self.controller.confirm_leave(question)
 
-    def download_model(self) -> None:
-        self.controller.download_model()
-
     def set_settings_opener(self, open_settings: Callable[[], None]) -> None:
         """Let the judge notice offer Open Settings (the window owns the Settings dialog)."""
         self.view.settings_button.clicked.connect(open_settings)

@@ -194,7 +194,7 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
     from coach_gui.bootstrap import build_context
     from coach_gui.domain.tier2 import tier2_payload
     from coach_gui.ui import help_dialogs
-    from coach_gui.ui.main_views import PRACTICE_KEYS
+    from coach_gui.ui.help_dialogs import PRACTICE_KEYS
     from coach_gui.ui.main_window import MainWindow
     from coach_gui.ui.model_download import ModelDownloadDialog
     from coach_gui.ui.payload_review import PayloadReviewDialog, PendingReview

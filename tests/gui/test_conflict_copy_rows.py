@@ -45,7 +45,7 @@ def test_the_kept_edit_and_the_original_are_told_apart_in_the_list(
     (vault / "Zinseszins.md").write_text(NOTE, encoding="utf-8")
     (vault / "Rente.md").write_text("Nichts.\n", encoding="utf-8")
     window = _window(qtbot, vault, tmp_path)
-    entry = next(e for e in window._entries.values() if e.note.title == "Zinseszins")
+    entry = next(e for e in window.listing.entries.values() if e.note.title == "Zinseszins")
     window.open_note(entry.note.id)
     # Titles of their own: no file name needed.
     assert sorted(detail for _t, detail, _a in rows(window)) == ["0 assertions", "3 assertions"]

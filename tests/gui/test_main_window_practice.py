@@ -194,7 +194,7 @@ def test_a_note_without_assertions_says_so_and_offers_to_add_them(
     kb = Path(window.context.notes.location)
     (kb / "Bare idea.md").write_text("An idea written in Obsidian.\n", encoding="utf-8")
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
-        window.reload_notes()
+        window.listing.reload()
     open_note(qtbot, window, "Bare idea")
     qtbot.keyClick(window.note_list.view, Qt.Key.Key_P, CTRL)
     notice = window.practice.view.assertions_notice

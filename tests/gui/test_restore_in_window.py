@@ -52,16 +52,16 @@ def _vault(tmp_path: Path) -> Path:
 
 
 def _id_of(window: MainWindow, file_name: str) -> str:
-    return next(e.note.id for e in window._entries.values() if e.file_name == file_name)
+    return next(e.note.id for e in window.listing.entries.values() if e.file_name == file_name)
 
 
 def _listed(window: MainWindow) -> dict[str, str]:
-    return {e.file_name: e.note.id for e in window._entries.values()}
+    return {e.file_name: e.note.id for e in window.listing.entries.values()}
 
 
 def _reload(qtbot: QtBot, window: MainWindow) -> None:
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
-        window.load_notes()
+        window.listing.load()
     qtbot.waitUntil(lambda: tasks.pending_tasks() == [], timeout=10_000)
 
 
@@ -173,7 +173,9 @@ def test_a_restore_that_ends_after_another_folder_opened_stays_out_of_it(
     window._notes_folder_changed()
     release.set()
     qtbot.waitUntil(lambda: (vault / "Topic.md").exists(), timeout=10_000)
-    qtbot.waitUntil(lambda: tasks.pending_tasks() == [] and not window._loading, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: tasks.pending_tasks() == [] and not window.listing.loading, timeout=10_000
+    )
     assert set(_listed(window)) == {"Elsewhere.md"}  # the new folder, and only it
     assert not window.editor.has_note()
     assert "notes folder open before" in window.statusBar().currentMessage()

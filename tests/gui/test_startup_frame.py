@@ -58,7 +58,7 @@ def test_typing_and_ctrl_p_in_the_frame_are_kept_until_the_notes_arrive(
     qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
     window.practice.finish()
     qtbot.waitUntil(lambda: window.practice.phase is Phase.FINISHED, timeout=WAIT_MS)
-    window.stop_watching()
+    window.listing.stop_watching()
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
 
 
@@ -89,7 +89,7 @@ def test_the_frame_has_the_finished_windows_chrome(qtbot: QtBot) -> None:
     anchor = toolbar.index(window.toolbar_anchor)
     assert toolbar[anchor - 1].isSeparator()
     assert all(a in toolbar[:anchor] for a in window.privacy.actions())
-    window.stop_watching()
+    window.listing.stop_watching()
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
 
 
@@ -116,7 +116,7 @@ def test_ctrl_p_after_the_frame_is_attached_waits_for_the_notes(
     assert window.practice.note.title == "Natural selection"
     window.practice.finish()
     qtbot.waitUntil(lambda: window.practice.phase is Phase.FINISHED, timeout=WAIT_MS)
-    window.stop_watching()
+    window.listing.stop_watching()
     qtbot.waitUntil(lambda: pending_tasks() == [], timeout=WAIT_MS)
 
 

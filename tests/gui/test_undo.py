@@ -63,7 +63,7 @@ def _open_window(qtbot: QtBot, answer_dialog: Answer) -> MainWindow:
 
 def _settle(qtbot: QtBot, window: MainWindow) -> None:
     """No watcher report may start a reload after the test: stop watching, then wait."""
-    window.stop_watching()
+    window.listing.stop_watching()
     qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
 
 
@@ -236,7 +236,7 @@ def test_delete_then_ctrl_z_in_the_note_list_puts_it_back_with_its_history(
         if n.assertions and b"\nid:" not in (vault.root / n.rel_path).read_bytes()
     )
     window = _open_window(qtbot, answer_dialog)
-    note_id = next(e.note.id for e in window._entries.values() if e.file_name == rel)
+    note_id = next(e.note.id for e in window.listing.entries.values() if e.file_name == rel)
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps(["An answer in my own words."]), encoding="utf-8")
     capsys.readouterr()

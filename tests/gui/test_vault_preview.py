@@ -26,7 +26,7 @@ PNG = bytes.fromhex(
 
 def _settle(qtbot: QtBot, window: MainWindow) -> None:
     """No watcher report may start a reload after the test: stop watching, then wait."""
-    window.stop_watching()
+    window.listing.stop_watching()
     qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=10_000)
 
 
@@ -53,7 +53,7 @@ def test_links_embeds_and_pictures_resolve_and_a_link_opens_its_note(
         encoding="utf-8",
     )
     window = _window(qtbot, vault, tmp_path)
-    start = next(e for e in window._entries.values() if e.stem == "Start")
+    start = next(e for e in window.listing.entries.values() if e.stem == "Start")
     window.open_note(start.note.id)
     body = window.editor.body_tabs
     body.setCurrentWidget(body.preview)
@@ -63,7 +63,7 @@ def test_links_embeds_and_pictures_resolve_and_a_link_opens_its_note(
     with qtbot.waitSignal(window.editor.title_changed, timeout=5_000):
         body.note_link_activated.emit("Other")
     assert window.editor.current_note_id() == next(
-        e.note.id for e in window._entries.values() if e.stem == "Other"
+        e.note.id for e in window.listing.entries.values() if e.stem == "Other"
     )
     _settle(qtbot, window)
 
@@ -73,7 +73,9 @@ def test_a_one_character_edit_keeps_every_no_break_space_and_line_separator(
 ) -> None:
     vault = mixed_vault(tmp_path / "vault")
     window = _window(qtbot, vault.root, tmp_path)
-    entry = next(e for e in window._entries.values() if e.file_name == "Encoding/Odd spaces.md")
+    entry = next(
+        e for e in window.listing.entries.values() if e.file_name == "Encoding/Odd spaces.md"
+    )
     path = vault.root / entry.file_name
     before = path.read_bytes()
     assert "\u00a0".encode() in before and "\u2028".encode() in before
@@ -101,12 +103,12 @@ def test_changes_made_by_another_program_appear_and_unsaved_edits_keep_both(
     vault.mkdir()
     (vault / "Open.md").write_text("First words.\n", encoding="utf-8")
     window = _window(qtbot, vault, tmp_path)
-    entry = next(iter(window._entries.values()))
+    entry = next(iter(window.listing.entries.values()))
     window.open_note(entry.note.id)
 
     (vault / "Added in Obsidian.md").write_text("New.\n", encoding="utf-8")
     qtbot.waitUntil(
-        lambda: any(e.stem == "Added in Obsidian" for e in window._entries.values()),
+        lambda: any(e.stem == "Added in Obsidian" for e in window.listing.entries.values()),
         timeout=5_000,
     )
     (vault / "Open.md").write_text("Changed in Obsidian.\n", encoding="utf-8")
@@ -151,17 +153,19 @@ def test_open_notes_folder_reads_it_first_says_what_it_found_and_changes_nothing
     with_assertions = sum(1 for n in vault.notes if n.assertions)
     assert f"30 notes, {with_assertions} with core assertions" in answer.informative
     assert f"{len(vault.unreadable)} file" in answer.informative
-    assert {e.file_name for e in window._entries.values()} == {n.rel_path for n in vault.notes}
+    assert {e.file_name for e in window.listing.entries.values()} == {
+        n.rel_path for n in vault.notes
+    }
     saved = json.loads(Path(os.environ["COACH_CONFIG"]).read_text(encoding="utf-8"))
     assert saved["kb"]["path"] == str(vault.root)
     (vault.root / "Written elsewhere.md").write_text("Seen live.\n", encoding="utf-8")
     qtbot.waitUntil(  # the new folder is watched, the old one no longer
-        lambda: any(e.stem == "Written elsewhere" for e in window._entries.values()),
+        lambda: any(e.stem == "Written elsewhere" for e in window.listing.entries.values()),
         timeout=5_000,
     )
     (vault.root / "Written elsewhere.md").unlink()
     qtbot.waitUntil(
-        lambda: not any(e.stem == "Written elsewhere" for e in window._entries.values()),
+        lambda: not any(e.stem == "Written elsewhere" for e in window.listing.entries.values()),
         timeout=5_000,
     )
     assert file_hashes(vault.root) == before
@@ -182,7 +186,7 @@ def test_new_notes_go_to_the_configured_folder(qtbot: QtBot, tmp_path: Path) -> 
     config = Path(os.environ["COACH_CONFIG"])
     config.parent.mkdir(parents=True, exist_ok=True)
     window = _window(qtbot, vault, tmp_path)
-    opened = next(iter(window._entries.values()))
+    opened = next(iter(window.listing.entries.values()))
     for folder, expected in [(None, "Deep/er/A.md"), ("Inbox", "Inbox/B.md")]:
         window.context.config = window.context.config.with_changes({"kb.newNotesFolder": folder})
         window.open_note(opened.note.id)
