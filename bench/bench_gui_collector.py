@@ -80,7 +80,8 @@ _report()
 COACH = (
     _COUNTER
     + r"""
-from coach_gui.ui import app as coach_app, tasks
+from coach_gui.ui.shell import app as coach_app
+from coach_gui.ui.kit import tasks
 if os.environ.get("BENCH_AUTOMATIC_COLLECTOR") == "1":
     tasks.collect_on_gui_thread = lambda: None  # what Coach did before ADR 0029
 if os.environ.get("BENCH_COLLECT_EVERY_MS"):

@@ -87,7 +87,7 @@ def main() -> None:
     app = QApplication([])
 
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui.practice_pane import Phase, PracticePane
+    from coach_gui.ui.practice.practice_pane import Phase, PracticePane
 
     sent: list[float] = []
     contents = [

@@ -28,7 +28,7 @@ def main() -> int:
     import PySide6
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.ui.qt_health import probe
+    from coach_gui.ui.kit.qt_health import probe
 
     app = QApplication.instance() or QApplication([])
     drift = probe(args.calls)

@@ -53,8 +53,8 @@ def child(mode: str) -> None:
         sys.exit(app.exec())
 
     from coach_gui.adapters.secrets import KeyStore
-    from coach_gui.ui import app as gui
-    from coach_gui.ui.practice_view import Phase
+    from coach_gui.ui.practice.practice_view import Phase
+    from coach_gui.ui.shell import app as gui
 
     KeyStore().set(KEY)
     qapp = gui.create_application([])

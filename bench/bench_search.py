@@ -49,8 +49,8 @@ def run(count: int) -> None:
     from PySide6.QtWidgets import QApplication
 
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui.main_window import MainWindow
-    from coach_gui.ui.tasks import wait_for_all
+    from coach_gui.ui.kit.tasks import wait_for_all
+    from coach_gui.ui.shell.main_window import MainWindow
 
     app = QApplication(["coach-bench"])
     window = MainWindow(build_context())

@@ -37,8 +37,8 @@ def child(maximised: bool, shot: str) -> None:
     from PySide6.QtWidgets import QApplication
 
     from coach_gui.adapters.secrets import KeyStore
-    from coach_gui.ui import app as gui
-    from coach_gui.ui.practice_view import Phase
+    from coach_gui.ui.practice.practice_view import Phase
+    from coach_gui.ui.shell import app as gui
 
     KeyStore().set(KEY)
     qapp = gui.create_application([])

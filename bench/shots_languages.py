@@ -96,8 +96,8 @@ def shoot(folder: Path, scale: str) -> None:
     from PySide6.QtGui import QColor, QPalette
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.ui.markdown_body import MarkdownBody
-    from coach_gui.ui.practice_pane import Phase
+    from coach_gui.ui.markdown.markdown_body import MarkdownBody
+    from coach_gui.ui.practice.practice_pane import Phase
 
     app = QApplication([])
     app.setStyle("Fusion")

@@ -28,10 +28,10 @@ def shoot(folder: Path, scale: str) -> None:
     from shots_preview import _palette
 
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui.help_dialogs import privacy_summary_html
-    from coach_gui.ui.privacy_controls import PrivacyControls
-    from coach_gui.ui.settings_dialog import SettingsDialog
-    from coach_gui.ui.welcome import WelcomeDialog
+    from coach_gui.ui.settings.privacy_controls import PrivacyControls
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
+    from coach_gui.ui.shell.help_dialogs import privacy_summary_html
+    from coach_gui.ui.shell.welcome import WelcomeDialog
 
     app = QApplication([])
     app.setStyle("Fusion")

@@ -95,7 +95,7 @@ def shoot(folder: Path, scale: str) -> None:
     from PySide6.QtGui import QColor, QImage, QLinearGradient, QPainter, QPalette
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.ui.markdown_body import MarkdownBody
+    from coach_gui.ui.markdown.markdown_body import MarkdownBody
 
     app = QApplication([])
     app.setStyle("Fusion")
@@ -212,7 +212,7 @@ def practice_pane(
 
     from coach_gui.adapters.secrets import KeyStore
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui.practice_pane import PracticePane
+    from coach_gui.ui.practice.practice_pane import PracticePane
 
     with FakeOllama() as ollama, FakeGemini(api_keys={key}) as gemini:
         for text in challenges:

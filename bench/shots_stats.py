@@ -74,8 +74,8 @@ def shoot(folder: Path, scale: str) -> None:
     from shots_preview import _palette
 
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui import window_state
-    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.kit import window_state
+    from coach_gui.ui.shell.main_window import MainWindow
 
     def save(name: str, widget: QWidget) -> None:
         out = folder / f"stats-{name}-{scale}x.png"
@@ -134,7 +134,7 @@ def big(notes_count: int = 10_000, attempts: int = 100_000) -> None:
 
     from coach_gui.adapters.journal.database import Journal
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui.stats_view import StatsView
+    from coach_gui.ui.schedule.stats_view import StatsView
 
     app = QApplication([])
     notes = make_notes(notes_count)

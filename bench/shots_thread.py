@@ -36,7 +36,7 @@ def shoot(folder: Path, scale: str) -> None:
     from PySide6.QtWidgets import QApplication
     from shots_preview import _palette
 
-    from coach_gui.ui.practice_pane import Phase
+    from coach_gui.ui.practice.practice_pane import Phase
 
     app = QApplication([])
     app.setStyle("Fusion")

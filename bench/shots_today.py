@@ -48,7 +48,7 @@ def shoot(folder: Path, scale: str) -> None:
 
     from coach_gui.bootstrap import build_context
     from coach_gui.operations.schedule import hold
-    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.shell.main_window import MainWindow
 
     context = build_context()
     notes = context.notes.load()

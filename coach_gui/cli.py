@@ -105,14 +105,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:  # the double-click: straight to the window, without the sub-commands
-        from coach_gui.ui.app import run_gui
+        from coach_gui.ui.shell.app import run_gui
 
         return run_gui([])
     parser = build_parser()
     args = parser.parse_args(argv)
     run: Callable[[argparse.Namespace, House], int] | None = getattr(args, "run", None)
     if run is None:
-        from coach_gui.ui.app import run_gui
+        from coach_gui.ui.shell.app import run_gui
 
         return run_gui(argv, smoke=args.smoke, soak=args.soak)
     from coach_gui.bootstrap import House

@@ -79,7 +79,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     try:
         return (yield)
     finally:
-        tasks = sys.modules.get("coach_gui.ui.tasks")
+        tasks = sys.modules.get("coach_gui.ui.kit.tasks")
         leaving = nextitem is None or _GUI_TESTS not in nextitem.path.resolve().parents
         if tasks is not None and leaving:
             tasks.collect_automatically()
@@ -109,10 +109,10 @@ def contexts_closed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(bootstrap.AppContext, "__post_init__", tracked)
     yield
-    if made and "coach_gui.ui.tasks" in sys.modules:
+    if made and "coach_gui.ui.kit.tasks" in sys.modules:
         # A worker of a closed window may still be reading: its connection must not be
         # closed under it (that crashes), so every worker finishes first.
-        sys.modules["coach_gui.ui.tasks"].wait_for_all(10_000)
+        sys.modules["coach_gui.ui.kit.tasks"].wait_for_all(10_000)
     for context in made:
         context.close()
 

@@ -10,7 +10,7 @@ import ast
 from pathlib import Path
 
 # Only these build the app (DESIGN §2); the package and its `__main__` are its doors.
-ENTRY_POINTS = ("cli", "ui.app", "__main__", "")
+ENTRY_POINTS = ("cli", "ui.shell.app", "__main__", "")
 FACES = ("ui", "commands")
 PAST_OPERATIONS = ("services", "adapters", "bootstrap")
 
@@ -119,11 +119,13 @@ def imported_by_nothing(
     package: Path, graph: dict[str, set[str]], by_name: frozenset[str] = frozenset()
 ) -> list[str]:
     """Modules no other module imports when it runs; `by_name`: those imported by name
-    (the sub-commands, through importlib). A package's `__init__` runs with any of its
-    modules."""
-    imported = {target for targets in graph.values() for target in targets} | set(by_name)
-    imported |= {n.rpartition(".")[0] for n in imported if "." in n}
+    (the sub-commands, through importlib)."""
     doors = {".".join(filter(None, (package.name, e))) for e in ENTRY_POINTS}
+    imported = {target for targets in graph.values() for target in targets} | set(by_name)
+    for name in imported | doors:  # a package's `__init__` runs with any of its modules
+        while "." in name:
+            name = name.rpartition(".")[0]
+            imported.add(name)
     return sorted(set(graph) - imported - doors)
 
 

@@ -1,6 +1,6 @@
 """Finding the local model servers already running on this computer (issue 31): each
 runtime's default port on loopback, asked what it is and which models it serves, with no
-learner data. Used by the Welcome and Settings (`ui/server_finder.py`), off the GUI thread.
+learner data. Used by the Welcome and Settings (`ui/settings/server_finder.py`), off the GUI thread.
 
 Only 127.0.0.1 is ever contacted, with the same clients (and rules: no proxy, no redirect)
 as practice uses. A port where nothing listens is simply not found; a server that answers

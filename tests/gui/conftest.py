@@ -16,7 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QWidget
 
-from coach_gui.ui import tasks
+from coach_gui.ui.kit import tasks
 
 
 @pytest.fixture(autouse=True)

@@ -105,7 +105,7 @@ def fakes() -> Iterator[tuple[str, str]]:
 
 def settle(app: QApplication, seconds: float = 0.2, timeout: float = 20.0) -> None:
     """Until no background task is left, then a little longer for the layouts."""
-    from coach_gui.ui import tasks
+    from coach_gui.ui.kit import tasks
 
     deadline = time.monotonic() + timeout
     while tasks.pending_tasks() and time.monotonic() < deadline:
@@ -139,8 +139,8 @@ def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) ->
     from PySide6.QtTest import QTest
 
     from coach_gui.bootstrap import build_context
-    from coach_gui.ui import window_state
-    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.kit import window_state
+    from coach_gui.ui.shell.main_window import MainWindow
 
     window_state.window_settings().clear()  # each window opens at its first-run size
     window = MainWindow(build_context())
@@ -193,13 +193,13 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
     the privacy summary and the model download, each over the main window."""
     from coach_gui.bootstrap import build_context
     from coach_gui.domain.tier2 import tier2_payload
-    from coach_gui.ui import help_dialogs
-    from coach_gui.ui.help_dialogs import PRACTICE_KEYS
-    from coach_gui.ui.main_window import MainWindow
-    from coach_gui.ui.model_download import ModelDownloadDialog
-    from coach_gui.ui.payload_review import PayloadReviewDialog, PendingReview
-    from coach_gui.ui.settings_dialog import SettingsDialog
-    from coach_gui.ui.welcome import WelcomeDialog
+    from coach_gui.ui.practice.model_download import ModelDownloadDialog
+    from coach_gui.ui.practice.payload_review import PayloadReviewDialog, PendingReview
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
+    from coach_gui.ui.shell import help_dialogs
+    from coach_gui.ui.shell.help_dialogs import PRACTICE_KEYS
+    from coach_gui.ui.shell.main_window import MainWindow
+    from coach_gui.ui.shell.welcome import WelcomeDialog
 
     context = build_context()
     window = MainWindow(context)

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 from test_practice_judged import WAIT_MS, configure, natural_selection, servers  # noqa: F401
 
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_pane import Phase
-from coach_gui.ui.settings_dialog import SettingsDialog
+from coach_gui.ui.practice.practice_pane import Phase
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
+from coach_gui.ui.shell.main_window import MainWindow
 
 ALT = Qt.KeyboardModifier.AltModifier
 
@@ -94,7 +94,7 @@ def test_alt_s_in_the_ollama_address_types_nothing_and_enabled_mnemonics_work(
 def test_a_letter_typed_with_altgr_or_without_alt_still_types(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QLineEdit
 
-    from coach_gui.ui.alt_keys import guard_alt_letters
+    from coach_gui.ui.kit.alt_keys import guard_alt_letters
 
     guard_alt_letters()
     host = QWidget()

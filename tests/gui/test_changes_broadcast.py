@@ -15,7 +15,7 @@ from coach_gui.operations.changes import (
     SCHEDULE_CHANGED,
     SESSION_SEALED,
 )
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.shell.main_window import MainWindow
 
 
 def _built_and_read(qtbot: QtBot, window: MainWindow) -> None:

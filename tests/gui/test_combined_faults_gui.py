@@ -23,10 +23,10 @@ from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_pane import Phase
-from coach_gui.ui.tasks import pending_tasks
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.practice.practice_pane import Phase
+from coach_gui.ui.practice.verdict_view import VerdictState
+from coach_gui.ui.shell.main_window import MainWindow
 
 KEY = "test-key"
 WAIT_MS = 10_000

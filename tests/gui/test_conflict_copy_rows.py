@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from test_vault_preview import _settle, _window
 
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.note_list import DETAIL_ROLE
+from coach_gui.ui.notes.note_list import DETAIL_ROLE
+from coach_gui.ui.shell.main_window import MainWindow
 
 NOTE = """---
 title: Zinseszins

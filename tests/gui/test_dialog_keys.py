@@ -18,8 +18,8 @@ from coach_gui.bootstrap import build_context
 from coach_gui.domain.errors import ConfigError, JournalError
 from coach_gui.domain.tier1_errors import OllamaNotRunning
 from coach_gui.domain.tier2 import tier2_payload
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -110,7 +110,7 @@ def test_the_help_windows_and_deleted_notes_close_by_keyboard(
 def test_a_failure_message_and_the_eval_refusal_close_with_alt_o(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    from coach_gui.ui.failures import show_failure
+    from coach_gui.ui.kit.failures import show_failure
 
     seen = inspect_next_modal("O")
     show_failure(window, JournalError("The journal is locked by another Coach."))
@@ -128,7 +128,7 @@ def test_a_failure_message_and_the_eval_refusal_close_with_alt_o(
 
 
 def test_the_notes_folder_question(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
-    from coach_gui.ui.notes_folder import NotesFolderChooser
+    from coach_gui.ui.settings.notes_folder import NotesFolderChooser
 
     folder = tmp_path / "vault"
     folder.mkdir()
@@ -154,10 +154,10 @@ def shown(qtbot: QtBot, dialog: QWidget) -> QWidget:
 def test_payload_review_model_download_welcome_and_bad_settings(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    from coach_gui.ui.app import ConfigErrorDialog
-    from coach_gui.ui.model_download import ModelDownloadDialog
-    from coach_gui.ui.payload_review import PayloadReviewDialog, PendingReview
-    from coach_gui.ui.welcome import show_welcome
+    from coach_gui.ui.practice.model_download import ModelDownloadDialog
+    from coach_gui.ui.practice.payload_review import PayloadReviewDialog, PendingReview
+    from coach_gui.ui.shell.app import ConfigErrorDialog
+    from coach_gui.ui.shell.welcome import show_welcome
 
     payload = tier2_payload([{"challenge": "Why?", "answer": "Because."}], allow_assertions=False)
     review = shown(qtbot, PayloadReviewDialog(PendingReview(payload, "gemini-2.5-flash")))

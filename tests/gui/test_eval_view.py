@@ -23,7 +23,7 @@ from shots import SHOTS
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
 from coach_gui.domain.evals import EvalReport
-from coach_gui.ui.eval_view import EvalView
+from coach_gui.ui.review.eval_view import EvalView
 
 KEY = "test-key"
 WAIT_MS = 30_000
@@ -146,7 +146,7 @@ def test_a_report_comparing_the_two_judges_is_shown_with_their_names_and_agreeme
 ) -> None:
     from coach_gui.domain.evals import CallResult, ItemRef, build_report
     from coach_gui.domain.verdicts import Assessment
-    from coach_gui.ui.eval_chart import describe
+    from coach_gui.ui.charts.eval_chart import describe
 
     def call(arm: str, repeat: int, *statuses: str) -> CallResult:
         assessments = tuple(
@@ -182,7 +182,7 @@ def test_a_report_comparing_the_two_judges_is_shown_with_their_names_and_agreeme
 def test_after_a_restart_the_newest_past_report_is_shown(qtbot: QtBot, gemini: FakeGemini) -> None:
     """Two runs recorded; Coach started again: the view opens on the newest report, with
     its figures, chart and verify status, not on "No eval report to show yet"."""
-    from coach_gui.ui.eval_chart import describe
+    from coach_gui.ui.charts.eval_chart import describe
 
     gemini.reply_for = NoisyVerdicts(p_without=0.5, p_with=0.0, seed=5)
     first = _view(qtbot)

@@ -17,8 +17,8 @@ from visible_text import assert_learner_words
 
 from coach_gui.bootstrap import build_context
 from coach_gui.domain.errors import JournalError
-from coach_gui.ui import failures
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.kit import failures
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 

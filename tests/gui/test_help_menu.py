@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from coach_gui import __version__
 from coach_gui.bootstrap import build_context
-from coach_gui.ui.help_dialogs import DataLocationsDialog, about_html
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.shell.help_dialogs import DataLocationsDialog, about_html
+from coach_gui.ui.shell.main_window import MainWindow
 
 
 class OpenedUrls(QObject):

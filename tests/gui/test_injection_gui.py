@@ -23,8 +23,8 @@ from unit.injection_corpus import SAMPLE
 from coach_gui.adapters.notes_fs import MarkdownNoteStore
 from coach_gui.bootstrap import build_context
 from coach_gui.domain.notes import Note, NoteEntry
-from coach_gui.ui.note_editor import NoteEditor
-from coach_gui.ui.practice_pane import Phase, PracticePane
+from coach_gui.ui.notes.note_editor import NoteEditor
+from coach_gui.ui.practice.practice_pane import Phase, PracticePane
 
 SHOWABLE = [s for s in SAMPLE if "\x00" not in s and s.strip() and len(s) < 5_000]
 WAIT_MS = 10_000

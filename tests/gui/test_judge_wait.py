@@ -29,8 +29,8 @@ from test_practice_judged import (  # noqa: F401  (fixtures)
 from coach_gui.adapters import gemini as gemini_adapter
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext
-from coach_gui.ui.practice_pane import PracticePane
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.practice.practice_pane import PracticePane
+from coach_gui.ui.practice.verdict_view import VerdictState
 
 HANG_SECONDS = 120.0  # longer than any wait here: the judge never answers in time
 
@@ -135,7 +135,7 @@ def test_judge_pending_cancel_stops_a_hanging_judge_at_once(
     from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton
     from test_sessions_view import _configure, _practise_offline, _rows, _window
 
-    from coach_gui.ui import tasks
+    from coach_gui.ui.kit import tasks
 
     with FakeGemini(api_keys={KEY}) as gemini:
         _configure(gemini.url)

@@ -25,11 +25,11 @@ from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.config import Config, config_path, load_config, save_config
 from coach_gui.operations.keys import Keys
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.key_settings import GeminiKeySection
-from coach_gui.ui.screen_fit import screen_room
-from coach_gui.ui.settings_dialog import SettingsDialog
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit.screen_fit import screen_room
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.settings.key_settings import GeminiKeySection
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
 
 GOOD_KEY = "test-key"
 SECRET = "AIzaSy-secret-key-never-shown-0123456789"

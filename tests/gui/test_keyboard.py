@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
 from coach_gui.operations.keys import Keys
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 ALT = Qt.KeyboardModifier.AltModifier
@@ -124,7 +124,7 @@ def test_every_settings_mnemonic_is_its_own_and_alt_s_saves(qtbot: QtBot) -> Non
 
     from coach_gui.adapters.secrets import KeyStore
     from coach_gui.config import Config, config_path, load_config, save_config
-    from coach_gui.ui.settings_dialog import SettingsDialog
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
 
     save_config(Config(), config_path())
     dialog = SettingsDialog(ConfigOwner.of(Config(), config_path()), keys=Keys(KeyStore()))

@@ -25,14 +25,14 @@ from coach_gui.bootstrap import build_context
 from coach_gui.operations import evals
 from coach_gui.operations.review import gap_board
 from coach_gui.services.review import OpenGap, ProgressPoint
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.eval_chart import ArmChart
-from coach_gui.ui.forecast_chart import ForecastChart
-from coach_gui.ui.gap_board import GapBoard
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.progress_chart import ProgressChart
-from coach_gui.ui.settings_dialog import SettingsDialog
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.charts.eval_chart import ArmChart
+from coach_gui.ui.charts.forecast_chart import ForecastChart
+from coach_gui.ui.charts.progress_chart import ProgressChart
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.review.gap_board import GapBoard
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
+from coach_gui.ui.shell.main_window import MainWindow
 
 PROBE = Path(__file__).with_name("layout_probe.py")
 VIEWS = ("today", "notes", "practice", "sent", "sessions", "gaps", "evals", "stats")

@@ -23,10 +23,10 @@ from visible_text import assert_learner_words
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
 from coach_gui.config import ConfigError, config_path, load_config
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_view import Phase
-from coach_gui.ui.tasks import pending_tasks
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.practice.practice_view import Phase
+from coach_gui.ui.practice.verdict_view import VerdictState
+from coach_gui.ui.shell.main_window import MainWindow
 
 KEY = "test-key"
 WAIT_MS = 15_000
@@ -134,7 +134,7 @@ def test_no_ollama_and_a_slow_judge_are_told_in_words(
 def test_a_bad_settings_file_names_the_setting_as_settings_does(
     qtbot: QtBot, bad: dict[str, Any], said: str
 ) -> None:
-    from coach_gui.ui.app import ConfigErrorDialog
+    from coach_gui.ui.shell.app import ConfigErrorDialog
 
     path = config_path()
     path.parent.mkdir(parents=True, exist_ok=True)

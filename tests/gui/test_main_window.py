@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters import front_matter
 from coach_gui.bootstrap import build_context
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 

@@ -21,11 +21,11 @@ from pytestqt.qtbot import QtBot
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
 from coach_gui.operations.tier1 import Tier1State
-from coach_gui.ui import help_dialogs
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_pane import Phase
-from coach_gui.ui.tasks import pending_tasks
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.practice.practice_pane import Phase
+from coach_gui.ui.practice.verdict_view import VerdictState
+from coach_gui.ui.shell import help_dialogs
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 KEY = "test-key"

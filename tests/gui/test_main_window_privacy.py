@@ -13,7 +13,7 @@ from coach_gui.bootstrap import build_context
 from coach_gui.config import Config, config_path, save_config
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
 from coach_gui.operations.tier1 import Tier1State
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
@@ -80,8 +80,8 @@ def test_with_no_key_the_status_line_says_answers_wait_until_a_key_is_set_in_set
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, WITH_ASSERTIONS_TEXT
-    from coach_gui.ui.settings_dialog import SettingsDialog
+    from coach_gui.ui.settings.privacy_controls import NO_KEY_TEXT, WITH_ASSERTIONS_TEXT
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
 
     window = _window(qtbot)
     label = window.privacy.status_label()
@@ -110,7 +110,7 @@ def test_with_no_key_the_status_line_says_answers_wait_until_a_key_is_set_in_set
 
 
 def test_switching_the_judge_on_with_no_key_says_answers_wait_for_one(qtbot: QtBot) -> None:
-    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, OFFLINE_TEXT
+    from coach_gui.ui.settings.privacy_controls import NO_KEY_TEXT, OFFLINE_TEXT
 
     window = _window(qtbot, judge=False)
     label = window.privacy.status_label()

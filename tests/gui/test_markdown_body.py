@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QPoint, Qt, QUrl, Slot
 from PySide6.QtGui import QColor, QDesktopServices, QImage, QPalette, QTextCursor, QTextDocument
 from pytestqt.qtbot import QtBot
 
-from coach_gui.ui.markdown_body import MarkdownBody
+from coach_gui.ui.markdown.markdown_body import MarkdownBody
 
 IMAGE = QTextDocument.ResourceType.ImageResource
 

@@ -12,8 +12,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 from test_notes_folder_remembered import WAIT_MS, opened_window, settle, when_shown
 
-from coach_gui.ui import notes_folder, tasks
-from coach_gui.ui.notes_folder import NotesFolderChooser
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.settings import notes_folder
+from coach_gui.ui.settings.notes_folder import NotesFolderChooser
 
 
 def test_reading_a_folder_shows_its_wait_and_cancel_changes_nothing(

@@ -22,9 +22,9 @@ from pytestqt.qtbot import QtBot
 from coach_gui.bootstrap import build_context
 from coach_gui.config import config_path
 from coach_gui.operations.tier1 import Tier1State
-from coach_gui.ui import tasks
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.settings_dialog import SettingsDialog
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
+from coach_gui.ui.shell.main_window import MainWindow
 
 ALT = Qt.KeyboardModifier.AltModifier
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier

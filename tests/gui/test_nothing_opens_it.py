@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QMessageBox, QWidge
 from pytestqt.qtbot import QtBot
 
 from coach_gui.config import config_path
-from coach_gui.ui.app import open_main_window
-from coach_gui.ui.help_dialogs import DataLocationsDialog
+from coach_gui.ui.shell.app import open_main_window
+from coach_gui.ui.shell.help_dialogs import DataLocationsDialog
 
 
 @pytest.fixture

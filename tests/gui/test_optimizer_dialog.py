@@ -20,8 +20,8 @@ from shots import SHOTS
 
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.services.stats import OPTIMIZE_MIN_REVIEWS
-from coach_gui.ui import tasks
-from coach_gui.ui.optimizer_dialog import OptimizerDialog
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.schedule.optimizer_dialog import OptimizerDialog
 
 WAIT_MS = 20_000
 
@@ -132,8 +132,8 @@ def test_too_few_reviews_says_how_many_more_and_offers_no_apply(
 def test_the_schedule_menu_opens_it_and_f1_lists_its_shortcut(
     qtbot: QtBot, context: AppContext, coach_home: Path
 ) -> None:
-    from coach_gui.ui.help_dialogs import shortcut_rows
-    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.shell.help_dialogs import shortcut_rows
+    from coach_gui.ui.shell.main_window import MainWindow
 
     window = MainWindow(context)
     qtbot.addWidget(window)

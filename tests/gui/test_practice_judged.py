@@ -23,11 +23,11 @@ from visible_text import assert_learner_words
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.payload_review import PayloadReviewDialog
-from coach_gui.ui.practice_pane import Phase, PracticePane
-from coach_gui.ui.practice_thread import Turn
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.practice.payload_review import PayloadReviewDialog
+from coach_gui.ui.practice.practice_pane import Phase, PracticePane
+from coach_gui.ui.practice.practice_thread import Turn
+from coach_gui.ui.practice.verdict_view import VerdictState
+from coach_gui.ui.settings.config_owner import ConfigOwner
 
 KEY = "test-key"
 CHALLENGE = "Why can a process that only keeps or removes traits still produce new kinds?"
@@ -426,7 +426,7 @@ def test_the_judged_answer_marks_exactly_the_cited_words_and_says_when_credit_wa
     from fakes.gemini_server import cites
     from PySide6.QtGui import QColor, QPalette
 
-    from coach_gui.ui.evidence_html import tint
+    from coach_gui.ui.markdown.evidence_html import tint
 
     ollama, gemini = servers
     spans = {0: ["useful differences"], 1: ["a process that keeps traits"],
@@ -511,8 +511,8 @@ def test_an_answer_is_judged_on_this_computer_and_the_window_says_nothing_leaves
 ) -> None:
     """Issue 22: `judge.provider: local` grades on the loopback Ollama; no key, nothing sent
     to Gemini, and every place that says what leaves says nothing does."""
-    from coach_gui.ui.help_dialogs import privacy_summary_html
-    from coach_gui.ui.privacy_controls import LOCAL_TEXT, PrivacyControls, status_text
+    from coach_gui.ui.settings.privacy_controls import LOCAL_TEXT, PrivacyControls, status_text
+    from coach_gui.ui.shell.help_dialogs import privacy_summary_html
 
     ollama, gemini = servers
     ollama.judge_reply_for = needs_work

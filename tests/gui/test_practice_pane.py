@@ -22,10 +22,10 @@ from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.domain.notes import Note
 from coach_gui.operations.tier1 import Tier1State
-from coach_gui.ui.model_download import ModelDownloadDialog
-from coach_gui.ui.practice_pane import Phase, PracticePane, SessionEnded
-from coach_gui.ui.tier1_status import Tier1StatusIndicator
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.practice.model_download import ModelDownloadDialog
+from coach_gui.ui.practice.practice_pane import Phase, PracticePane, SessionEnded
+from coach_gui.ui.practice.tier1_status import Tier1StatusIndicator
+from coach_gui.ui.practice.verdict_view import VerdictState
 
 HONEST = "Why can a process that only keeps or removes traits still produce new kinds?"
 CONTRAST = "How would the work of a pigeon fancier differ from what happens in the wild?"

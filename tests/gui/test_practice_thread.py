@@ -28,10 +28,10 @@ from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import gap_id
 from coach_gui.operations.review import gap_board, load_session_detail, sessions
 from coach_gui.operations.today import today
-from coach_gui.ui.practice_pane import Phase, PracticePane
-from coach_gui.ui.practice_thread import Turn
-from coach_gui.ui.session_detail import detail_html
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.practice.practice_pane import Phase, PracticePane
+from coach_gui.ui.practice.practice_thread import Turn
+from coach_gui.ui.practice.verdict_view import VerdictState
+from coach_gui.ui.review.session_detail import detail_html
 
 KEY = "test-key"
 FIRST = "Why can a process that only keeps or removes traits still produce new kinds?"

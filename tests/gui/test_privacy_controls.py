@@ -15,8 +15,8 @@ from PySide6.QtWidgets import QMainWindow, QToolBar, QToolButton
 from pytestqt.qtbot import QtBot
 
 from coach_gui.config import Config, config_path, load_config, save_config
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.privacy_controls import (
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.settings.privacy_controls import (
     OFFLINE_TEXT,
     WITH_ASSERTIONS_TEXT,
     WITHOUT_ASSERTIONS_TEXT,

@@ -22,9 +22,9 @@ from pytestqt.qtbot import QtBot
 from test_main_window_practice import open_window
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_pane import Phase
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.practice.practice_pane import Phase
+from coach_gui.ui.practice.verdict_view import VerdictState
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]
 KEY = "test-key"

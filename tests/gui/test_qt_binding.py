@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
-from coach_gui.ui import qt_health
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit import qt_health
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.shell.main_window import MainWindow
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 BROKEN_ON_311 = Version("6.12.0")

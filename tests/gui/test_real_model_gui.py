@@ -28,9 +28,9 @@ from coach_gui.cli import main
 from coach_gui.domain.challenge_checks import ChallengeChecks
 from coach_gui.domain.no_quote import NoQuoteCheck
 from coach_gui.domain.tier2 import tier2_payload, verdict_schema
-from coach_gui.ui import tasks
-from coach_gui.ui.practice_pane import Phase
-from coach_gui.ui.verdict_view import VerdictState
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.practice.practice_pane import Phase
+from coach_gui.ui.practice.verdict_view import VerdictState
 
 pytestmark = [pytest.mark.real_model, pytest.mark.slow]
 Answer = Callable[[str], Any]

@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 from test_main_window import open_note
 from test_undo import Answer, _configure, _delete_open_note, _open_window, _settle
 
-from coach_gui.ui import tasks
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.tasks import Lane, Task
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.kit.tasks import Lane, Task
+from coach_gui.ui.shell.main_window import MainWindow
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 ORIGINAL = b"# Topic\n\nThe original note, with all the learner's words in it.\n"

@@ -14,10 +14,10 @@ from pytestqt.qtbot import QtBot
 
 from coach_gui.domain.text_segments import reads_right_to_left
 from coach_gui.domain.verdicts import Assessment
-from coach_gui.ui.evidence_html import assessments_html, isolated
-from coach_gui.ui.markdown_body import MarkdownBody
-from coach_gui.ui.markdown_render import render_note_html
-from coach_gui.ui.practice_thread import PracticeThread
+from coach_gui.ui.markdown.evidence_html import assessments_html, isolated
+from coach_gui.ui.markdown.markdown_body import MarkdownBody
+from coach_gui.ui.markdown.markdown_render import render_note_html
+from coach_gui.ui.practice.practice_thread import PracticeThread
 
 RTL, LTR = Qt.LayoutDirection.RightToLeft, Qt.LayoutDirection.LeftToRight
 ARABIC = "رأى نيوتن أن كل جسمين في الكون يتجاذبان (Newton, 1687) بقوة تتناسب مع كتلتيهما."

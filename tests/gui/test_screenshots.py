@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from shots import save_png
 
 from coach_gui.bootstrap import build_context
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.shell.main_window import MainWindow
 
 
 def test_screenshot_of_the_main_window_with_a_note_open(

@@ -21,8 +21,8 @@ from test_main_window_practice import answer, open_note
 from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.bootstrap import build_context
 from coach_gui.services.verify import verify
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_pane import Phase
+from coach_gui.ui.practice.practice_pane import Phase
+from coach_gui.ui.shell.main_window import MainWindow
 
 WAIT_MS = 15_000
 

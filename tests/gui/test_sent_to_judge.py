@@ -23,7 +23,7 @@ from coach_gui.domain.errors import JournalError
 from coach_gui.domain.judge_errors import JudgeQuotaExceeded
 from coach_gui.domain.session_records import OutboxRecord, SentRequest
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
-from coach_gui.ui.sent_to_judge import EMPTY_TEXT, SentToJudgeView
+from coach_gui.ui.review.sent_to_judge import EMPTY_TEXT, SentToJudgeView
 
 FINCHES = {
     "challenge": "Why would finches on neighbouring islands end up with different beaks?",

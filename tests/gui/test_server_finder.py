@@ -24,10 +24,10 @@ from coach_gui.bootstrap import build_context
 from coach_gui.config import config_path, load_config
 from coach_gui.domain.local_servers import DEFAULT_CANDIDATES, Candidate
 from coach_gui.operations.tier1 import Tier1State
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.settings_dialog import SettingsDialog
-from coach_gui.ui.welcome import WelcomeDialog, show_welcome
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
+from coach_gui.ui.shell.main_window import MainWindow
+from coach_gui.ui.shell.welcome import WelcomeDialog, show_welcome
 
 WAIT_MS = 10_000
 LM_MODELS = ["qwen2.5-7b-instruct", "gemma-3-4b"]

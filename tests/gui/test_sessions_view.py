@@ -25,9 +25,9 @@ from test_main_window_practice import open_note
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
-from coach_gui.ui.gap_board import NOT_JUDGED
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.review.gap_board import NOT_JUDGED
+from coach_gui.ui.shell.main_window import MainWindow
 
 WAIT_MS = 15_000
 KEY = "test-key"

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QGroupBox, QLabel
 from pytestqt.qtbot import QtBot
 
 from coach_gui.config import Config, config_path, load_config, save_config
-from coach_gui.ui.app import open_main_window
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.settings_dialog import SettingsDialog
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
+from coach_gui.ui.shell.app import open_main_window
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 

@@ -12,10 +12,10 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
-from coach_gui.ui import window_state
-from coach_gui.ui.main_window import OPENING_TEXT, MainWindow
-from coach_gui.ui.practice_view import Phase
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit import window_state
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.practice.practice_view import Phase
+from coach_gui.ui.shell.main_window import OPENING_TEXT, MainWindow
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 WAIT_MS = 15_000
@@ -128,7 +128,7 @@ def test_a_failure_while_opening_says_so_and_ends_the_app(
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.ui import app
+    from coach_gui.ui.shell import app
 
     def refuse(**_options: object) -> None:
         raise PermissionError(13, "Permission denied")

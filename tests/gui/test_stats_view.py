@@ -33,11 +33,11 @@ from coach_gui.operations import schedule
 from coach_gui.operations.app import note_catalogue
 from coach_gui.operations.today import learners_day_offset
 from coach_gui.services.stats import Counts
-from coach_gui.ui.heatmap_chart import day_words
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.retention_chart import month_words
-from coach_gui.ui.stats_view import EMPTY_TEXT, StatsView, counts_text
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.charts.heatmap_chart import day_words
+from coach_gui.ui.charts.retention_chart import month_words
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.schedule.stats_view import EMPTY_TEXT, StatsView, counts_text
+from coach_gui.ui.shell.main_window import MainWindow
 
 WAIT_MS = 20_000
 NOW = datetime(2026, 11, 2, 18, 0, tzinfo=UTC)

@@ -22,8 +22,8 @@ from test_practice_judged import (  # noqa: F401
 )
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.ui import tasks
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.shell.main_window import MainWindow
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 OFF = "The judge is switched off"

@@ -19,9 +19,9 @@ from pytestqt.qtbot import QtBot
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
 from coach_gui.config import Config, config_path, load_config, save_config
-from coach_gui.ui.config_owner import ConfigOwner
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.settings_dialog import SettingsDialog
+from coach_gui.ui.settings.config_owner import ConfigOwner
+from coach_gui.ui.settings.settings_dialog import SettingsDialog
+from coach_gui.ui.shell.main_window import MainWindow
 
 NOTE = {"id": "note1", "title": "Natural selection", "core_assertions": ["A.", "B."]}
 
@@ -168,7 +168,7 @@ def test_a_session_ended_in_the_window_goes_to_the_sync_folder(
     from test_main_window_practice import KEY, answer, open_note, open_window
 
     from coach_gui.adapters.secrets import KeyStore
-    from coach_gui.ui.practice_pane import Phase
+    from coach_gui.ui.practice.practice_pane import Phase
 
     shared = tmp_path / "Sync"
     shared.mkdir()
@@ -235,7 +235,7 @@ def test_not_now_imports_nothing_and_the_window_does_not_ask_again(
 def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    from coach_gui.ui.help_dialogs import DataLocationsDialog
+    from coach_gui.ui.shell.help_dialogs import DataLocationsDialog
 
     shared = tmp_path / "Sync"
     shared.mkdir()
@@ -266,7 +266,7 @@ def test_the_pairing_question_reads_in_light_and_dark(qtbot: QtBot, dark: bool) 
     from shots import save_png
 
     from coach_gui.domain.sync_pairing import Waiting
-    from coach_gui.ui.pairing_dialog import PairingDialog
+    from coach_gui.ui.shell.pairing_dialog import PairingDialog
 
     waiting = Waiting("ab" * 16, "desktop-\x1b[2J", "K3QF-2MZA-7YHD-RW4C-PB6N", False)
     dialog = PairingDialog(waiting, "T7LM-Q2XC-94HA-ZE3K-MV8D")
@@ -294,7 +294,7 @@ def test_the_pairing_question_for_a_forgotten_computer_says_it_was_forgotten(
     qtbot: QtBot,
 ) -> None:
     from coach_gui.domain.sync_pairing import Waiting
-    from coach_gui.ui.pairing_dialog import PairingDialog
+    from coach_gui.ui.shell.pairing_dialog import PairingDialog
 
     waiting = Waiting("ab" * 16, "desktop", "K3QF-2MZA-7YHD-RW4C-PB6N", True, forgotten=True)
     dialog = PairingDialog(waiting, "T7LM-Q2XC-94HA-ZE3K-MV8D")

@@ -30,9 +30,9 @@ from visible_text import assert_learner_words
 
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_view import Phase
-from coach_gui.ui.tasks import pending_tasks
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.practice.practice_view import Phase
+from coach_gui.ui.shell.main_window import MainWindow
 
 KEY = "test-key"
 WAIT_MS = 10_000

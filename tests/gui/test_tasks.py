@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from coach_gui.domain.errors import NoteError
-from coach_gui.ui import tasks
-from coach_gui.ui.tasks import (
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.kit.tasks import (
     Lane,
     ProgressUpdate,
     Task,
@@ -346,7 +346,7 @@ def test_a_review_whose_session_is_gone_is_not_sent_and_frees_its_worker(
     (and its gate) is deleted before the question reaches the GUI thread, the worker used
     to emit on a deleted object (or wait for ever): now the payload is not sent."""
     from coach_gui.domain.tier2 import Tier2Item, Tier2Payload
-    from coach_gui.ui.payload_review import SESSION_ENDED, ReviewGate
+    from coach_gui.ui.practice.payload_review import SESSION_ENDED, ReviewGate
 
     owner = QWidget()
     gate = ReviewGate("gemini-test", owner)

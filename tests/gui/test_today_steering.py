@@ -33,9 +33,9 @@ from visible_text import assert_learner_words
 
 from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.cli import main
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.practice_view import Phase
-from coach_gui.ui.today_view import HELD, HELD_HEADER, NEW_HEADER, NEW_NOTE, TodayView
+from coach_gui.ui.practice.practice_view import Phase
+from coach_gui.ui.schedule.today_view import HELD, HELD_HEADER, NEW_HEADER, NEW_NOTE, TodayView
+from coach_gui.ui.shell.main_window import MainWindow
 
 KEY = "test-key"
 WAIT_MS = 10_000
@@ -376,7 +376,7 @@ def test_settings_practice_fields_validate_save_and_reschedule_today_at_once(
     from PySide6.QtCore import QTimer
 
     from coach_gui.config import load_config
-    from coach_gui.ui.settings_dialog import SettingsDialog
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
 
     _configure(None)
     monkeypatch.setenv("COACH_NOW", START.isoformat())

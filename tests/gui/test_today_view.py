@@ -30,9 +30,9 @@ from coach_gui.bootstrap import AppContext, build_context
 from coach_gui.cli import main
 from coach_gui.domain.notes import Note
 from coach_gui.operations.today import DuePractice
-from coach_gui.ui.practice_pane import PracticePane
-from coach_gui.ui.practice_view import Phase
-from coach_gui.ui.today_view import TodayView
+from coach_gui.ui.practice.practice_pane import PracticePane
+from coach_gui.ui.practice.practice_view import Phase
+from coach_gui.ui.schedule.today_view import TodayView
 
 KEY = "test-key"
 WAIT_MS = 10_000
@@ -211,7 +211,7 @@ def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
 ) -> None:
     """With a history, the main window opens on Today; Start practises the due notes one
     after another, each session sealing the scheduler's decision that chose it."""
-    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.shell.main_window import MainWindow
 
     window = MainWindow(seeded)
     qtbot.addWidget(window)
@@ -279,7 +279,7 @@ def test_today_is_read_again_after_a_session_it_started(
 ) -> None:
     """Practising a due note from Start (judged: explained) takes it off Today when the
     learner goes back, so Start never practises from an old list."""
-    from coach_gui.ui.main_window import MainWindow
+    from coach_gui.ui.shell.main_window import MainWindow
 
     with FakeGemini(api_keys={KEY}) as gemini:  # the judge stays up: the answer is judged
         _seed_history(gemini, tmp_path, capsys, monkeypatch)
@@ -361,8 +361,8 @@ def test_a_new_desired_retention_saved_in_settings_reschedules_today(
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.ui.main_window import MainWindow
-    from coach_gui.ui.settings_dialog import SettingsDialog
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
+    from coach_gui.ui.shell.main_window import MainWindow
 
     window = MainWindow(seeded)
     qtbot.addWidget(window)

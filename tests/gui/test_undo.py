@@ -23,9 +23,9 @@ from test_main_window import kb, open_note, titles, type_into_item_editor, wait_
 
 from coach_gui.bootstrap import build_context
 from coach_gui.cli import main
-from coach_gui.ui import tasks
-from coach_gui.ui.deleted_notes import DeletedNotesDialog
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.notes.deleted_notes import DeletedNotesDialog
+from coach_gui.ui.shell.main_window import MainWindow
 
 Answer = Callable[[str], Any]  # the answer_dialog fixture (tests/gui/conftest.py)
 CTRL = Qt.KeyboardModifier.ControlModifier
@@ -385,7 +385,7 @@ def test_a_note_in_a_trash_coach_cannot_open_says_how_to_get_it_back(
 
 
 def test_f1_lists_undo_and_redo(qtbot: QtBot, answer_dialog: Answer) -> None:
-    from coach_gui.ui import help_dialogs
+    from coach_gui.ui.shell import help_dialogs
 
     window = _open_window(qtbot, answer_dialog)
     keys = dict(help_dialogs.shortcut_rows(window.menu_actions.with_shortcuts()))

@@ -15,8 +15,8 @@ from fakes.vaults import mixed_vault
 from pytestqt.qtbot import QtBot
 
 from coach_gui.bootstrap import build_context
-from coach_gui.ui import tasks
-from coach_gui.ui.main_window import MainWindow
+from coach_gui.ui.kit import tasks
+from coach_gui.ui.shell.main_window import MainWindow
 
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -202,9 +202,9 @@ def test_settings_changes_the_notes_folder_and_saving_settings_keeps_it(
     qtbot: QtBot, tmp_path: Path, answer_dialog: Callable[[str], Any]
 ) -> None:
     from coach_gui.config import load_config
-    from coach_gui.ui.config_owner import ConfigOwner
-    from coach_gui.ui.notes_folder import NotesFolderChooser
-    from coach_gui.ui.settings_dialog import SettingsDialog
+    from coach_gui.ui.settings.config_owner import ConfigOwner
+    from coach_gui.ui.settings.notes_folder import NotesFolderChooser
+    from coach_gui.ui.settings.settings_dialog import SettingsDialog
 
     context = build_context()
     vault = mixed_vault(tmp_path / "vault")

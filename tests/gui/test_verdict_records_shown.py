@@ -10,7 +10,7 @@ from coach_gui.domain.digests import content_id
 from coach_gui.domain.practice import VerdictRecord
 from coach_gui.domain.session_records import verdict_id
 from coach_gui.domain.verdicts import Assessment, Gap
-from coach_gui.ui.verdict_view import VerdictView, verdict_html
+from coach_gui.ui.practice.verdict_view import VerdictView, verdict_html
 
 ASSERTIONS = ("Selection needs inherited variation.", "Large change takes a long time.")
 OLD = VerdictRecord(

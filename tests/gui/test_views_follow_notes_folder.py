@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QMessageBox, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 from test_notes_folder_remembered import WAIT_MS, opened_window, settle, use_this_folder, when_shown
 
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.notes_folder import NotesFolderChooser
+from coach_gui.ui.settings.notes_folder import NotesFolderChooser
+from coach_gui.ui.shell.main_window import MainWindow
 
 
 def listed_titles(window: MainWindow) -> set[str]:

@@ -23,12 +23,12 @@ from visible_text import assert_learner_words
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_context
 from coach_gui.config import config_path, load_config, save_config
-from coach_gui.ui.app import WELCOME_SEEN_KEY, maybe_welcome
-from coach_gui.ui.main_window import MainWindow
-from coach_gui.ui.model_download import ModelDownloadDialog
-from coach_gui.ui.tasks import pending_tasks
-from coach_gui.ui.welcome import WelcomeDialog
-from coach_gui.ui.window_state import window_settings
+from coach_gui.ui.kit.tasks import pending_tasks
+from coach_gui.ui.kit.window_state import window_settings
+from coach_gui.ui.practice.model_download import ModelDownloadDialog
+from coach_gui.ui.shell.app import WELCOME_SEEN_KEY, maybe_welcome
+from coach_gui.ui.shell.main_window import MainWindow
+from coach_gui.ui.shell.welcome import WelcomeDialog
 
 WAIT_MS = 10_000
 KEY = "AIzaSy-welcome-test-key-0123456789"
@@ -233,7 +233,11 @@ def test_on_first_run_the_welcome_and_the_status_bar_say_what_the_judge_will_do_
 ) -> None:
     """The judge is on by default, yet with no Gemini key nothing can be sent: the welcome
     and the status bar say so, and agree with each other as the key and the switch change."""
-    from coach_gui.ui.privacy_controls import NO_KEY_TEXT, OFFLINE_TEXT, WITH_ASSERTIONS_TEXT
+    from coach_gui.ui.settings.privacy_controls import (
+        NO_KEY_TEXT,
+        OFFLINE_TEXT,
+        WITH_ASSERTIONS_TEXT,
+    )
 
     with FakeOllama() as ollama:
         path = Path(os.environ["COACH_CONFIG"])
@@ -275,7 +279,7 @@ def test_on_first_run_the_welcome_and_the_status_bar_say_what_the_judge_will_do_
 
 
 def test_the_judge_on_this_computer_needs_no_key_and_says_nothing_leaves(qtbot: QtBot) -> None:
-    from coach_gui.ui.privacy_controls import LOCAL_TEXT
+    from coach_gui.ui.settings.privacy_controls import LOCAL_TEXT
 
     with FakeOllama() as ollama:
         path = Path(os.environ["COACH_CONFIG"])

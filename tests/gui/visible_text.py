@@ -123,8 +123,8 @@ def _describe(widget: QWidget) -> str:
 
 def _own_records() -> list[QWidget]:
     """The raw records shown exactly as sent (ADR 0021): what they hold is not our words."""
-    from coach_gui.ui.payload_review import PayloadReviewDialog
-    from coach_gui.ui.sent_to_judge import SentToJudgeView
+    from coach_gui.ui.practice.payload_review import PayloadReviewDialog
+    from coach_gui.ui.review.sent_to_judge import SentToJudgeView
 
     kept: list[QWidget] = []
     for top in QApplication.topLevelWidgets():
@@ -138,7 +138,7 @@ def _own_records() -> list[QWidget]:
 
 def _learners_own_by_default() -> list[QWidget]:
     """The note's own text and preview: the learner wrote them."""
-    from coach_gui.ui.markdown_body import MarkdownBody
+    from coach_gui.ui.markdown.markdown_body import MarkdownBody
 
     found: list[QWidget] = []
     for top in QApplication.topLevelWidgets():

@@ -304,7 +304,7 @@ def test_the_terminal_says_a_session_as_the_window_does(
     Sessions view showed the learner's local time and "judged with assertions" (two
     vocabularies, issue 35): both now come from `operations/vocabulary`."""
     from coach_gui.services.review import SessionSummary
-    from coach_gui.ui.sessions_view import SessionsTableModel  # the window's own table
+    from coach_gui.ui.review.sessions_view import SessionsTableModel  # the window's own table
 
     monkeypatch.setenv("TZ", "Asia/Kathmandu")  # UTC+05:45: no whole-hour slip hides
     time.tzset()

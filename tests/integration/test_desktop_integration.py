@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from coach_gui.ui.app import APP_ID
+from coach_gui.ui.shell.app import APP_ID
 
 REPO = Path(__file__).resolve().parents[2]
 DESKTOP = REPO / "resources" / f"{APP_ID}.desktop"

@@ -14,8 +14,8 @@ import weakref
 
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
-from coach_gui.ui.app import create_application
-from coach_gui.ui.tasks import Task, TaskProgress, pending_tasks, wait_for_all
+from coach_gui.ui.kit.tasks import Task, TaskProgress, pending_tasks, wait_for_all
+from coach_gui.ui.shell.app import create_application
 from stress.gc_threads import collections_by_thread
 
 

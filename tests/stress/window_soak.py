@@ -198,7 +198,7 @@ class _Driver:
     # --- the window ---------------------------------------------------------------------------
     def _open(self):  # type: ignore[no-untyped-def]
         from coach_gui.bootstrap import build_context
-        from coach_gui.ui.main_window import MainWindow
+        from coach_gui.ui.shell.main_window import MainWindow
 
         window = MainWindow(build_context())
         listed: list[bool] = []
@@ -211,7 +211,7 @@ class _Driver:
 
     def quit_and_reopen(self) -> None:
         """Close the window as the learner does (work may be in flight), open a new one."""
-        from coach_gui.ui import tasks
+        from coach_gui.ui.kit import tasks
 
         self.report.quits += 1
         old = self.window
@@ -248,7 +248,7 @@ class _Driver:
 
     # --- a session ------------------------------------------------------------------------
     def practise(self) -> None:
-        from coach_gui.ui.practice_view import Phase
+        from coach_gui.ui.practice.practice_view import Phase
 
         window = self.window
         window.views.show_notes()
@@ -283,7 +283,7 @@ class _Driver:
             pane.view.finish_button.click()
 
     def answer(self, pane) -> None:  # type: ignore[no-untyped-def]
-        from coach_gui.ui.practice_view import Phase
+        from coach_gui.ui.practice.practice_view import Phase
 
         self.counter += 1
         text = (
@@ -310,7 +310,7 @@ def run_soak(config: SoakConfig) -> SoakReport:
     from coach_gui.adapters.secrets import KeyStore
     from coach_gui.bootstrap import build_context
     from coach_gui.operations.practice import recover
-    from coach_gui.ui import tasks
+    from coach_gui.ui.kit import tasks
 
     report = SoakReport()
     started = time.monotonic()

@@ -68,7 +68,7 @@ def test_the_window_loads_the_preview_renderer_and_the_watcher_only_when_needed(
     after the first listing, not before the window's first paint (issue 14)."""
     code = (
         "import sys\n"
-        "import coach_gui.ui.main_window\n"
+        "import coach_gui.ui.shell.main_window\n"
         "print(sorted(m for m in ('markdown_it', 'watchfiles', 'anyio') if m in sys.modules))\n"
     )
     result = subprocess.run(
@@ -123,8 +123,8 @@ def test_the_layers_and_the_adapter_rule_catch_a_violation(tmp_path: Path) -> No
     _copy_of_the_package(tmp_path)
     planted = {
         "services/planted_up.py": "import coach_gui.operations.practice\n",
-        "operations/planted_ui.py": "import coach_gui.ui.tasks\n",
-        "commands/planted_across.py": "import coach_gui.ui.failures\n",
+        "operations/planted_ui.py": "import coach_gui.ui.kit.tasks\n",
+        "commands/planted_across.py": "import coach_gui.ui.kit.failures\n",
         "ui/planted_adapter.py": "from coach_gui.adapters.ollama import OllamaClient\n",
     }
     for name, text in planted.items():
@@ -133,8 +133,8 @@ def test_the_layers_and_the_adapter_rule_catch_a_violation(tmp_path: Path) -> No
     assert result.returncode == 1
     out = " ".join(result.stdout.split())  # import-linter folds long lines
     assert "coach_gui.services.planted_up -> coach_gui.operations.practice" in out
-    assert "coach_gui.operations.planted_ui -> coach_gui.ui.tasks" in out
-    assert "coach_gui.commands.planted_across -> coach_gui.ui.failures" in out
+    assert "coach_gui.operations.planted_ui -> coach_gui.ui.kit.tasks" in out
+    assert "coach_gui.commands.planted_across -> coach_gui.ui.kit.failures" in out
     assert "coach_gui.ui.planted_adapter -> coach_gui.adapters.ollama" in out
 
 
@@ -183,7 +183,7 @@ def test_no_module_outside_bootstrap_builds_an_adapter() -> None:
 # --- issue 35: the top floor (tests/house_shape.py reads the runtime imports) -------------
 def test_the_faces_reach_nothing_past_operations_when_they_run() -> None:
     """DESIGN §2: the window and the terminal use operations; only the entry points
-    (`cli.py`, `ui/app.py`) build the app. Type-only imports are left to mypy."""
+    (`cli.py`, `ui/shell/app.py`) build the app. Type-only imports are left to mypy."""
     graph = house_shape.import_graph(PACKAGE)
     assert house_shape.past_operations(PACKAGE, graph) == []
 
@@ -210,7 +210,9 @@ def test_the_house_checks_catch_a_violation(tmp_path: Path) -> None:
         "services/__init__.py": "",
         "services/review.py": "",
         "ui/__init__.py": "",
-        "ui/app.py": "from coach_gui.bootstrap import *\nfrom coach_gui.ui import a, lone_ok\n",
+        "ui/shell/__init__.py": "",
+        "ui/shell/app.py": "from coach_gui.bootstrap import *\n"
+        "from coach_gui.ui import a, lone_ok\n",
         "ui/a.py": "from coach_gui.ui import b\n"
         "def f():\n    from coach_gui.services.review import x\n",
         "ui/b.py": "from typing import TYPE_CHECKING\nfrom . import a\n"

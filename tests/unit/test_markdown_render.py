@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from coach_gui.ui.markdown_render import render_note_html
-from coach_gui.ui.preview_links import note_link_target
+from coach_gui.ui.markdown.markdown_render import render_note_html
+from coach_gui.ui.markdown.preview_links import note_link_target
 
 NOTES = {
     "Evolution": "# Evolution\n\n## Variation\nIndividuals differ.\n\n## Other\nNot this.",
@@ -422,7 +422,7 @@ def test_a_note_of_thousands_of_headings_or_callouts_is_shown_as_written_at_once
     """Review of issue 14: 30,000 bare '#' lines took 176 s to render, 20,000 callouts 57 s."""
     import time
 
-    from coach_gui.ui.markdown_render import MAX_BLOCKS
+    from coach_gui.ui.markdown.markdown_render import MAX_BLOCKS
 
     for note in ("#\n" * 30_000, "> [!note] x\n> body\n\n" * 20_000, "## Example\n" * 8_000):
         started = time.perf_counter()

@@ -14,7 +14,7 @@ from coach_gui.domain.memory import EASY, GOOD, HARD
 from coach_gui.domain.notes import Note
 from coach_gui.services.review import note_gaps
 from coach_gui.services.scheduler import AssertionScheduler
-from coach_gui.ui.gap_board import NO_GAPS, NOT_JUDGED, board_message
+from coach_gui.ui.review.gap_board import NO_GAPS, NOT_JUDGED, board_message
 
 A, B, C = (
     "Selection acts only on inherited variation.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from coach_gui.domain.practice import Attempt, VerdictRecord, gap_id
 from coach_gui.domain.verdicts import Gap
 from coach_gui.operations.practice import missed_points
-from coach_gui.ui.practice_widgets import notices_text
+from coach_gui.ui.practice.practice_widgets import notices_text
 
 WITHDRAWN = "A challenge was withdrawn: it shares 9 words in a row with your note."
 

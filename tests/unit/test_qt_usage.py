@@ -19,7 +19,7 @@ WAITS = {"waitForDone", "wait_for_all", "wait_for_writes", "wait", "quiesce", "s
 
 
 def _modules() -> list[tuple[Path, ast.Module]]:
-    return [(p, ast.parse(p.read_text("utf-8"))) for p in sorted(UI.glob("*.py"))]
+    return [(p, ast.parse(p.read_text("utf-8"))) for p in sorted(UI.rglob("*.py"))]
 
 
 def _methods(tree: ast.Module) -> dict[str, list[ast.FunctionDef]]:
