@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.config import SETTING_NAMES, Config
+from coach_gui.config import Config
 from coach_gui.domain.errors import ConfigError
-from coach_gui.domain.schedule_control import NEW_ORDER_WORDS
 from coach_gui.domain.sync import SYNC_FOLDER_HOLDS
 from coach_gui.ui.kit.failures import show_failure
 from coach_gui.ui.kit.screen_fit import fit_on_screen, screen_room
@@ -39,6 +39,16 @@ from coach_gui.ui.kit.theme import warning_colour
 from coach_gui.ui.settings.config_owner import ConfigOwner
 from coach_gui.ui.settings.key_settings import GeminiKeySection
 from coach_gui.ui.settings.server_finder import Finder, ServerFinder
+from coach_gui.ui.settings.settings_rows import (
+    GROUPS,
+    Choice,
+    Row,
+    Seconds,
+    Slot,
+    Switch,
+    Text,
+    Whole,
+)
 
 if TYPE_CHECKING:
     from coach_gui.operations.keys import Keys
@@ -76,6 +86,31 @@ class SettingsDialog(QDialog):
     can (they build the judge from the saved settings). `fingerprint`:
     this computer's sync fingerprint once it has synced, shown under Sync (issue 34)."""
 
+    # One field per row of the table (settings_rows), made as the rows are built.
+    tier1_server: QComboBox
+    ollama_url: QLineEdit
+    tier1_model: QLineEdit
+    connect_timeout: QDoubleSpinBox
+    read_timeout: QDoubleSpinBox
+    challenges_per_session: QSpinBox
+    follow_ups: QCheckBox
+    desired_retention: QDoubleSpinBox
+    new_per_day: QSpinBox
+    new_order: QComboBox
+    leech_lapses: QSpinBox
+    judge_provider: QComboBox
+    local_judge_model: QLineEdit
+    local_judge_timeout: QDoubleSpinBox
+    judge_enabled: QCheckBox
+    include_assertions: QCheckBox
+    review_payloads: QCheckBox
+    judge_model: QLineEdit
+    judge_timeout: QDoubleSpinBox
+    max_shared_words: QSpinBox
+    max_containment: QDoubleSpinBox
+    shingle_words: QSpinBox
+    sync_folder: QLineEdit
+
     def __init__(
         self,
         owner: ConfigOwner,
@@ -95,13 +130,23 @@ class SettingsDialog(QDialog):
         self._reasons: dict[str, _Reason] = {}
         self._pending: Config | None = config
         self._boxes: list[QGroupBox] = []
+        self._slots: dict[str, Callable[[QFormLayout], None]] = {
+            "notes folder": self._notes_folder_slot,
+            "server finder": self._server_finder_slot,
+            "judge endpoint": self._judge_endpoint_slot,
+            "gemini key": self._key_slot,
+            "sync folder": self._sync_folder_slot,
+        }
 
-        self._notes_group(config)
-        self._tier1_group(server_finder)
-        self._practice_group()
-        self._judge_group(keys)
-        self._no_quote_group()
-        self._sync_group(fingerprint)
+        self._finder, self._keys, self._fingerprint = server_finder, keys, fingerprint
+        for group in GROUPS:  # the table of rows (settings_rows), in order
+            form = self._group(group.title)
+            for row in group.rows:
+                if isinstance(row, Slot):
+                    self._slots[row.name](form)
+                else:
+                    self._row(form, row)
+        self.judge_provider.currentIndexChanged.connect(self._show_provider)
         where = self._footer(path)
         self._lay_out(where)
         self._show(config)
@@ -111,10 +156,10 @@ class SettingsDialog(QDialog):
         if self.key_section is not None:  # its messages come and go: make room for them
             self.key_section.content_changed.connect(lambda: QTimer.singleShot(0, self._fit_height))
 
-    def _notes_group(self, config: Config) -> None:
-        """Notes: where the notes are read from, and another folder."""
-        notes = self._group("Notes (your knowledge base)")
-        self.notes_folder = QLabel(_folder_text(config), self)
+    # --- what the table leaves to the dialog (settings_rows.Slot) ------------------------
+    def _notes_folder_slot(self, notes: QFormLayout) -> None:
+        """Where the notes are read from, and another folder."""
+        self.notes_folder = QLabel(_folder_text(self.config), self)
         self.notes_folder.setWordWrap(True)
         self.notes_folder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.notes_folder.setAccessibleName("Notes folder")
@@ -130,188 +175,18 @@ class SettingsDialog(QDialog):
         notes.addRow(self.notes_folder)  # a whole row: a long path wraps, never clips
         notes.addRow(folder_row)
 
-    def _tier1_group(self, server_finder: Finder | None) -> None:
-        """The local model: its server, address and model, and finding one running."""
-        tier1 = self._group("Local model (Tier 1, on this computer)")
-        # Its wire format (issue 31): Ollama's own API, or OpenAI's, which LM Studio,
-        # llama.cpp's llama-server, Jan, vLLM and GPT4All serve. No Alt letter: none is free.
-        self.tier1_server = self._choice(
-            tier1,
-            "tier1.server",
-            "Local model server",
-            (("ollama", "Ollama"),
-             ("openai", "OpenAI-compatible (LM Studio, llama.cpp, Jan, vLLM, GPT4All)")),
-            "Which kind of server writes the challenges (and grades, with the judge on this "
-            "computer)",
-        )  # fmt: skip
-        self.ollama_url = self._text(
-            tier1,
-            "tier1.ollamaUrl",
-            "L&ocal server address",
-            "Where the model server listens; it must be on this computer",
-        )
-        self.tier1_model = self._text(
-            tier1,
-            "tier1.model",
-            "&Model",
-            "The model that writes challenges, e.g. llama3.2:3b",
-        )
+    def _server_finder_slot(self, tier1: QFormLayout) -> None:
+        """Find a local server already running, and fill the three fields above in."""
         self.server_finder: ServerFinder | None = None
-        if server_finder is not None:  # find one already running, and fill the three in
+        if self._finder is not None:
             self.server_finder = ServerFinder(
-                server_finder, self, find_text="Find servers", use_text="Use this server"
+                self._finder, self, find_text="Find servers", use_text="Use this server"
             )
             self.server_finder.chosen.connect(self.use_server)
             tier1.addRow(self.server_finder)
-        # Five fields have no Alt+letter (this one; Order of new notes and Flag a key point
-        # after, under Practice; Longest shared run and Most overlap allowed): the dialog
-        # has more controls than letters, and each letter is one control's (Tab reaches
-        # these). The daily limit of new notes took Longest shared run's L.
-        self.connect_timeout = self._seconds(
-            tier1, "tier1.connectTimeoutSeconds", "Connect timeout", 0.5, 60
-        )
-        self.read_timeout = self._seconds(
-            tier1, "tier1.readTimeoutSeconds", "&Read timeout", 1, 3600
-        )
 
-    def _practice_group(self) -> None:
-        """Practice: challenges, follow-ups, new notes a day, retention and the rest."""
-        practice = self._group("Practice")
-        self.challenges_per_session = QSpinBox(self)
-        self.challenges_per_session.setRange(1, 20)
-        self._add(
-            practice,
-            "tier1.challengesPerSession",
-            "C&hallenges per session",
-            self.challenges_per_session,
-            "How many challenges each practice session asks",
-        )
-        self._reason(
-            practice,
-            "tier1.challengesPerSession",
-            "From 1 to 20, not counting follow-ups; the next session you start uses it.",
-            "Type a whole number from 1 to 20.",
-        )
-        self.follow_ups = self._check(
-            practice,
-            "tier1.followUps",
-            "Ask a &follow-up on each answer",
-            "On: after each answer the local model asks one more question about it. Off: "
-            "straight on to the next challenge",
-        )
-        self.desired_retention = QDoubleSpinBox(self)
-        self.desired_retention.setRange(0.70, 0.99)
-        self.desired_retention.setDecimals(2)
-        self.desired_retention.setSingleStep(0.01)
-        self._add(
-            practice,
-            "schedule.desiredRetention",
-            "Desired r&etention",
-            self.desired_retention,
-            "How likely you should still recall a key point when it comes due again",
-        )
-        self._reason(
-            practice,
-            "schedule.desiredRetention",
-            "Between 0.70 and 0.99: the chance you still recall a key point when it comes "
-            "due. Higher means more reviews.",
-            "Type a number between 0.70 and 0.99 (0.90 is the default). Higher means more reviews.",
-        )
-        self.new_per_day = QSpinBox(self)
-        self.new_per_day.setRange(0, 500)
-        self.new_per_day.setSuffix(" a day")
-        self._add(
-            practice,
-            "schedule.newPerDay",
-            "Daily &limit of new notes",
-            self.new_per_day,
-            "How many notes you have not practised yet Today brings in each day",
-        )
-        self._reason(
-            practice,
-            "schedule.newPerDay",
-            "From 0 to 500 notes you have not practised yet, brought into Today each day; "
-            "0 brings in none. Today follows it as soon as you save.",
-            "Type a whole number from 0 to 500 (5 is the default).",
-        )
-        self.new_order = self._choice(
-            practice,
-            "schedule.newOrder",
-            "Order of new notes",
-            tuple(NEW_ORDER_WORDS.items()),
-            "Which of the notes you have not practised yet Today brings in first",
-        )
-        self._reason(
-            practice,
-            "schedule.newOrder",
-            "Which notes you have not practised yet come first; the daily limit above says "
-            "how many.",
-            "Choose one of the orders in the list.",
-        )
-        self.leech_lapses = QSpinBox(self)
-        self.leech_lapses.setRange(1, 100)
-        self.leech_lapses.setSuffix(" misses")
-        self._add(
-            practice,
-            "schedule.leechLapses",
-            "Flag a key point after",
-            self.leech_lapses,
-            "A key point you have missed this many times is flagged in Today",
-        )
-        self.leech_lapses.setAccessibleName(SETTING_NAMES["schedule.leechLapses"])
-        self._reason(
-            practice,
-            "schedule.leechLapses",
-            "From 1 to 100: a key point missed this many times is flagged in Today, so you "
-            "can reword it (missing it again and again often means it is unclear).",
-            "Type a whole number from 1 to 100 (4 is the default).",
-        )
-
-    def _judge_group(self, keys: Keys | None) -> None:
-        """The judge: who grades, its model, the endpoint, and the Gemini key."""
-        judge = self._group("Judge (Tier 2)")
-        self.judge_provider = self._choice(
-            judge,
-            "judge.provider",
-            "&Who grades",
-            (("gemini", "Google Gemini"), ("local", "This computer (Ollama)")),
-            "Google Gemini: the judge runs at Google and gets what the switches below allow. "
-            "This computer: a model in Ollama grades; slower, but nothing leaves",
-        )
-        self.local_judge_model = self._text(
-            judge,
-            "judge.localModel",
-            "Local j&udge model",
-            "The Ollama model that grades when the judge runs on this computer, e.g. qwen2.5:7b",
-        )
-        self.local_judge_timeout = self._seconds(
-            judge, "judge.localTimeoutSeconds", "Local judge t&ime limit", 1, 3600
-        )
-        self.judge_enabled = self._check(
-            judge,
-            "judge.enabled",
-            "&Judge answers",
-            "Off: nothing is judged; answers are kept and can be judged later",
-        )
-        self.include_assertions = self._check(
-            judge,
-            "judge.includeAssertions",
-            "Send core &assertions to the judge",
-            "On: the judge gets each challenge, your answer and the note's core assertions. "
-            "Off: only the challenge and your answer. Never the note's text, title or tags",
-        )
-        self.review_payloads = self._check(
-            judge,
-            "judge.reviewPayloads",
-            "Review each payload &before it is sent",
-            "Shows exactly what would go to the judge and waits for Send or Don't send",
-        )
-        self.judge_model = self._text(
-            judge, "judge.model", "&Gemini model", "The Gemini model that grades answers"
-        )
-        self.judge_timeout = self._seconds(judge, "judge.timeoutSeconds", "Gemini &timeout", 1, 600)
-        self.judge_provider.currentIndexChanged.connect(self._show_provider)
-        # Where requests go: set in the file only (judge.baseUrl), shown here (issue 21).
+    def _judge_endpoint_slot(self, judge: QFormLayout) -> None:
+        """Where requests go: set in the file only (judge.baseUrl), shown here (issue 21)."""
         self.judge_endpoint = QLabel(self)
         self.judge_endpoint.setWordWrap(True)
         self.judge_endpoint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -320,56 +195,16 @@ class SettingsDialog(QDialog):
             "Where judge requests go; it can be changed only in the settings file"
         )
         judge.addRow("Endpoint:", self.judge_endpoint)
-        # The key is not a setting in the file: it lives in the OS keyring, saved on its own.
+
+    def _key_slot(self, _judge: QFormLayout) -> None:
+        """The Gemini key: it lives in the OS keyring, saved on its own (a column's box)."""
         self.key_section: GeminiKeySection | None = None
-        if keys is not None:
-            self.key_section = GeminiKeySection(keys, self)
+        if self._keys is not None:
+            self.key_section = GeminiKeySection(self._keys, self)
 
-    def _no_quote_group(self) -> None:
-        """The no-quote check: how much of the note a challenge may share."""
-        no_quote = self._group("No-quote check (challenges must not quote your note)")
-        self.max_shared_words = QSpinBox(self)
-        self.max_shared_words.setRange(2, 50)
-        self.max_shared_words.setSuffix(" words")
-        self._add(
-            no_quote,
-            "noQuote.maxSharedWords",
-            "Longest shared run",
-            self.max_shared_words,
-            "A challenge sharing this many words in a row with the note is rejected",
-        )
-        self.max_containment = QDoubleSpinBox(self)
-        self.max_containment.setRange(0.05, 1.0)
-        self.max_containment.setSingleStep(0.05)
-        self.max_containment.setDecimals(2)
-        self._add(
-            no_quote,
-            "noQuote.maxContainment",
-            "Most overlap allowed",
-            self.max_containment,
-            "Share of a challenge's word groups that may also appear in the note (0–1)",
-        )
-        self.shingle_words = QSpinBox(self)
-        self.shingle_words.setRange(1, 10)
-        self.shingle_words.setSuffix(" words")
-        self._add(
-            no_quote,
-            "noQuote.shingleWords",
-            "Word group si&ze",
-            self.shingle_words,
-            "How many words in a row make one word group for the overlap measure",
-        )
-
-    def _sync_group(self, fingerprint: str | None) -> None:
-        """Sync: the folder, and this computer's fingerprint once it has synced."""
-        sync = self._group("Sync (your other computers)")
-        self.sync_folder = self._text(
-            sync,
-            "sync.folder",
-            "Sync folder",
-            "A folder your own sync tool carries to your other computers; empty: sync is off",
-        )
-        self.sync_folder.setPlaceholderText("Off: nothing is synced")
+    def _sync_folder_slot(self, sync: QFormLayout) -> None:
+        """Choosing the sync folder, what sync puts there, and this computer's fingerprint
+        once it has synced (what the other computers show when they ask to pair it)."""
         self.sync_button = QPushButton("Choose sync folder…", self)
         self.sync_button.setAccessibleName("Choose the sync folder")
         self.sync_button.setAccessibleDescription(
@@ -387,10 +222,10 @@ class SettingsDialog(QDialog):
         sync_note.setAccessibleName("What sync puts there")
         sync.addRow(sync_note)
         self.fingerprint_label: QLabel | None = None
-        if fingerprint:  # what the other computers show when they ask to pair this one
+        if self._fingerprint:
             self.fingerprint_label = QLabel(
-                f"This computer's fingerprint: <b>{fingerprint}</b>. Your other computers "
-                "show it when they ask to pair this one.",
+                f"This computer's fingerprint: <b>{self._fingerprint}</b>. Your other "
+                "computers show it when they ask to pair this one.",
                 self,
             )
             self.fingerprint_label.setWordWrap(True)
@@ -527,44 +362,49 @@ class SettingsDialog(QDialog):
         form.addRow(label, field)
         self._fields[key] = (label, field, text.replace("&", ""))
 
-    def _text(self, form: QFormLayout, key: str, text: str, help_text: str) -> QLineEdit:
-        field = QLineEdit(self)
-        self._add(form, key, text, field, help_text)
-        return field
-
-    def _choice(
-        self,
-        form: QFormLayout,
-        key: str,
-        text: str,
-        options: tuple[tuple[str, str], ...],
-        help_text: str,
-    ) -> QComboBox:
-        field = QComboBox(self)
-        for value, label in options:
-            field.addItem(label, value)
-        self._add(form, key, text, field, help_text)
-        return field
-
-    def _seconds(
-        self, form: QFormLayout, key: str, text: str, low: float, high: float
-    ) -> QDoubleSpinBox:
-        field = QDoubleSpinBox(self)
-        field.setRange(low, high)
-        field.setDecimals(1)
-        field.setSuffix(" s")
-        self._add(form, key, text, field, f"Seconds to wait before giving up ({low:g}–{high:g})")
-        return field
-
-    def _check(self, form: QFormLayout, key: str, text: str, help_text: str) -> QCheckBox:
-        field = QCheckBox(text, self)
-        self._add(form, key, text, field, help_text)
-        note = QLabel(help_text + ".", self)  # privacy choices are explained, not hidden
-        note.setWordWrap(True)
-        note.setEnabled(False)
-        note.setContentsMargins(24, 0, 0, 4)
-        form.addRow(note)
-        return field
+    def _row(self, form: QFormLayout, row: Row) -> None:
+        """One row of the table: its field (kept as the dialog's `row.attr`), its label,
+        and what it means under it."""
+        kind = row.kind
+        means = kind.means if isinstance(kind, Seconds) else row.means
+        field: _Field
+        if isinstance(kind, Switch):
+            field = QCheckBox(row.label, self)
+        elif isinstance(kind, Text):
+            field = QLineEdit(self)
+        elif isinstance(kind, Choice):
+            field = QComboBox(self)
+            for value, label in kind.options:
+                field.addItem(label, value)
+        elif isinstance(kind, Whole):
+            field = QSpinBox(self)
+            field.setRange(kind.low, kind.high)
+            if kind.suffix:
+                field.setSuffix(kind.suffix)
+        elif isinstance(kind, Seconds):
+            field = QDoubleSpinBox(self)
+            field.setRange(kind.low, kind.high)
+            field.setDecimals(1)
+            field.setSuffix(" s")
+        else:
+            field = QDoubleSpinBox(self)
+            field.setRange(kind.low, kind.high)
+            field.setDecimals(kind.decimals)
+            field.setSingleStep(kind.step)
+        setattr(self, row.attr, field)
+        self._add(form, row.key, row.label, field, means)
+        if isinstance(field, QLineEdit) and isinstance(kind, Text) and kind.placeholder:
+            field.setPlaceholderText(kind.placeholder)
+        if row.name is not None:
+            field.setAccessibleName(row.name)
+        if isinstance(kind, Switch):
+            note = QLabel(means + ".", self)  # privacy choices are explained, not hidden
+            note.setWordWrap(True)
+            note.setEnabled(False)
+            note.setContentsMargins(24, 0, 0, 4)
+            form.addRow(note)
+        if row.reason is not None:
+            self._reason(form, row.key, row.reason.means, row.reason.problem)
 
     def _reason(self, form: QFormLayout, key: str, means: str, problem: str) -> None:
         """Under the field of `key`, what its value means; `problem` replaces it, in the
