@@ -94,12 +94,7 @@ class AppContext:
     server_candidates: tuple[Candidate, ...] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.privacy = LivePrivacy(_switches(self.config))
-
-    def __setattr__(self, name: str, value: object) -> None:
-        super().__setattr__(name, value)
-        if name == "config" and "privacy" in self.__dict__:
-            self.privacy.set(_switches(value))  # type: ignore[arg-type]
+        self.privacy = _PrivacyOfConfig(self)
 
     @property
     def journal(self) -> Journal:
@@ -388,6 +383,22 @@ def _switches(config: Config) -> PrivacySwitches:
     return PrivacySwitches(
         config.judge.enabled, config.judge.include_assertions, config.judge.provider
     )
+
+
+class _PrivacyOfConfig(LivePrivacy):
+    """The live privacy switches as a view of the config in effect (issue 35): every
+    request reads them from whatever config the context holds now, so there is no copy to
+    keep in step when the window's one owner sets a new config."""
+
+    def __init__(self, context: AppContext) -> None:
+        super().__init__(_switches(context.config))
+        self._context = context
+
+    def now(self) -> PrivacySwitches:
+        return _switches(self._context.config)  # one read of the attribute: whole, or not
+
+    def set(self, switches: PrivacySwitches) -> None:
+        raise TypeError("the switches follow the config: set the config instead")
 
 
 def setup_logging(log_file: Path, *, debug: bool | None = None) -> None:
