@@ -46,8 +46,7 @@ def runtime_imports(package: Path, path: Path, known: set[str]) -> set[str]:
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.If) and _type_checking(child):
-                for other in child.orelse:
-                    visit(other)
+                visit(ast.Module(body=child.orelse, type_ignores=[]))  # `else:` runs
                 continue
             if isinstance(child, ast.Import):
                 found.update(a.name for a in child.names if a.name in known)

@@ -6,7 +6,7 @@ practice pane and `coach practice` alike (ADR 0018).
     sealed = opened.close()                           # finish, seal (DESIGN §6), let go
 
 Sessions a crash left open are sealed as interrupted by `recover` before anything else
-reads the journal. Everything here blocks: the window calls it on a worker (`ui/tasks`).
+reads the journal. Everything here blocks: the window calls it on a worker (`ui/kit/tasks`).
 """
 
 from __future__ import annotations

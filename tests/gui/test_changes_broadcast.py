@@ -4,6 +4,7 @@ from is not told of it again; what only sessions and verdicts concern stays put.
 
 from __future__ import annotations
 
+import pytest
 from pytestqt.qtbot import QtBot
 from test_notes_folder_remembered import WAIT_MS, opened_window, settle
 
@@ -15,6 +16,7 @@ from coach_gui.operations.changes import (
     SCHEDULE_CHANGED,
     SESSION_SEALED,
 )
+from coach_gui.ui.kit import tasks
 from coach_gui.ui.shell.main_window import MainWindow
 
 
@@ -109,9 +111,50 @@ def test_what_shows_a_setting_follows_it_however_it_changed(qtbot: QtBot) -> Non
     owner.update({"schedule.desiredRetention": 0.85})  # when key points fall due
     assert _stale(window) == {"today": True, "stats": True, "evals": False}
 
+    tier1 = views.tier1_status
+    qtbot.waitUntil(lambda: tier1._task is None or tier1._task.done, timeout=WAIT_MS)
     owner.update({"tier1.model": "another-model:1b"})  # checked again, for that model
-    assert views.tier1_status.status.model == "another-model:1b"
-    qtbot.waitUntil(lambda: views.tier1_status._task.done, timeout=WAIT_MS)
+    assert tier1.status.model == "another-model:1b"
+    qtbot.waitUntil(lambda: tier1._task is not None and tier1._task.done, timeout=WAIT_MS)
     settle(qtbot)
+    window.close()
+    settle(qtbot)
+
+
+def test_sessions_gaps_review_undo_and_sync_take_what_concerns_them(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With Sessions and its gap board on screen: which of them read again, whether Undo
+    review looks again, and whether sync runs, for each record."""
+    window = opened_window(qtbot)
+    views = window.views
+    views.show_sessions()
+    views.sessions.tabs.setCurrentWidget(views.gap_board)  # Gaps by note, on screen
+    qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=WAIT_MS)
+    assert views.sessions.isVisible() and views.gap_board.isVisible()
+    calls: list[str] = []
+    monkeypatch.setattr(views.sessions, "refresh", lambda: calls.append("sessions"))
+    monkeypatch.setattr(views.gap_board, "reload", lambda: calls.append("gaps"))
+    monkeypatch.setattr(views.review_undo, "check", lambda **_k: calls.append("undo"))
+    monkeypatch.setattr(window.sync_status, "run", lambda: calls.append("sync"))
+    expected = {
+        NOTES_LISTED: ["gaps"],
+        SCHEDULE_CHANGED: [],
+        REVIEW_TAKEN_BACK: ["sessions", "gaps"],
+        ANSWERS_JUDGED: ["sessions", "gaps", "undo", "sync"],
+        SESSION_SEALED: ["sessions", "gaps", "undo", "sync"],
+        RECORDS_ARRIVED: ["sessions", "gaps", "undo"],  # never synced back
+    }
+    for changes, wanted in expected.items():
+        calls.clear()
+        views.broadcast(changes)
+        assert sorted(calls) == sorted(wanted), changes
+    calls.clear()
+    views.broadcast(SESSION_SEALED, source=views.review_undo)  # it looks for itself
+    assert sorted(calls) == ["gaps", "sessions", "sync"]
+    views.show_notes()  # hidden: they read when next shown, not now
+    calls.clear()
+    views.broadcast(ANSWERS_JUDGED)
+    assert sorted(calls) == ["sync", "undo"]
     window.close()
     settle(qtbot)

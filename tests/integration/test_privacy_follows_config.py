@@ -46,4 +46,4 @@ def test_a_worker_reads_whole_switches_while_the_config_changes() -> None:
         context.config = off
     stop.set()
     worker.join()
-    assert seen <= {(True, True), (False, False)}
+    assert seen and seen <= {(True, True), (False, False)}

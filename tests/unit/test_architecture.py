@@ -212,11 +212,13 @@ def test_the_house_checks_catch_a_violation(tmp_path: Path) -> None:
         "ui/__init__.py": "",
         "ui/shell/__init__.py": "",
         "ui/shell/app.py": "from coach_gui.bootstrap import *\n"
-        "from coach_gui.ui import a, lone_ok\n",
+        "from coach_gui.ui import a, c, lone_ok\n",
         "ui/a.py": "from coach_gui.ui import b\n"
         "def f():\n    from coach_gui.services.review import x\n",
         "ui/b.py": "from typing import TYPE_CHECKING\nfrom . import a\n"
         "if TYPE_CHECKING:\n    from coach_gui.services import review\n",
+        "ui/c.py": "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    pass\nelse:\n    from coach_gui import bootstrap\n",
         "ui/lone_ok.py": "",
         "ui/lone.py": "",
         "commands/__init__.py": "",
@@ -226,7 +228,10 @@ def test_the_house_checks_catch_a_violation(tmp_path: Path) -> None:
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_text(text, encoding="utf-8")
     graph = house_shape.import_graph(package)
-    assert house_shape.past_operations(package, graph) == ["ui.a -> services.review"]
+    assert house_shape.past_operations(package, graph) == [
+        "ui.a -> services.review",
+        "ui.c -> bootstrap",  # in the `else:` of `if TYPE_CHECKING:`, it runs
+    ]
     assert house_shape.circles(graph) == [["coach_gui.ui.a", "coach_gui.ui.b"]]
     by_name = house_shape.cli_commands(package)
     assert house_shape.imported_by_nothing(package, graph, by_name) == ["coach_gui.ui.lone"]

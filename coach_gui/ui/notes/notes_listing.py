@@ -80,6 +80,7 @@ class NotesListing(QObject):
     def __init__(self, host: ListingHost, parent: QWidget) -> None:
         super().__init__(parent)
         self._host = host
+        self._widget = parent  # owns the listing's tasks, and its messages open over it
         self.entries: dict[str, NoteEntry] = {}
         self._links: LinkTargets | None = None
         self._watcher: VaultWatch | None = None  # from the first listing on
@@ -123,7 +124,7 @@ class NotesListing(QObject):
             self._host.note_list.show_loading()
         store = self._host.context.notes
         Task(
-            self,
+            self._widget,
             op=lambda _p: store.load(),
             success=lambda snapshot: self._loaded(snapshot, quietly=quietly),
             failure=self._failed,
@@ -169,7 +170,7 @@ class NotesListing(QObject):
         self._host.note_list.show_loading(
             "The notes could not be loaded.\nSee the message, then press F5."
         )
-        show_failure(self._host.note_list, error)
+        show_failure(self._widget, error)
 
     def _show_open_note_as_on_disk(self, quietly: bool) -> None:
         editor, status = self._host.editor, self._host.statusBar()
@@ -237,7 +238,7 @@ class NotesListing(QObject):
             self._index_task.cancel()
         entries = tuple(self.entries.values())
         self._index_task = Task(
-            self,
+            self._widget,
             op=lambda _p: build_index(entries),
             success=self._index_ready,
             name="index notes",

@@ -1,4 +1,4 @@
-"""The practice pane's jobs: one ordered lane of `ui/tasks` Tasks (a session's calls run one
+"""The practice pane's jobs: one ordered lane of `ui/kit/tasks` Tasks (a session's calls run one
 at a time, in order), which outcomes the screen still wants, and streamed text.
 
 A job whose outcome the screen no longer wants (it has moved on) still runs to the end, so

@@ -126,8 +126,9 @@ class _KeyField(QLineEdit):
 
 
 class GeminiKeySection(QGroupBox):
-    """`judge_factory` builds the judge from the saved settings and the stored key (on a
-    worker); without one, *Test connection* is hidden."""
+    """The key through `keys` (operations/keys.Keys, on a worker); *Test connection* is
+    shown only when the keys can test it (`keys.can_test`: the judge from the saved
+    settings and the stored key)."""
 
     status_loaded = Signal(object)  # KeyStatus, after each read of the keyring
     key_saved = Signal()

@@ -5,10 +5,10 @@ when it cannot be used. A `Slot` is where the dialog puts something that is not 
 of the file (the notes folder, the server finder, the judge's endpoint, the Gemini key,
 the sync folder's button).
 
-Alt letters: each letter is one control's. Five fields have none (the local server, Order
-of new notes, Flag a key point after, Longest shared run, Most overlap allowed): the dialog
-has more controls than letters, and Tab reaches them. The daily limit of new notes took
-Longest shared run's L."""
+Alt letters: each letter is one control's. Seven fields have none (Local model server,
+Connect timeout, Order of new notes, Flag a key point after, Longest shared run, Most
+overlap allowed, Sync folder): the dialog has more controls than letters, and Tab reaches
+them. The daily limit of new notes took Longest shared run's L."""
 
 from __future__ import annotations
 

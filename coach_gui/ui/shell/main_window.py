@@ -508,6 +508,11 @@ class MainWindow(QMainWindow):
         if dialog.key_section is not None:  # a key saved or removed there: the status line
             dialog.key_section.status_loaded.connect(self.privacy.set_key_status)
         if dialog.exec() == SettingsDialog.DialogCode.Accepted:
+            # As before issue 35, Save also checks again what may have changed outside
+            # Coach meanwhile: the local model, the key, the other computers.
+            self.views.tier1_status.refresh()  # (no second check while one runs)
+            self.read_key_status()
+            self.sync_status.run()
             self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
 
     def _follow_settings(self, owner: ConfigOwner) -> None:
@@ -529,7 +534,6 @@ class MainWindow(QMainWindow):
         owner.follow(
             lambda c: (c.judge.enabled, c.judge.provider), lambda _j: self.read_key_status()
         )
-        owner.follow(lambda c: c.sync.folder, lambda _folder: self.sync_status.run())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._attached:  # closed while opening: nothing is open or unsaved yet

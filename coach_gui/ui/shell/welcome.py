@@ -314,9 +314,8 @@ def show_welcome(window: MainWindow) -> WelcomeDialog:
     dialog = WelcomeDialog(window.context, window.privacy, window, owner=window.config_owner)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.model_downloaded.connect(window.views.tier1_status.refresh)
-    dialog.server_saved.connect(
-        lambda config: window.views.tier1_status.set_model(config.tier1.model)
-    )
+    # (A server chosen here reaches the status line through the owner: the window follows
+    # tier1 settings, ADR 0035.)
     dialog.folder_button.clicked.connect(window.open_notes_folder)
     window.notes_listed.connect(dialog.show_notes_folder)
     dialog.open()
