@@ -261,5 +261,8 @@ def run(args: argparse.Namespace, house: House) -> int:
             }
         )
     else:
-        say(f"Session saved ({len(run_.attempts)} answers, {sealed.disposition.value}).")
+        from coach_gui.operations.vocabulary import DISPOSITION_WORDS, counted
+
+        ended = DISPOSITION_WORDS.get(sealed.disposition.value, sealed.disposition.value)
+        say(f"Session saved ({counted(len(run_.attempts), 'answer')}, {ended}).")
     return EXIT_OK

@@ -18,6 +18,15 @@ MODE_LABELS = {
     "no_answers": "no answers",
 }
 PROBLEM_LABELS = {"unexplained": "Not explained", "wrong": "Wrong"}
+# How a session ended (its sealed disposition), as `coach practice` says it at the end.
+DISPOSITION_WORDS = {
+    "all_passed": "every answer passed",
+    "gaps_found": "gaps found",
+    "unjudged_offline": "kept unjudged",
+    "judge_unavailable": "kept unjudged: the judge could not be reached",
+    "no_answers": "no answers",
+    "interrupted": "interrupted",
+}
 
 
 def mode_label(mode: str) -> str:

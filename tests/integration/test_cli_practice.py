@@ -231,3 +231,16 @@ def test_tier1_is_never_given_the_notes_source_or_tags(tmp_path: Path, wire: str
         sent = json.dumps(chat.body, ensure_ascii=False)
         assert "Origin of Species" not in sent and "(1859)" not in sent
         assert "evolution, mechanism" not in sent and '"tags"' not in sent
+
+
+def test_the_session_ends_in_the_learners_words(tmp_path: Path) -> None:
+    """The last line says how many answers and how the session ended in words, not the
+    sealed record's value ("1 answers, unjudged_offline" before)."""
+    coach = Coach(tmp_path, f"http://127.0.0.1:{_free_port()}")
+    result = coach(
+        "practice", "natural-selection", "--answers", _answers(tmp_path, ["one"]),
+        "--judge", "off",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "Session saved (1 answer, kept unjudged)." in result.stderr
+    assert "unjudged_offline" not in result.stdout + result.stderr
