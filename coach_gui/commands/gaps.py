@@ -32,6 +32,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.operations import review
+    from coach_gui.operations.vocabulary import to_the_minute
 
     with opened_journal(house, seed=False) as context:
         session_id = None
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace, house: House) -> int:
     print("\nGaps:")
     for g in report.gaps:
         text = g.assertion_text or "the challenge as a whole"
-        print(f"  {g.started_at[:16].replace('T', ' ')}  {g.note_title}")
+        print(f"  {to_the_minute(g.started_at)}  {g.note_title}")
         print(f"    asked: {g.challenge}")
         print(f"    {g.problem}: {text}")
         print(f"    {g.explanation}")

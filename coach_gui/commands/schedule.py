@@ -32,6 +32,7 @@ def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.errors import NoteNotFound
     from coach_gui.operations import schedule
+    from coach_gui.operations.vocabulary import to_the_minute
 
     if args.action in ("undo", "redo"):
         if args.note is not None or args.assertion is not None:
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace, house: House) -> int:
         if done is not None:
             result |= {"note_id": done.note_id, "session_id": done.session_id, "at": done.at}
             say(
-                f"The review of {done.at[:16].replace('T', ' ')} UTC "
+                f"The review of {to_the_minute(done.at)} "
                 + ("no longer counts; its answers and verdicts stay in the history."
                    if args.action == "undo" else "counts again.")
             )  # fmt: skip

@@ -26,6 +26,7 @@ def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.domain.memory import RATING_NAMES
     from coach_gui.operations.app import note_catalogue
     from coach_gui.operations.today import today as due_today
+    from coach_gui.operations.vocabulary import to_the_minute
 
     with opened_journal(house) as context:
         lookup, entries = note_catalogue(context)
@@ -49,9 +50,9 @@ def run(args: argparse.Namespace, house: House) -> int:
         print(f"{due.note.title}: {len(due.assertions)} due{late}{gap or ''}")
         for item in due.assertions:
             m = item.memory
-            when = f"due {m.due[:16].replace('T', ' ')} UTC"
+            when = f"due {to_the_minute(m.due)}"  # in the learner's own time, as the window
             if item.ahead:  # an open gap is due now (ADR 0023)
-                when = f"due now (open gap; scheduled {m.due[:16].replace('T', ' ')} UTC)"
+                when = f"due now (open gap; scheduled {to_the_minute(m.due)})"
             print(f"  {item.index + 1}. {m.text}")
             print(
                 f"     {when} · last {item.interval_days:g} days"
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace, house: House) -> int:
         print("\nHeld back:")
         for hold in today.held:
             what = f"“{hold.text}”" if hold.text else "the whole note"
-            until = f" until {hold.until[:16].replace('T', ' ')} UTC" if hold.until else ""
+            until = f" until {to_the_minute(hold.until)}" if hold.until else ""
             kind = "suspended" if hold.suspended else "buried"
             print(f"  {hold.note_id}: {what}, {kind}{until}")
     print(
