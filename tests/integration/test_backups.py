@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cli_run import coach as _coach
+from cli_run import practise
 
 from coach_gui.adapters.journal.backups import JournalBackups, backups_dir
 from coach_gui.adapters.journal.database import Journal
@@ -65,13 +66,7 @@ def home(coach_home: Path) -> Path:
 
 
 def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, answer: str) -> str:
-    answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps([answer]), encoding="utf-8")
-    code, data, err = _coach(
-        capsys, "practice", "natural-selection", "--answers", str(answers), "--json"
-    )
-    assert code == 0, err
-    return str(data["session_id"])
+    return str(practise(capsys, tmp_path, answer)["session_id"])
 
 
 def _answers(journal: Path) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import practise
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 from fakes.vaults import file_hashes, obsidian_vault
 from test_cli_sessions import KEY, _coach, _configure, _set_key
@@ -34,10 +35,7 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 
 def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, note: str) -> None:
-    answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps(["It holds because of inherited variation."] * 3))
-    code, _data, err = _coach(capsys, "practice", note, "--answers", str(answers), "--json")
-    assert code == 0, err
+    practise(capsys, tmp_path, *["It holds because of inherited variation."] * 3, note=note)
 
 
 @pytest.fixture

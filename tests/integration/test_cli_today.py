@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import practise
 from fakes.gemini_server import FakeGemini, RecordedRequest, assessed_reply, prompt_items
 from test_cli_sessions import ASSERTIONS, KEY, _coach, _configure, _set_key
 
@@ -50,12 +51,7 @@ def _assertions(today: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps(["Selection keeps inherited differences."]))
-    code, data, err = _coach(
-        capsys, "practice", "natural-selection", "--answers", str(answers), "--json"
-    )
-    assert code == 0, err
+    data = practise(capsys, tmp_path, "Selection keeps inherited differences.")
     assert data["items"][0]["status"] == "judged"
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import yaml
 from cli_run import coach as _coach
+from cli_run import practise as _practise
 from fakes.gemini_server import (
     FakeGemini,
     RecordedRequest,
@@ -82,17 +83,6 @@ def _setup(
     monkeypatch.setattr("sys.stdin", io.StringIO(KEY + "\n"))
     assert main(["key", "set"]) == 0
     capsys.readouterr()
-
-
-def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, *answers: str) -> Any:
-    path = tmp_path / "answers.json"
-    path.write_text(json.dumps(list(answers)), encoding="utf-8")
-    code, data, err = _coach(
-        capsys, "practice", "natural-selection", "--count", str(len(answers)),
-        "--answers", str(path), "--json",
-    )  # fmt: skip
-    assert code == 0, err
-    return data
 
 
 def _rows(home: Path, sql: str) -> list[tuple[Any, ...]]:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 from cli_run import coach as _coach
+from cli_run import practise as _practise
 from fakes.gemini_server import (
     FakeGemini,
     cites_words_not_in_the_answer,
@@ -76,17 +77,6 @@ def _configure(home: Path, ollama: FakeOllama, gemini: FakeGemini, **judge: Any)
         (folder / "natural-selection.md").write_text(
             "---\n" + yaml.safe_dump(front) + "---\nBody of the note.\n", encoding="utf-8"
         )
-
-
-def _practise(capsys: pytest.CaptureFixture[str], tmp_path: Path, *answers: str) -> Any:
-    path = tmp_path / "answers.json"
-    path.write_text(json.dumps(list(answers)), encoding="utf-8")
-    code, data, err = _coach(
-        capsys, "practice", "natural-selection", "--count", str(len(answers)),
-        "--answers", str(path), "--json",
-    )  # fmt: skip
-    assert code == 0, err
-    return data
 
 
 def _rows(home: Path, sql: str) -> list[tuple[Any, ...]]:
