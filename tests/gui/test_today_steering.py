@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import practise
 from fakes.gemini_server import (
     FakeGemini,
     RecordedRequest,
@@ -92,10 +93,7 @@ def _configure(gemini_url: str | None, **schedule: Any) -> None:
 
 
 def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, answer: str) -> None:
-    file = tmp_path / "answers.json"
-    file.write_text(json.dumps([answer]), encoding="utf-8")
-    capsys.readouterr()
-    assert main(["practice", note, "--answers", str(file), "--json"]) == 0
+    practise(capsys, tmp_path, answer, note=note)
 
 
 def _wrong_on_key_point_2(request: RecordedRequest) -> str:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cli_run import practise
 from fakes.gemini_server import (
     FakeGemini,
     RecordedRequest,
@@ -73,10 +74,7 @@ def _misses_assertion_1_of_natural_selection(request: RecordedRequest) -> str:
 
 
 def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, answer: str) -> None:
-    file = tmp_path / "answers.json"
-    file.write_text(json.dumps([answer]), encoding="utf-8")
-    capsys.readouterr()
-    assert main(["practice", note, "--answers", str(file), "--json"]) == 0
+    practise(capsys, tmp_path, answer, note=note)
 
 
 def _seed_history(
