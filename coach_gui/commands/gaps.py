@@ -12,8 +12,6 @@ from coach_gui.commands.output import EXIT_OK, UsageError, emit_json, say
 if TYPE_CHECKING:
     from coach_gui.bootstrap import House
 
-_PROBLEMS = {"unexplained": "not explained", "wrong": "wrong"}
-
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
@@ -32,7 +30,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.operations import review
-    from coach_gui.operations.vocabulary import to_the_minute
+    from coach_gui.operations.vocabulary import PROBLEM_LABELS, counted, to_the_minute
 
     with opened_journal(house, seed=False) as context:
         session_id = None
@@ -57,9 +55,10 @@ def run(args: argparse.Namespace, house: House) -> int:
             if gap.note_title != title:
                 title = gap.note_title
                 print(f"  {title}")
-            sessions = f"{gap.missed} session{'s' if gap.missed != 1 else ''}"
+            sessions = counted(gap.missed, "session")
             print(f"    {gap.assertion_index + 1}. {gap.assertion_text}")
-            print(f"       {_PROBLEMS.get(gap.problem, gap.problem)}, missed in {sessions}")
+            problem = PROBLEM_LABELS.get(gap.problem, gap.problem).lower()  # the window's words
+            print(f"       {problem}, missed in {sessions}")
             if gap.explanation:
                 print(f"       {gap.explanation}")
         print()
