@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from coach_gui.domain.changes import SCHEDULE_CHANGED, Changes
 from coach_gui.domain.digests import content_id
 from coach_gui.domain.records import Record
 
@@ -69,6 +70,10 @@ class ScheduleHold(Record):
     action: HoldAction
     until: str | None = None
     created_at: str
+
+    @property
+    def changes(self) -> Changes:
+        return SCHEDULE_CHANGED  # what Today and Statistics count
 
 
 def schedule_hold(
@@ -194,6 +199,10 @@ class AppliedParameters(Record):
     parameters: tuple[float, ...] | None  # None: the `fsrs` package's defaults
     fit: FitSummary | None = None
     applied_at: str
+
+    @property
+    def changes(self) -> Changes:
+        return SCHEDULE_CHANGED  # every key point's next review is worked out again
 
 
 def applied_parameters(

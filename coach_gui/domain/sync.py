@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from coach_gui.domain.changes import RECORDS_ARRIVED, Changes
 from coach_gui.domain.digests import content_id
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.records import Record
@@ -349,6 +350,12 @@ class SyncReport:
     devices: list[DeviceSeen] = field(default_factory=list)
     fingerprint: str = ""  # this computer's, which the other computers show when pairing
     paired: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def changes(self) -> Changes:
+        """Records that came in from another computer; a sync that brought none changed
+        nothing the window shows."""
+        return RECORDS_ARRIVED if self.records_in else Changes()
 
     @property
     def ok(self) -> bool:

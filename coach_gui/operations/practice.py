@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from coach_gui.domain.challenges import Challenge
+from coach_gui.domain.changes import SESSION_SEALED, Changes
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
 from coach_gui.domain.memory import open_gaps, ratings_from_verdict
@@ -87,6 +88,10 @@ class SessionEnded:
     passed: int = 0  # answers the judge passed
     needs_work: int = 0  # answers the judge found gaps in
     missed: tuple[MissedPoint, ...] = ()  # the key points it missed
+
+    @property
+    def changes(self) -> Changes:
+        return SESSION_SEALED
 
 
 @dataclass

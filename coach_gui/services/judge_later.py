@@ -9,6 +9,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from coach_gui.domain.changes import ANSWERS_JUDGED, Changes
 from coach_gui.domain.digests import content_id, digest
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import JudgeRefusal, VerdictRecord, note_digest
@@ -74,6 +75,10 @@ class JudgePendingReport:
     bound_trace_ids: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     sent: int = 0  # answers sent to the judge (whatever came back)
+
+    @property
+    def changes(self) -> Changes:
+        return ANSWERS_JUDGED
 
     @property
     def privacy_note(self) -> str:

@@ -17,6 +17,7 @@ from importlib.metadata import version
 from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
+from coach_gui.domain.changes import REVIEW_TAKEN_BACK, Changes
 from coach_gui.domain.digests import digest
 from coach_gui.domain.memory import (
     AGAIN,
@@ -387,6 +388,10 @@ class UndoneReview:
     session_id: str
     at: str  # the review's time
     action: str  # "undo" | "redo"
+
+    @property
+    def changes(self) -> Changes:
+        return REVIEW_TAKEN_BACK
 
 
 class AssertionScheduler:

@@ -8,7 +8,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 from test_notes_folder_remembered import WAIT_MS, opened_window, settle
 
-from coach_gui.operations.changes import (
+from coach_gui.domain.changes import (
     ANSWERS_JUDGED,
     NOTES_LISTED,
     RECORDS_ARRIVED,

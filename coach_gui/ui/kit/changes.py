@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Protocol
 
-from coach_gui.operations.changes import Changes
+from coach_gui.domain.changes import Changes
 
 
 class TakesChanges(Protocol):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
-from coach_gui.operations.changes import NOTES_LISTED
+from coach_gui.domain.changes import NOTES_LISTED
 from coach_gui.ui.kit import window_state
 from coach_gui.ui.kit.failures import show_failure
 from coach_gui.ui.kit.tasks import Task, to_gui_thread
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
     from coach_gui.bootstrap import AppContext
+    from coach_gui.domain.changes import Changes
     from coach_gui.domain.notes import (
         KnowledgeBaseSnapshot,
         LinkTargets,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
         NoteEntry,
         NoteSearchIndex,
     )
-    from coach_gui.operations.changes import Changes
     from coach_gui.services.ports.notes import VaultWatch
     from coach_gui.ui.notes.note_editor import NoteEditor
     from coach_gui.ui.notes.note_list import NoteListPane

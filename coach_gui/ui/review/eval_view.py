@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.domain.changes import Changes
 from coach_gui.domain.evals import AGREEMENT_BAR, EvalReport, arm_labels, figure_rows
 from coach_gui.operations import evals
-from coach_gui.operations.changes import Changes
 from coach_gui.operations.vocabulary import counted
 from coach_gui.ui.charts.eval_chart import ArmChart
 from coach_gui.ui.kit.button_keys import tell, with_mnemonics

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.domain.changes import Changes
 from coach_gui.domain.notes import Note
-from coach_gui.operations.changes import Changes
 from coach_gui.operations.review import NoteGaps, OpenGap
 from coach_gui.operations.vocabulary import PROBLEM_LABELS
 from coach_gui.ui.charts.progress_chart import ProgressChart

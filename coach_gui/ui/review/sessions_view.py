@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.operations.changes import Changes
+from coach_gui.domain.changes import Changes
 from coach_gui.operations.review import (
     PAGE,
     SessionRow,

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.schedule_control import AppliedParameters
-from coach_gui.operations.changes import SCHEDULE_CHANGED
 from coach_gui.ui.kit.failures import learner_message
 from coach_gui.ui.kit.tasks import Lane, ProgressUpdate, Task, TaskProgress
 from coach_gui.ui.kit.theme import warning_colour
@@ -307,6 +306,6 @@ def show_optimizer(window: QWidget, context: AppContext) -> OptimizerDialog:
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     views = getattr(window, "views", None)
     if views is not None:
-        dialog.changed.connect(lambda _applied: views.broadcast(SCHEDULE_CHANGED))
+        dialog.changed.connect(lambda applied: views.broadcast(applied.changes))
     dialog.open()
     return dialog

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QPushButton
 
-from coach_gui.operations.changes import Changes
+from coach_gui.domain.changes import Changes
 from coach_gui.operations.vocabulary import when_words
 from coach_gui.ui.kit.failures import show_failure
 from coach_gui.ui.kit.tasks import Lane, Task
@@ -45,10 +45,10 @@ class ReviewHost(Protocol):
 
 
 class ReviewUndo(QObject):
-    """`changed()`: a review was undone or counted again; what shows the schedule reads
-    it again."""
+    """`changed(UndoneReview)`: a review was undone or counted again; what shows the
+    schedule reads it again."""
 
-    changed = Signal()
+    changed = Signal(object)  # the UndoneReview: its changes go out
     checked = Signal()  # what Undo and Redo would do is on the actions
 
     def __init__(self, window: ReviewHost, undo: QAction, redo: QAction) -> None:
@@ -196,7 +196,7 @@ class ReviewUndo(QObject):
                 status.showMessage(
                     f"Counted {what} again: its key points are scheduled with it.", 15_000
                 )
-            self.changed.emit()
+            self.changed.emit(done)
         self.check()
 
     def _failed(self, error: Exception) -> None:

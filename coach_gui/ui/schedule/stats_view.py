@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.operations.changes import Changes
+from coach_gui.domain.changes import Changes
 from coach_gui.operations.schedule import (
     OPTIMIZE_MIN_REVIEWS,
     KeyPoint,

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from coach_gui.domain.changes import Changes
 from coach_gui.domain.memory import RATING_NAMES
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS, HoldAction
-from coach_gui.operations.changes import Changes
 from coach_gui.operations.today import DuePractice, today_with_plans
 from coach_gui.operations.vocabulary import counted, day_and_clock, long_day
 from coach_gui.ui.charts.forecast_chart import ForecastChart
@@ -184,7 +184,8 @@ class Target:
 class TodayView(QWidget, StaleUntilShown):
     """`start_requested(list[DuePractice])`: practise these notes in turn (Start, or one
     note activated). `loaded(Today)`: fresh data is on screen. `edit_requested(note id,
-    key point index or -1)`: open that note to change it. `notice(text)`: what a hold did."""
+    key point index or -1)`: open that note to change it. `held(ScheduleHold)`: a hold
+    was recorded."""
 
     # Practice, a verdict, a rating, a hold, new parameters or other notes: what is due.
     reads_again_on = Changes(notes=True, sessions=True, verdicts=True, reviews=True, schedule=True)
@@ -192,7 +193,7 @@ class TodayView(QWidget, StaleUntilShown):
     start_requested = Signal(object)
     loaded = Signal(object)
     edit_requested = Signal(str, int)
-    notice = Signal(str)  # a hold was recorded: what Today says about it
+    held = Signal(object)  # a ScheduleHold was recorded: its changes go out
 
     def __init__(
         self,
@@ -631,7 +632,7 @@ class TodayView(QWidget, StaleUntilShown):
         else:
             text = f"Resumed {what}: Today lists it again when it is due."
         self.show_notice(text)
-        self.notice.emit(text)
+        self.held.emit(record)
         self.refresh()
 
     def _hold_failed(self, error: Exception) -> None:

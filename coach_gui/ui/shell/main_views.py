@@ -12,11 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from coach_gui.operations.changes import (
-    ANSWERS_JUDGED,
-    REVIEW_TAKEN_BACK,
-    SCHEDULE_CHANGED,
-    SESSION_SEALED,
+from coach_gui.domain.changes import (
     Changes,
 )
 from coach_gui.ui.kit import tasks, window_state
@@ -86,7 +82,7 @@ class MainViews:
         actions = window.menu_actions
         self.review_undo = ReviewUndo(window, actions.undo_review, actions.redo_review)
         self.review_undo.changed.connect(
-            lambda: self.broadcast(REVIEW_TAKEN_BACK, source=self.review_undo)
+            lambda done: self.broadcast(done.changes, source=self.review_undo)
         )
         window.schedule_menu.aboutToShow.connect(lambda: self.today)  # its actions join
 
@@ -103,8 +99,8 @@ class MainViews:
             self._today.loaded.connect(self._on_today_loaded)
             self._today.edit_requested.connect(self.edit_note)
             # Held back or resumed: Today reads itself again, Statistics counts the held.
-            self._today.notice.connect(
-                lambda _text: self.broadcast(SCHEDULE_CHANGED, source=self._today)
+            self._today.held.connect(
+                lambda record: self.broadcast(record.changes, source=self._today)
             )
             self.stack.addWidget(self._today)
             window.schedule_menu.addSeparator()
@@ -198,7 +194,7 @@ class MainViews:
         from coach_gui.ui.review.judge_pending_action import report_text
 
         self.sessions.show_notice(report_text(report))
-        self.broadcast(ANSWERS_JUDGED)
+        self.broadcast(report.changes)
         if self.stack.currentWidget() is not self.sessions:
             self.show_sessions()  # (showing it reads the sessions again)
 
@@ -238,7 +234,7 @@ class MainViews:
         """A session ended: name the next due note on its summary, let Today know, and
         offer to take its review back."""
         self.practice.set_next_due(self._due[0].note.title if self._due else None)
-        self.broadcast(SESSION_SEALED, source=self.review_undo)
+        self.broadcast(summary.changes, source=self.review_undo)
         self.review_undo.check(offer_session=summary.session_id)  # and offer to take it back
 
     def _practise_next_due(self) -> None:

@@ -122,7 +122,6 @@ class MainWindow(QMainWindow):
     def attach(self, context: AppContext) -> None:
         """The app context is built: add the editor, the other views and the privacy
         switches, run what was asked for meanwhile, and load the notes once on screen."""
-        from coach_gui.operations.changes import RECORDS_ARRIVED
         from coach_gui.operations.vocabulary import short_path
         from coach_gui.ui.kit.alt_keys import guard_alt_letters  # after the first paint
         from coach_gui.ui.notes.note_editor import NoteEditor
@@ -159,7 +158,7 @@ class MainWindow(QMainWindow):
 
         self.sync_status = SyncStatus(context, self)  # hidden while sync is off
         status.insertPermanentWidget(3, self.sync_status)
-        self.sync_status.imported.connect(lambda: self.views.broadcast(RECORDS_ARRIVED))
+        self.sync_status.imported.connect(lambda report: self.views.broadcast(report.changes))
         self._follow_settings(self.config_owner)
         self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
@@ -519,7 +518,7 @@ class MainWindow(QMainWindow):
         """What shows a setting follows it, however it changed (Settings, a toolbar switch,
         a write that failed and put it back); the next session and judge request read the
         context, which the owner keeps."""
-        from coach_gui.operations.changes import SCHEDULE_CHANGED
+        from coach_gui.domain.changes import SCHEDULE_CHANGED
 
         views = self.views
         owner.follow(lambda c: c.schedule, lambda _s: views.broadcast(SCHEDULE_CHANGED))

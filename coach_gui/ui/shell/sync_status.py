@@ -17,8 +17,8 @@ from coach_gui.ui.kit.tasks import Lane, Task
 from coach_gui.ui.kit.theme import warning_colour
 
 if TYPE_CHECKING:
+    from coach_gui.domain.changes import Changes
     from coach_gui.operations.app import App
-    from coach_gui.operations.changes import Changes
     from coach_gui.ui.shell.pairing_dialog import PairingDialog
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ def status_details(report: SyncReport) -> str:
 class SyncStatus(QLabel):
     """`run()` syncs now (once at a time: a request meanwhile runs after it)."""
 
-    imported = Signal()  # records came in from another computer: the views read again
+    imported = Signal(object)  # the SyncReport, when records came in: the views read again
 
     def __init__(self, context: App, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,7 +128,7 @@ class SyncStatus(QLabel):
         if not report.ok:
             self.setStyleSheet(f"color: {warning_colour(self.palette())};")
         if report.records_in:
-            self.imported.emit()
+            self.imported.emit(report)
         self._ask_to_pair(report)
         self._finish()
 
