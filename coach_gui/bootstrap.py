@@ -83,7 +83,7 @@ class AppContext:
     _journal: Journal | None = None
     _journal_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # The privacy switches as they are now, read at each request by the session, the
-    # judging service and the Gemini adapter; kept in step with `config` on every change.
+    # judging service and the Gemini adapter: a view of `config`, whatever it holds then.
     privacy: LivePrivacy = field(init=False, repr=False)
     clock: SystemClock = field(default_factory=SystemClock, repr=False)
     _sync_key: KeyringSyncKey | None = field(default=None, repr=False)

@@ -7,6 +7,7 @@ import ipaddress
 import os
 import socket
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,17 @@ def _trash_in(data_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plat_other, "XDG_DATA_HOME", os.fsencode(data_home))
     monkeypatch.setattr(plat_other, "HOMETRASH_B", os.fsencode(data_home / "Trash"))
     monkeypatch.setattr(plat_other, "HOMETRASH", str(data_home / "Trash"))
+
+
+@pytest.fixture
+def in_kathmandu() -> Iterator[None]:
+    """The learner at UTC+05:45 (no whole-hour slip hides); the zone put back after."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Kathmandu"
+    time.tzset()
+    yield
+    if old is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = old
+    time.tzset()

@@ -76,6 +76,6 @@ def run(args: argparse.Namespace, house: House) -> int:
         text = g.assertion_text or "the challenge as a whole"
         print(f"  {to_the_minute(g.started_at)}  {g.note_title}")
         print(f"    asked: {g.challenge}")
-        print(f"    {g.problem}: {text}")
+        print(f"    {PROBLEM_LABELS.get(g.problem, g.problem).lower()}: {text}")
         print(f"    {g.explanation}")
     return EXIT_OK

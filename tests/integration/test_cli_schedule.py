@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -251,32 +250,27 @@ def test_verify_catches_a_deleted_hold_or_undo(
 
 def test_the_terminal_says_when_in_the_learners_own_time(
     judged: FakeGemini,
+    in_kathmandu: None,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 35, one vocabulary: `coach today` and `coach schedule undo` printed UTC
     ("due 2027-12-07 09:00 UTC") while the window says the learner's own time."""
-    monkeypatch.setenv("TZ", "Asia/Kathmandu")  # UTC+05:45: no whole-hour slip hides
-    time.tzset()
-    try:
-        _at(monkeypatch, START)
-        _practise(capsys, tmp_path, "natural-selection")
-        _at(monkeypatch, START + timedelta(days=400))
-        (note,) = _json(capsys, "today")["notes"]
-        code, text, err = _coach(capsys, "today")
-        assert code == 0, err
-        for point in note["assertions"]:
-            local = datetime.fromisoformat(point["due"]).astimezone()
-            assert f"due {local:%Y-%m-%d %H:%M}" in text or (
-                f"scheduled {local:%Y-%m-%d %H:%M})" in text
-            ), text
-        assert _json(capsys, "schedule", "redo")["done"] is False  # nothing undone yet
-        code, _, err = _coach(capsys, "schedule", "undo")
-        assert code == 0
-        reviewed = datetime.fromisoformat(START.isoformat()).astimezone()
-        assert f"The review of {reviewed:%Y-%m-%d %H:%M} no longer counts" in err
-        assert "UTC" not in text + err
-    finally:
-        monkeypatch.delenv("TZ")
-        time.tzset()
+    _at(monkeypatch, START)
+    _practise(capsys, tmp_path, "natural-selection")
+    _at(monkeypatch, START + timedelta(days=400))
+    (note,) = _json(capsys, "today")["notes"]
+    code, text, err = _coach(capsys, "today")
+    assert code == 0, err
+    for point in note["assertions"]:
+        local = datetime.fromisoformat(point["due"]).astimezone()
+        assert f"due {local:%Y-%m-%d %H:%M}" in text or (
+            f"scheduled {local:%Y-%m-%d %H:%M})" in text
+        ), text
+    assert _json(capsys, "schedule", "redo")["done"] is False  # nothing undone yet
+    code, done, err = _coach(capsys, "schedule", "undo", "--json")
+    assert code == 0 and done["done"] is True
+    reviewed = datetime.fromisoformat(done["at"]).astimezone()
+    assert f"The review of {reviewed:%Y-%m-%d %H:%M} no longer counts" in err
+    assert "UTC" not in text + err

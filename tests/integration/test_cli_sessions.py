@@ -299,6 +299,7 @@ def test_the_terminal_says_a_session_as_the_window_does(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
+    in_kathmandu: None,
 ) -> None:
     """`coach sessions` printed the start in UTC and "judged, with assertions" while the
     Sessions view showed the learner's local time and "judged with assertions" (two
@@ -306,24 +307,18 @@ def test_the_terminal_says_a_session_as_the_window_does(
     from coach_gui.services.review import SessionSummary
     from coach_gui.ui.review.sessions_view import SessionsTableModel  # the window's own table
 
-    monkeypatch.setenv("TZ", "Asia/Kathmandu")  # UTC+05:45: no whole-hour slip hides
-    time.tzset()
-    try:
-        _configure(coach_home, gemini.url)
-        _set_key(monkeypatch, capsys)
-        answers = tmp_path / "answers.json"
-        answers.write_text(json.dumps(["It is slow because each step is slight.", "No idea."]))
-        code, _, err = _coach(capsys, "practice", "natural-selection", "--answers", str(answers))
-        assert code == 0, err
-        code, sessions, _ = _coach(capsys, "sessions", "--json")
-        (row,) = sessions["sessions"]
-        code, text, _ = _coach(capsys, "sessions")
-        started = datetime.fromisoformat(row["started_at"]).astimezone()
-        assert text.startswith(f"{started:%Y-%m-%d %H:%M}  Natural selection  2 answers, ")
-        assert "[judged with assertions]" in text
-        summary = SessionSummary(**{**row, "bound_trace_ids": tuple(row["bound_trace_ids"])})
-        window = [SessionsTableModel._cell(summary, column) for column in (0, 5)]
-        assert window == [f"{started:%Y-%m-%d %H:%M}", "judged with assertions"]
-    finally:
-        monkeypatch.delenv("TZ")
-        time.tzset()
+    _configure(coach_home, gemini.url)
+    _set_key(monkeypatch, capsys)
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(["It is slow because each step is slight.", "No idea."]))
+    code, _, err = _coach(capsys, "practice", "natural-selection", "--answers", str(answers))
+    assert code == 0, err
+    code, sessions, _ = _coach(capsys, "sessions", "--json")
+    (row,) = sessions["sessions"]
+    code, text, _ = _coach(capsys, "sessions")
+    started = datetime.fromisoformat(row["started_at"]).astimezone()
+    assert text.startswith(f"{started:%Y-%m-%d %H:%M}  Natural selection  2 answers, ")
+    assert "[judged with assertions]" in text
+    summary = SessionSummary(**{**row, "bound_trace_ids": tuple(row["bound_trace_ids"])})
+    window = [SessionsTableModel._cell(summary, column) for column in (0, 5)]
+    assert window == [f"{started:%Y-%m-%d %H:%M}", "judged with assertions"]
