@@ -7,7 +7,6 @@ import ipaddress
 import os
 import socket
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -146,12 +145,7 @@ def _trash_in(data_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def in_kathmandu() -> Iterator[None]:
     """The learner at UTC+05:45 (no whole-hour slip hides); the zone put back after."""
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "Asia/Kathmandu"
-    time.tzset()
-    yield
-    if old is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
+    from time_zone import learner_in
+
+    with learner_in("Asia/Kathmandu"):
+        yield

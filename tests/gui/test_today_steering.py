@@ -12,7 +12,6 @@ import os
 import re
 import socket
 import sqlite3
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,6 +29,7 @@ from fakes.gemini_server import (
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
+from time_zone import learner_in
 from visible_text import assert_learner_words
 
 from coach_gui.bootstrap import AppContext, build_context
@@ -58,15 +58,8 @@ BY_FILE = [
 @pytest.fixture(autouse=True)
 def learner_in_utc() -> Iterator[None]:
     """The learner's day runs midnight to midnight UTC (the burial's end, "today")."""
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        os.environ.pop("TZ", None)
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
+    with learner_in("UTC"):
+        yield
 
 
 def _dead_port() -> int:
