@@ -37,6 +37,9 @@ ANSWERS = [
 # The window's sizes: the smallest it must hold at, and a small laptop's at 1.5x (a
 # 1280x1024 screen), at which the views used to hide behind the toolbar's chevron.
 SIZES = {"1024x640": (1024, 640), "800x600": (800, 600)}
+# The end-of-session summary must not grow the window past a 1440x900 screen at 1.5x
+# (960x600 logical pixels, less openbox's title bar): issue 33, item 8.
+SUMMARY_SCREEN = (960, 560)
 Visit = Callable[[str, "QWidget"], None]
 
 
@@ -133,8 +136,8 @@ def _answer_box(window: QWidget) -> QWidget | None:
 
 def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) -> None:
     """The main window (at `size`, or its first-run size) on each view: Today, Notes,
-    Practice (before a session, answering, judged), Sent to judge, Sessions, Gaps by note
-    Judge consistency (a past report shown) and Statistics."""
+    Practice (before a session, answering, judged, the session's summary), Sent to judge,
+    Sessions, Gaps by note, Judge consistency (a past report shown) and Statistics."""
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
@@ -171,6 +174,11 @@ def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) ->
                 visit("practice-answering", window)
                 QTest.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
                 settle(app)
+        if view == "practice":
+            visit(view, window)  # judged
+            window.practice.finish()  # the summary, its missed key points listed
+            settle(app)
+            view = "practice-summary"
         if view == "evals" and window.views.evals.history.count():
             window.views.evals.history.setCurrentRow(0)  # the past report, shown
             settle(app)
@@ -251,6 +259,8 @@ def probe(app: QApplication) -> dict[str, list[str]]:
         def visit(name: str, widget: QWidget) -> None:
             faults = layout_faults(widget)
             too_big = fits(widget, 1024, 640)
+            if name == "practice-summary":  # a 1440x900 screen at 1.5x, less a title bar
+                too_big = too_big or fits(widget, *SUMMARY_SCREEN)
             found[f"{name}{tag}"] = [*faults, too_big] if too_big else faults
 
         return visit

@@ -35,7 +35,8 @@ from coach_gui.ui.settings.settings_dialog import SettingsDialog
 from coach_gui.ui.shell.main_window import MainWindow
 
 PROBE = Path(__file__).with_name("layout_probe.py")
-VIEWS = ("today", "notes", "practice", "sent", "sessions", "gaps", "evals", "stats")
+VIEWS = ("today", "notes", "practice", "practice-summary", "sent", "sessions", "gaps", "evals",
+         "stats")  # fmt: skip
 DIALOGS = ("settings", "welcome", "payload-review", "shortcuts", "data-locations",
            "privacy-summary", "model-download")  # fmt: skip
 EXPECTED = {f"{v} at {s}" for v in VIEWS for s in SIZES} | {f"dialog-{d}" for d in DIALOGS}
