@@ -86,7 +86,7 @@ def main() -> None:
     os.environ["COACH_CONFIG"] = str(root / "coach.config.json")
     app = QApplication([])
 
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.ui.practice.practice_pane import Phase, PracticePane
 
     sent: list[float] = []
@@ -106,7 +106,7 @@ def main() -> None:
         context = build_context()
         entry = context.notes.load().find("natural-selection")
         assert entry is not None
-        pane = PracticePane(context)
+        pane = PracticePane(use_cases(context).practice)
         pane.resize(900, 640)
         pane.show()
         paints = PaintClock(pane.view.challenge_view)

@@ -48,12 +48,12 @@ def run(count: int) -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_cases
     from coach_gui.ui.kit.tasks import wait_for_all
     from coach_gui.ui.shell.main_window import MainWindow
 
     app = QApplication(["coach-bench"])
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     window.resize(1120, 720)
     ready = QEventLoop()
     window.search_ready.connect(ready.quit)

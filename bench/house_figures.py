@@ -51,6 +51,10 @@ def print_top_floor(spans: list[tuple[int, str]]) -> None:
           f"(from {len({p.split(' -> ')[0] for p in past})} modules)")  # fmt: skip
     for line in past:
         print(f"          {line}")
+    reaching = house_shape.window_reaching_for_the_app(PACKAGE)
+    print(f"  window modules naming the app context or the ports (types too): {len(reaching)}")
+    for line in reaching:
+        print(f"          {line}")
 
 
 def main() -> None:

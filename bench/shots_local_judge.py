@@ -27,7 +27,7 @@ def shoot(folder: Path, scale: str) -> None:
     from PySide6.QtWidgets import QApplication, QLabel
     from shots_preview import _palette
 
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.ui.settings.privacy_controls import PrivacyControls
     from coach_gui.ui.settings.settings_dialog import SettingsDialog
     from coach_gui.ui.shell.help_dialogs import privacy_summary_html
@@ -40,7 +40,7 @@ def shoot(folder: Path, scale: str) -> None:
         app.setPalette(_palette(theme == "dark", QPalette, QColor))
         privacy = PrivacyControls(context.config, context.config_path)
         settings = SettingsDialog(context.config, context.config_path)
-        welcome = WelcomeDialog(context, privacy)
+        welcome = WelcomeDialog(use_cases(context), privacy)
         summary = QLabel(privacy_summary_html(context.config))
         summary.setWordWrap(True)
         summary.setFixedWidth(560)

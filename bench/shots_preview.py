@@ -211,7 +211,7 @@ def practice_pane(
     from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 
     from coach_gui.adapters.secrets import KeyStore
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.ui.practice.practice_pane import PracticePane
 
     with FakeOllama() as ollama, FakeGemini(api_keys={key}) as gemini:
@@ -228,7 +228,7 @@ def practice_pane(
         context = build_context()
         entry = context.notes.load().find(note)
         assert entry is not None
-        pane = PracticePane(context)
+        pane = PracticePane(use_cases(context).practice)
         pane.resize(*size)
         pane.show()
         pane.start(entry.note)

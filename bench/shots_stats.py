@@ -73,7 +73,7 @@ def shoot(folder: Path, scale: str) -> None:
     from layout_probe import settle
     from shots_preview import _palette
 
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_cases
     from coach_gui.ui.kit import window_state
     from coach_gui.ui.shell.main_window import MainWindow
 
@@ -84,7 +84,7 @@ def shoot(folder: Path, scale: str) -> None:
 
     def walk(tag: str, seeded: bool) -> None:
         window_state.window_settings().clear()
-        window = MainWindow(build_context())
+        window = MainWindow(build_cases())
         for size_name, size in SIZES.items():
             window.resize(*size)
             window.show()
@@ -133,7 +133,7 @@ def big(notes_count: int = 10_000, attempts: int = 100_000) -> None:
     from PySide6.QtWidgets import QApplication
 
     from coach_gui.adapters.journal.database import Journal
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.ui.schedule.stats_view import StatsView
 
     app = QApplication([])
@@ -149,7 +149,7 @@ def big(notes_count: int = 10_000, attempts: int = 100_000) -> None:
     os.environ["COACH_NOW"] = "2026-11-01T09:00:00+00:00"  # bench_today's NOW
     for run in ("first (the memory cache built from history)", "again (cache up to date)"):
         context = build_context()
-        view = StatsView(context, notes.get, lambda: [])
+        view = StatsView(use_cases(context).schedule, notes.get, lambda: [])
         view.resize(1120, 720)
         began = time.perf_counter()
         view.show()

@@ -46,7 +46,7 @@ def shoot(folder: Path, scale: str) -> None:
     data["judge"]["enabled"] = False
     config.write_text(json.dumps(data), encoding="utf-8")
 
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.operations.schedule import hold
     from coach_gui.ui.shell.main_window import MainWindow
 
@@ -57,7 +57,7 @@ def shoot(folder: Path, scale: str) -> None:
     assert struggle is not None and domestication is not None
     hold(context, struggle.note, "bury", assertion=struggle.note.core_assertions[0])
     hold(context, domestication.note, "suspend")
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     window.resize(1120, 720)
     window.show()
     settle(app, 1.0)

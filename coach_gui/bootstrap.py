@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from coach_gui.domain.local_servers import Candidate, FoundServer
     from coach_gui.domain.notes import KnowledgeBaseSnapshot
     from coach_gui.domain.sync_pairing import Pairing
+    from coach_gui.operations.cases import UseCases
     from coach_gui.operations.keys import Keys
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
@@ -494,6 +495,28 @@ def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
         ids_file=data / "note-ids" / f"{vault_key(kb)}.json",  # never inside the vault
         deleted_file=data / "deleted-notes" / f"{vault_key(kb)}.json",  # to undo a delete
     )
+
+
+def use_cases(context: AppContext) -> UseCases:
+    """The window's use cases over `context`, each given the ports it needs (issue 35)."""
+    from coach_gui.operations import cases
+
+    return cases.UseCases(
+        practice=cases.Practice(context),
+        review=cases.Review(context),
+        notes=cases.Notes(context),
+        settings=cases.Settings(context),
+        keys=context.gemini_keys(),
+        schedule=cases.Schedule(context),
+        sync=cases.Sync(context),
+        evals=cases.Evals(context),
+        _resources=context,
+    )
+
+
+def build_cases(*, seed: bool = True) -> UseCases:
+    """`use_cases` over a context built as `build_context` builds it."""
+    return use_cases(build_context(seed=seed))
 
 
 def build_context(*, seed: bool = True) -> AppContext:

@@ -13,6 +13,10 @@ from pathlib import Path
 ENTRY_POINTS = ("cli", "ui.shell.app", "__main__", "")
 FACES = ("ui", "commands")
 PAST_OPERATIONS = ("services", "adapters", "bootstrap")
+# The window is given the use cases (operations/cases.py) and nothing else: no module of it
+# names the app context or the ports' protocols, not even for its types.
+WINDOW = "ui"
+THE_APP = ("bootstrap", "operations.app")
 
 
 def module_name(package: Path, path: Path) -> str:
@@ -140,6 +144,33 @@ def past_operations(package: Path, graph: dict[str, set[str]]) -> list[str]:
         if name.startswith(faces) and name not in doors
         for target in targets
         if target.startswith(past)
+    )
+
+
+def every_import(package: Path, path: Path) -> set[str]:
+    """Every module name `path` imports, at run time or for its types."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def window_reaching_for_the_app(package: Path) -> list[str]:
+    """`window module -> module` for each import, even a type-only one, of the app
+    context or of the ports by a module of the window (its entry point aside)."""
+    prefix = package.name + "."
+    doors = {prefix + e for e in ENTRY_POINTS if e}
+    the_app = tuple(prefix + a for a in THE_APP)
+    return sorted(
+        f"{name.removeprefix(prefix)} -> {target.removeprefix(prefix)}"
+        for name, path in modules(package).items()
+        if name.startswith(prefix + WINDOW + ".") and name not in doors
+        for target in every_import(package, path)
+        if target in the_app
     )
 
 

@@ -1,6 +1,7 @@
 """What an operation asks of the app: the ports, built by `bootstrap.AppContext` (the
-composition root), which satisfies this protocol. Operations never build an adapter; the
-type checker holds `AppContext` to this shape wherever the window or a command hands it in."""
+composition root), which satisfies these protocols. Operations never build an adapter;
+each is typed on the small set of ports it uses, and the type checker holds `AppContext`
+to every set wherever bootstrap hands it in."""
 
 from __future__ import annotations
 
@@ -57,58 +58,86 @@ class Outbox(Protocol):
 class JudgeWithCheck(ClosableJudge, ConnectionTester, Protocol): ...
 
 
-class App(Protocol):
+# --- the ports, in the small sets each operation asks for (issue 35) --------------------
+# An operation is typed on the set it uses, so the type checker holds it to those ports;
+# the use cases (operations/cases.py) are built with the sets their operations need.
+
+
+class HasConfig(Protocol):
     @property
     def config(self) -> Config: ...
 
-    @property
-    def config_path(self) -> Path: ...
 
+class HasClock(Protocol):
+    @property
+    def clock(self) -> Clock: ...
+
+
+class HasNotes(Protocol):
     @property
     def notes(self) -> NoteStore: ...
+
+
+class HasTraces(Protocol):
+    def traces(self) -> TraceJournal: ...
+
+
+class HasScheduler(Protocol):
+    def scheduler(self) -> AssertionScheduler: ...
+
+
+class HasJudge(Protocol):
+    def judge(
+        self, *, enabled: bool | None = None, live: bool = False, provider: str | None = None
+    ) -> JudgeWithCheck: ...
+
+
+class HasSigningKeys(Protocol):
+    def eval_journal(self) -> EvalJournal: ...
+
+    def signing_keys(self) -> EvalKeys: ...
+
+
+class ReviewPorts(HasNotes, HasTraces, HasScheduler, Protocol):
+    """Sessions, gaps and what was sent (operations/review.py)."""
+
+    def outbox(self) -> Outbox: ...
+
+
+class SchedulePorts(HasClock, HasScheduler, Protocol):
+    """Today, holds, undo, statistics and the optimizer (today, schedule, optimize)."""
+
+
+class JudgingPorts(HasConfig, HasClock, HasNotes, HasTraces, HasJudge, Protocol):
+    """Answers kept unjudged, judged now (operations/judging.py)."""
+
+    def verdict_journal(self) -> VerdictJournal: ...
+
+
+class PracticePorts(HasClock, HasTraces, HasJudge, Protocol):
+    """A session from opening to seal (operations/practice.py)."""
 
     @property
     def privacy(self) -> LivePrivacy:
         """The switches as they are now (DESIGN §1)."""
         ...
 
-    @property
-    def clock(self) -> Clock: ...
-
-    @property
-    def journal_path(self) -> Path: ...
-
-    def traces(self) -> TraceJournal: ...
-
     def session_journal(self) -> SessionJournal: ...
-
-    def verdict_journal(self) -> VerdictJournal: ...
-
-    def eval_journal(self) -> EvalJournal: ...
-
-    def outbox(self) -> Outbox: ...
-
-    def signing_keys(self) -> EvalKeys: ...
-
-    def backups(self) -> BackupFolder: ...
-
-    def journal_held(self) -> AbstractContextManager[None]: ...
-
-    def restore_journal(
-        self, source: Path, refuse: Callable[[TraceJournal], str | None]
-    ) -> Restored: ...
 
     def ollama_client(self) -> LocalModelServer: ...
 
     def tier1(self) -> ClosableTier1: ...
 
-    def key_store(self) -> KeyVault: ...
 
-    def judge(
-        self, *, enabled: bool | None = None, live: bool = False, provider: str | None = None
-    ) -> JudgeWithCheck: ...
+class EvalPorts(HasConfig, HasClock, HasTraces, HasJudge, HasSigningKeys, Protocol):
+    """The paired eval and its reports (operations/evals.py)."""
 
-    def scheduler(self) -> AssertionScheduler: ...
+    @property
+    def config_path(self) -> Path: ...
+
+
+class SyncPorts(HasConfig, HasClock, Protocol):
+    """The sync folder (operations/sync.py)."""
 
     def device(self) -> tuple[str, str]:
         """(id, name) of this installation as sync knows it."""
@@ -122,6 +151,10 @@ class App(Protocol):
         """This computer's signing key pair for sync (the private half in the keyring)."""
         ...
 
+
+class VerifyPorts(HasTraces, HasSigningKeys, Protocol):
+    """Every seal checked, and where records came from (operations/verify.py)."""
+
     def record_origin(self, record_id: str) -> tuple[str, str] | None: ...
 
     def sync_sources(self) -> list[tuple[str, str, dict[str, int]]]:
@@ -133,12 +166,44 @@ class App(Protocol):
         ...
 
 
-def notes_by_id(app: App) -> NoteLookup:
+class BackupPorts(Protocol):
+    """The journal's copies (operations/backups.py)."""
+
+    @property
+    def journal_path(self) -> Path: ...
+
+    def backups(self) -> BackupFolder: ...
+
+    def journal_held(self) -> AbstractContextManager[None]: ...
+
+    def restore_journal(
+        self, source: Path, refuse: Callable[[TraceJournal], str | None]
+    ) -> Restored: ...
+
+
+class App(
+    ReviewPorts,
+    SchedulePorts,
+    JudgingPorts,
+    PracticePorts,
+    EvalPorts,
+    SyncPorts,
+    VerifyPorts,
+    BackupPorts,
+    Protocol,
+):
+    """Every port: what `bootstrap.AppContext` provides and the terminal's commands are
+    given (the window is given use cases instead)."""
+
+    def key_store(self) -> KeyVault: ...
+
+
+def notes_by_id(app: HasNotes) -> NoteLookup:
     """The notes as they are in the folder now, by id."""
     return note_catalogue(app)[0]
 
 
-def note_catalogue(app: App) -> tuple[NoteLookup, list[NoteEntry]]:
+def note_catalogue(app: HasNotes) -> tuple[NoteLookup, list[NoteEntry]]:
     """The notes as they are in the folder now: by id, and every one of them."""
     entries = list(app.notes.load().notes)
     notes = {entry.note.id: entry.note for entry in entries}
@@ -147,7 +212,7 @@ def note_catalogue(app: App) -> tuple[NoteLookup, list[NoteEntry]]:
 
 @contextmanager
 def judge_for(
-    app: App, judge: ClosableJudge | None = None, *, live: bool = False
+    app: HasJudge, judge: ClosableJudge | None = None, *, live: bool = False
 ) -> Iterator[ClosableJudge]:
     """`judge` when the caller built one (and closes it), else one built here and closed
     after. `live`: the window's judge, reading the switches at every request."""

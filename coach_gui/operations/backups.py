@@ -7,7 +7,7 @@ from pathlib import Path
 
 from coach_gui.domain.backups import Restored
 from coach_gui.domain.errors import JournalError
-from coach_gui.operations.app import App
+from coach_gui.operations.app import BackupPorts
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.verify import verify
 
@@ -19,7 +19,7 @@ class BackedUp:
     kept: list[Path]  # every backup in the folder now, newest first
 
 
-def back_up(app: App) -> BackedUp:
+def back_up(app: BackupPorts) -> BackedUp:
     """Copy the journal into the backups folder now (SQLite's online backup, safe while
     Coach runs); only the newest `journal.keepBackups` are kept."""
     if not app.journal_path.is_file():
@@ -41,7 +41,7 @@ def why_not_restore(traces: SessionReader) -> str | None:
     )
 
 
-def restore(app: App, source: Path) -> Restored:
+def restore(app: BackupPorts, source: Path) -> Restored:
     """Replace the journal with `source` once it checks out (an SQLite file that passes
     its integrity check, a schema no newer than this Coach's, every sealed trace
     verifying); the journal it replaces is kept in the backups folder."""

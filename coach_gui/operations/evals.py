@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from coach_gui.config import local_model_name
 from coach_gui.domain.evals import EvalReport
-from coach_gui.operations.app import App, judge_for
+from coach_gui.operations.app import EvalPorts, judge_for
 from coach_gui.operations.judging import cancelling
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
 from coach_gui.services.evals import AssertionsSwitchedOff as AssertionsSwitchedOff  # for faces
@@ -39,7 +39,7 @@ class PastRun:
     verify_detail: str
 
 
-def judged_sessions(app: App, limit: int = 200) -> list[JudgedSession]:
+def judged_sessions(app: EvalPorts, limit: int = 200) -> list[JudgedSession]:
     """Sessions with at least one judged answer, newest first."""
     return [
         JudgedSession(s.session_id, s.started_at, s.note_title, s.items - s.pending)
@@ -49,14 +49,14 @@ def judged_sessions(app: App, limit: int = 200) -> list[JudgedSession]:
 
 
 def eval_items(
-    app: App, *, session_ids: Sequence[str] | None = None, last: int | None = None
+    app: EvalPorts, *, session_ids: Sequence[str] | None = None, last: int | None = None
 ) -> list[EvalItem]:
     """The judged answers to take (EvalRefused when there are none)."""
     return judged_items(app.traces(), session_ids=session_ids, last=last)
 
 
 def run(
-    app: App,
+    app: EvalPorts,
     items: Sequence[EvalItem],
     *,
     repeats: int,
@@ -90,7 +90,7 @@ def run(
 
 
 def compare_judges(
-    app: App,
+    app: EvalPorts,
     items: Sequence[EvalItem],
     *,
     repeats: int,
@@ -124,7 +124,7 @@ def compare_judges(
         )
 
 
-def past_runs(app: App, limit: int = 50) -> list[PastRun]:
+def past_runs(app: EvalPorts, limit: int = 50) -> list[PastRun]:
     """Recorded reports, newest first, each with its verify status."""
     journal, keys = app.eval_journal(), app.signing_keys()
     found: list[PastRun] = []

@@ -12,7 +12,7 @@ from coach_gui.domain.judge_errors import JudgeCancelled
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.tier2 import Tier2Payload
 from coach_gui.domain.verdicts import JudgeResponse
-from coach_gui.operations.app import App, judge_for, notes_by_id
+from coach_gui.operations.app import JudgingPorts, judge_for, notes_by_id
 from coach_gui.services.judge_later import JUDGE_BATCH, JudgePendingReport, judge_pending
 from coach_gui.services.ports.judge import ClosableJudge, Judge
 from coach_gui.services.practice_settings import judge_sampling
@@ -40,7 +40,7 @@ class _CountingJudge:
             self._progress(min(self.done, self._total), self._total, "Judging…")
 
 
-def pending_count(app: App) -> int:
+def pending_count(app: JudgingPorts) -> int:
     """How many answers wait to be judged."""
     reader = app.traces()
     return sum(
@@ -51,7 +51,7 @@ def pending_count(app: App) -> int:
 
 
 def judge_pending_answers(
-    app: App,
+    app: JudgingPorts,
     *,
     live: bool = False,
     progress: Progress | None = None,

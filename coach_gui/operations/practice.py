@@ -22,7 +22,7 @@ from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
 from coach_gui.domain.memory import open_gaps, ratings_from_verdict
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import Attempt, Disposition, GapPlan, VerdictRecord
-from coach_gui.operations.app import App, SessionJournal
+from coach_gui.operations.app import PracticePorts, SessionJournal
 from coach_gui.operations.tier1 import Tier1State, check_tier1
 from coach_gui.services.ports.judge import ClosableJudge, Judge
 from coach_gui.services.ports.practice import ClosableTier1
@@ -34,7 +34,7 @@ from coach_gui.services.sealing import recover_open_sessions, seal_session
 JudgeWrapper = Callable[[Judge], Judge]
 
 
-def recover(app: App) -> list[str]:
+def recover(app: PracticePorts) -> list[str]:
     """Seal the sessions a crash left open (as interrupted, with every answer they hold);
     returns their trace ids. Whatever opens the journal calls this first."""
     return recover_open_sessions(app.traces(), app.clock)
@@ -101,7 +101,7 @@ class OpenedPractice:
     run: PracticeRun
     tier1: ClosableTier1 | None
     journal: SessionJournal  # marks the session live until it is sealed
-    app: App
+    app: PracticePorts
     tier1_problem: str | None = None  # why Tier 1 could not even be set up (a bad URL)
     judge_problem: str | None = None  # why answers stay unjudged though the judge is on
     judges: list[ClosableJudge] = field(default_factory=list)  # closed when it ends
@@ -156,7 +156,7 @@ class OpenedPractice:
 
 
 def open_practice(
-    app: App,
+    app: PracticePorts,
     note: Note,
     settings: PracticeSettings,
     *,

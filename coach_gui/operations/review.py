@@ -12,7 +12,7 @@ from coach_gui.domain.session_records import SentRequest
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.verdicts import Assessment, gap_subject
 from coach_gui.files import atomic_write
-from coach_gui.operations.app import App
+from coach_gui.operations.app import ReviewPorts
 from coach_gui.operations.vocabulary import PROBLEM_LABELS
 from coach_gui.services.ports.sealing import SessionReader
 from coach_gui.services.review import (
@@ -59,35 +59,35 @@ SENT_SHOWN = 1000  # rows of the outbox the Sent-to-judge view lists
 _NOTES_READ = 200  # notes whose sessions are read at once for `open_gaps`
 
 
-def sessions(app: App, *, limit: int | None, offset: int = 0) -> list[SessionSummary]:
+def sessions(app: ReviewPorts, *, limit: int | None, offset: int = 0) -> list[SessionSummary]:
     """Sessions newest first, a page at a time (`limit=None`: all of them)."""
     return list_sessions(app.traces(), limit=limit, offset=offset)
 
 
-def find_session(app: App, record_id: str) -> str | None:
+def find_session(app: ReviewPorts, record_id: str) -> str | None:
     """The session a session id or trace id names, or None."""
     found = app.traces().find(record_id)
     return found[0] if found is not None else None
 
 
-def gaps(app: App, session_id: str | None = None) -> GapReport:
+def gaps(app: ReviewPorts, session_id: str | None = None) -> GapReport:
     """The gaps of one session, or of every session."""
     return gap_report(app.traces(), session_id)
 
 
-def note_of_session(app: App, session_id: str) -> str | None:
+def note_of_session(app: ReviewPorts, session_id: str) -> str | None:
     """The id of the note a session practised."""
     found = app.traces().records_for([session_id])
     return found[0].session.note_id if found else None
 
 
-def gap_board(app: App, note: Note) -> NoteGaps:
+def gap_board(app: ReviewPorts, note: Note) -> NoteGaps:
     """The gap board of `note`: its open gaps and its progress, from its own sessions."""
     scheduler = app.scheduler()
     return note_gaps(note, scheduler.history([note.id]), scheduler.undone([note.id]))
 
 
-def open_gaps(app: App, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
+def open_gaps(app: ReviewPorts, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
     """The open gaps of the notes in the folder now (of `note_ids` among them, if given),
     by the rule Today and the gap board read (ADR 0023)."""
     scheduler = app.scheduler()
@@ -105,7 +105,7 @@ def open_gaps(app: App, note_ids: Sequence[str] | None = None) -> list[OpenGap]:
     return found
 
 
-def sent_to_judge(app: App, limit: int = SENT_SHOWN) -> list[SentRequest]:
+def sent_to_judge(app: ReviewPorts, limit: int = SENT_SHOWN) -> list[SentRequest]:
     """Every request sent to the judge, the most recent first, exactly as it left, with
     the note and session whose answers it carried."""
     return app.outbox().sent(limit=limit)

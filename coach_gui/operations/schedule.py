@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.schedule_control import HoldAction, ScheduleHold
-from coach_gui.operations.app import App
+from coach_gui.operations.app import SchedulePorts
 from coach_gui.operations.today import learners_day_offset
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.scheduler import UndoneReview
@@ -21,39 +21,43 @@ from coach_gui.services.stats import timeline as compute_timeline
 
 
 def statistics(
-    app: App, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
+    app: SchedulePorts, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
 ) -> Statistics:
     """Every figure of the statistics view, in the learner's own days."""
     return compute_statistics(app.scheduler(), notes, catalogue, utc_offset=learners_day_offset())
 
 
-def timeline(app: App, note_id: str, digest: str) -> list[TimelineEntry]:
+def timeline(app: SchedulePorts, note_id: str, digest: str) -> list[TimelineEntry]:
     """Every review of one assertion, oldest first (undone ones marked)."""
     return compute_timeline(app.scheduler(), note_id, digest, utc_offset=learners_day_offset())
 
 
-def undo_last_review(app: App, expected_session: str | None = None) -> UndoneReview | None:
+def undo_last_review(
+    app: SchedulePorts, expected_session: str | None = None
+) -> UndoneReview | None:
     """Take back the latest review (None: nothing to undo, or the latest is no longer
     `expected_session`'s, the one the learner was shown). Its records stay."""
     return app.scheduler().undo_last_review(expected_session)
 
 
-def redo_review(app: App, expected_session: str | None = None) -> UndoneReview | None:
+def redo_review(app: SchedulePorts, expected_session: str | None = None) -> UndoneReview | None:
     """Count again the review undone last (None: nothing undone, or not the one shown)."""
     return app.scheduler().redo_last_undo(expected_session)
 
 
-def last_review(app: App) -> UndoneReview | None:
+def last_review(app: SchedulePorts) -> UndoneReview | None:
     """What Undo would take back now."""
     return app.scheduler().last_review()
 
 
-def last_undone(app: App) -> UndoneReview | None:
+def last_undone(app: SchedulePorts) -> UndoneReview | None:
     """What Redo would count again now (`at`: when that review was made)."""
     return app.scheduler().last_undone()
 
 
-def hold(app: App, note: Note, action: HoldAction, *, assertion: str | None = None) -> ScheduleHold:
+def hold(
+    app: SchedulePorts, note: Note, action: HoldAction, *, assertion: str | None = None
+) -> ScheduleHold:
     """Suspend, bury (until the learner's next day) or resume a note or one assertion."""
     return app.scheduler().hold(note, action, assertion=assertion, utc_offset=learners_day_offset())
 
@@ -72,7 +76,7 @@ class KeyPoint:
     lapses: int
 
 
-def key_points(app: App, notes: NoteLookup) -> list[KeyPoint]:
+def key_points(app: SchedulePorts, notes: NoteLookup) -> list[KeyPoint]:
     """Every key point with a memory, by note title then place in the note (read after
     `statistics`, which brings the memory up to date). One read of every memory row (all
     are due before the end of time), not one per note: 10,000 notes are one query."""

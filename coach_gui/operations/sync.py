@@ -8,7 +8,7 @@ from collections.abc import Callable
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.sync import SyncError, SyncReport
 from coach_gui.domain.sync_pairing import Pairing, fingerprint
-from coach_gui.operations.app import App
+from coach_gui.operations.app import SyncPorts
 from coach_gui.services.ports.sync import SyncKey
 from coach_gui.services.sync import pair, sync_now
 
@@ -22,7 +22,7 @@ class SyncOff(SyncError):
     """No sync folder is chosen."""
 
 
-def _key(app: App) -> SyncKey:
+def _key(app: SyncPorts) -> SyncKey:
     """This computer's signing key, made on first use; SyncError when the keyring does not
     give it (every segment must be signed, so nothing is written without it)."""
     key = app.sync_key()
@@ -38,12 +38,12 @@ def _key(app: App) -> SyncKey:
     return key
 
 
-def own_fingerprint(app: App) -> str:
+def own_fingerprint(app: SyncPorts) -> str:
     """This computer's fingerprint, which the other computers show when pairing it."""
     return fingerprint(_key(app).public_key())
 
 
-def sync(app: App, *, stop: Callable[[], bool] = lambda: False) -> SyncReport:
+def sync(app: SyncPorts, *, stop: Callable[[], bool] = lambda: False) -> SyncReport:
     """Import this computer's and the paired computers' new records and export this one's;
     the status, with the computers waiting to be paired. `stop`: stop between two
     segments (quitting). Raises SyncOff when no folder is chosen and SyncError when it
@@ -64,7 +64,7 @@ def sync(app: App, *, stop: Callable[[], bool] = lambda: False) -> SyncReport:
     )
 
 
-def pair_computer(app: App, wanted: str, *, trust: bool = True) -> Pairing:
+def pair_computer(app: SyncPorts, wanted: str, *, trust: bool = True) -> Pairing:
     """Pair the computer whose fingerprint (or device id) is `wanted`, or (not `trust`)
     forget the paired one it names. Raises SyncOff / SyncError saying what to do."""
     root = app.config.sync.path()

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.practice import GapPlan
-from coach_gui.operations.app import App
+from coach_gui.operations.app import SchedulePorts
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.scheduler import Today
 
@@ -35,7 +35,7 @@ def learners_day_offset() -> timedelta:
 
 
 def today(
-    app: App,
+    app: SchedulePorts,
     notes: NoteLookup,
     *,
     rebuild: bool = False,
@@ -51,7 +51,7 @@ def today(
 
 
 def today_with_plans(
-    app: App, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
+    app: SchedulePorts, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
 ) -> tuple[Today, list[DuePractice]]:
     """What is due (then today's new notes), and for each note the plan its session will
     be sealed with."""

@@ -10,14 +10,17 @@ from typing import Any
 
 from coach_gui.domain.sync import device_label, shown
 from coach_gui.domain.sync_pairing import paired
-from coach_gui.operations.app import App
+from coach_gui.operations.app import VerifyPorts
 from coach_gui.services.verify import LogSummary as LogSummary  # re-exported for the faces
 from coach_gui.services.verify import VerifyReport, verify
 from coach_gui.services.verify import VerifyTargetNotFound as VerifyTargetNotFound  # re-exported
 
 
 def verify_journal(
-    app: App, target_id: str | None = None, *, on_progress: Callable[[int, int], None] | None
+    app: VerifyPorts,
+    target_id: str | None = None,
+    *,
+    on_progress: Callable[[int, int], None] | None,
 ) -> VerifyReport:
     """The whole journal, or one trace, session or eval run; raises VerifyTargetNotFound."""
     report = verify(
@@ -40,7 +43,7 @@ def verify_journal(
     return dataclasses.replace(report, first_failure=named)
 
 
-def sources(app: App) -> list[dict[str, Any]]:
+def sources(app: VerifyPorts) -> list[dict[str, Any]]:
     """Each computer records came from through sync: how many, the pairing in force, and
     how many came since it was made (only those were checked against its key: records
     from before pairing existed, or from under an earlier pairing, are kept and said to

@@ -141,12 +141,12 @@ def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) ->
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_cases
     from coach_gui.ui.kit import window_state
     from coach_gui.ui.shell.main_window import MainWindow
 
     window_state.window_settings().clear()  # each window opens at its first-run size
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     if size is not None:
         window.resize(*size)
     window.show()
@@ -199,7 +199,7 @@ def walk_views(app: QApplication, size: tuple[int, int] | None, visit: Visit) ->
 def walk_dialogs(app: QApplication, visit: Visit) -> None:
     """Settings, the Welcome, the payload review, Keyboard shortcuts, Where my data lives,
     the privacy summary and the model download, each over the main window."""
-    from coach_gui.bootstrap import build_context
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.domain.tier2 import tier2_payload
     from coach_gui.ui.practice.model_download import ModelDownloadDialog
     from coach_gui.ui.practice.payload_review import PayloadReviewDialog, PendingReview
@@ -210,7 +210,8 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
     from coach_gui.ui.shell.welcome import WelcomeDialog
 
     context = build_context()
-    window = MainWindow(context)
+    cases = use_cases(context)
+    window = MainWindow(cases)
     window.show()
     settle(app)
     note = next(e.note for e in context.notes.load().notes if e.note.title == "Natural selection")
@@ -224,16 +225,20 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
         "settings": lambda: SettingsDialog(
             window.config_owner, window, keys=context.gemini_keys(),
         ),
-        "welcome": lambda: WelcomeDialog(context, window.privacy, window),
+        "welcome": lambda: WelcomeDialog(cases, window.privacy, window),
         "payload-review": lambda: PayloadReviewDialog(
             PendingReview(payload, "gemini-2.5-flash"), window
         ),
         "shortcuts": lambda: help_dialogs.ShortcutsDialog(
             [*help_dialogs.shortcut_rows(keys), *PRACTICE_KEYS], window
         ),
-        "data-locations": lambda: help_dialogs.show_data_locations(window, context),
+        "data-locations": lambda: help_dialogs.show_data_locations(
+            window, cases.settings.places()
+        ),
         "privacy-summary": lambda: help_dialogs.show_privacy_summary(window, window.privacy),
-        "model-download": lambda: ModelDownloadDialog.for_context(context, window),
+        "model-download": lambda: ModelDownloadDialog.for_server(
+            cases.practice.local_server, window
+        ),
     }  # fmt: skip
     for name, build in dialogs.items():
         dialog = build()

@@ -12,8 +12,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
-from test_practice_judged import WAIT_MS, configure, natural_selection, servers  # noqa: F401
+from test_practice_judged import WAIT_MS, configure, servers  # noqa: F401
 
+from coach_gui.bootstrap import use_cases
 from coach_gui.ui.practice.practice_pane import Phase
 from coach_gui.ui.settings.settings_dialog import SettingsDialog
 from coach_gui.ui.shell.main_window import MainWindow
@@ -22,7 +23,7 @@ ALT = Qt.KeyboardModifier.AltModifier
 
 
 def opened(qtbot: QtBot, ollama: FakeOllama, gemini: FakeGemini) -> MainWindow:
-    window = MainWindow(configure(ollama, gemini, enabled=False))
+    window = MainWindow(use_cases(configure(ollama, gemini, enabled=False)))
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
@@ -38,7 +39,7 @@ def test_alt_n_with_next_disabled_types_nothing_in_the_answer(
     window = opened(qtbot, *servers)
     pane = window.practice
     window.views.show_practice()
-    pane.start(natural_selection(window.context))
+    pane.start(window.cases.notes.store.load().find("natural-selection").note)  # type: ignore[union-attr]
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
     box = pane.view.answer_box
     box.setFocus()

@@ -22,7 +22,7 @@ from shots import SHOTS
 from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.practice.practice_pane import Phase
 from coach_gui.ui.practice.verdict_view import VerdictState
@@ -54,7 +54,7 @@ def test_both_services_failing_shows_both_reasons_and_keeps_every_answer(
     failing_servers: tuple[FakeOllama, FakeGemini],
     answer_dialog: Callable[[str], Any],
 ) -> None:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()
@@ -96,7 +96,7 @@ def test_both_services_failing_shows_both_reasons_and_keeps_every_answer(
     assert_learner_words(step="the summary of a session with both failing")
     qtbot.wait(10)
 
-    with sqlite3.connect(window.context.journal_path) as conn:
+    with sqlite3.connect(window.cases.settings.places().journal) as conn:
         kept = [r[0] for r in conn.execute("SELECT answer FROM attempts ORDER BY submitted_at")]
         sealed = conn.execute("SELECT sealed_trace_id FROM sessions").fetchall()
         refusals = conn.execute("SELECT DISTINCT reason_code FROM judge_refusals").fetchall()

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.domain.errors import ConfigError, JournalError
 from coach_gui.domain.tier1_errors import OllamaNotRunning
 from coach_gui.domain.tier2 import tier2_payload
@@ -32,7 +32,7 @@ def window(qtbot: QtBot, answer_dialog: Answer) -> Iterator[MainWindow]:
         if w.isVisible() and w.editor.is_dirty():
             answer_dialog("Discard")
 
-    win = MainWindow(build_context())
+    win = MainWindow(build_cases())
     qtbot.addWidget(win, before_close_func=discard_edits)
     with qtbot.waitSignal(win.notes_listed, timeout=WAIT_MS):
         win.show()
@@ -73,7 +73,7 @@ def test_delete_and_discard_new_note(qtbot: QtBot, window: MainWindow) -> None:
     window.menu_actions.delete.trigger()
     assert seen.wait().title == "Delete note" and seen.answered
     assert {"Alt+M", "Alt+C"} <= keys_of(seen.keys) and seen.clashes == {}
-    assert (Path(window.context.notes.location) / file_name).exists()  # Alt+C: kept
+    assert (Path(window.cases.notes.location) / file_name).exists()  # Alt+C: kept
 
     assert activate(window)
     qtbot.keyClick(window, Qt.Key.Key_N, CTRL)
@@ -136,7 +136,7 @@ def test_the_notes_folder_question(qtbot: QtBot, window: MainWindow, tmp_path: P
     switched: list[bool] = []
     seen = inspect_next_modal("U")
     NotesFolderChooser(
-        window, window.context, window.config_owner, lambda: switched.append(True)
+        window, window.cases.notes, window.config_owner, lambda: switched.append(True)
     ).look_at(folder)
     assert seen.wait().answered
     assert seen.title == "Open notes folder" and seen.clashes == {}

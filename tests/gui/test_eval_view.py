@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.cli import main
 from coach_gui.domain.evals import EvalReport
 from coach_gui.ui.review.eval_view import EvalView
@@ -60,8 +60,8 @@ def gemini(
         yield server
 
 
-def _view(qtbot: QtBot) -> EvalView:
-    view = EvalView(build_context(seed=False), None)
+def _view(qtbot: QtBot, context: AppContext | None = None) -> EvalView:
+    view = EvalView(use_cases(context or build_context(seed=False)).evals, None)
     qtbot.addWidget(view)
     view.resize(1180, 560)
     with qtbot.waitSignals([view.sessions_loaded, view.history_loaded], timeout=WAIT_MS):
@@ -128,11 +128,12 @@ def test_cancel_keeps_what_finished_and_shows_it_as_partial(
 def test_assertions_switched_off_refuses_before_sending(
     qtbot: QtBot, gemini: FakeGemini, answer_dialog: Callable[[str], Any]
 ) -> None:
-    view = _view(qtbot)
-    config = view._context.config
-    view._context.config = config.model_copy(
+    context = build_context(seed=False)
+    config = context.config
+    context.config = config.model_copy(
         update={"judge": config.judge.model_copy(update={"include_assertions": False})}
     )
+    view = _view(qtbot, context)
     view.sessions.item(0).setCheckState(Qt.CheckState.Checked)
     before = len(gemini.requests)
     answer = answer_dialog("OK")
@@ -165,7 +166,7 @@ def test_a_report_comparing_the_two_judges_is_shown_with_their_names_and_agreeme
         concurrency=1, judge_model="local:m vs g", created_at="t", run_nonce="n",
         calls_planned=4, kind="judges",
     )  # fmt: skip
-    view = EvalView(build_context(seed=False), None)
+    view = EvalView(use_cases(build_context(seed=False)).evals, None)
     qtbot.addWidget(view)
     view.show_report(report)
     headers = [view.table.horizontalHeaderItem(c).text() for c in range(3)]
@@ -230,7 +231,7 @@ def test_a_pass_beside_a_zero_pass_rate_says_the_verdict_is_about_consistency(
         concurrency=1, judge_model="g", created_at="t", run_nonce="n", calls_planned=4,
     )  # fmt: skip
     assert report.verdict == "pass"
-    view = EvalView(build_context(seed=False), None)
+    view = EvalView(use_cases(build_context(seed=False)).evals, None)
     qtbot.addWidget(view)
     view.show_report(report)
     cells = {view.table.item(r, 0).text(): view.table.item(r, 1).text()

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QTableWidget
 from pytestqt.qtbot import QtBot
 from visible_text import assert_learner_words
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.domain.errors import JournalError
 from coach_gui.ui.kit import failures
 from coach_gui.ui.shell.main_window import MainWindow
@@ -89,7 +89,7 @@ def test_a_burst_of_unexpected_errors_opens_one_message(qtbot: QtBot, hook: Path
 
 
 def test_help_lists_every_menu_shortcut_and_the_editor_keys(qtbot: QtBot) -> None:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
@@ -113,11 +113,11 @@ def test_help_lists_every_menu_shortcut_and_the_editor_keys(qtbot: QtBot) -> Non
 def test_discarding_a_new_unsaved_note_asks_and_writes_nothing(
     qtbot: QtBot, answer_dialog: Answer
 ) -> None:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
-    folder = Path(window.context.notes.location)
+    folder = Path(window.cases.notes.location)
     before = sorted(p.name for p in folder.iterdir())
     window.menu_actions.new.trigger()
     qtbot.keyClicks(window.editor.title_edit, "Draft")

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from coach_gui import __version__
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.ui.shell.help_dialogs import DataLocationsDialog, about_html
 from coach_gui.ui.shell.main_window import MainWindow
 
@@ -40,7 +40,7 @@ def file_manager() -> Iterator[OpenedUrls]:
 
 
 def open_window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
@@ -113,7 +113,7 @@ def test_where_my_data_lives_names_the_folder_a_deleted_note_really_went_to(
     """Issue 33: it named a "<vault>-trash" folder that did not exist, while the note had
     gone to the system trash."""
     window = open_window(qtbot)
-    store = window.context.notes
+    store = window.cases.notes.store
     entry = store.load().notes[0]
     store.delete(entry.note.id)
     ((what, where),) = named_trash(window)

@@ -21,7 +21,7 @@ from pytestqt.qtbot import QtBot
 from unit.injection_corpus import SAMPLE
 
 from coach_gui.adapters.notes_fs import MarkdownNoteStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_context, use_cases
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.ui.notes.note_editor import NoteEditor
 from coach_gui.ui.practice.practice_pane import Phase, PracticePane
@@ -96,7 +96,7 @@ def test_the_practice_pane_shows_and_keeps_hostile_text(
     with FakeOllama() as ollama:
         ollama.queue_challenge(challenge)
         context = _context(ollama, coach_home, note)
-        pane = PracticePane(context)
+        pane = PracticePane(use_cases(context).practice)
         qtbot.addWidget(pane)
         pane.show()
         try:

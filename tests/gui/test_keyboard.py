@@ -14,7 +14,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.operations.keys import Keys
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.settings.config_owner import ConfigOwner
@@ -31,7 +31,7 @@ def window(qtbot: QtBot, answer_dialog: Answer) -> Iterator[MainWindow]:
         if w.isVisible() and w.editor.is_dirty():
             answer_dialog("Discard")
 
-    win = MainWindow(build_context())
+    win = MainWindow(build_cases())
     qtbot.addWidget(win, before_close_func=discard_edits)
     with qtbot.waitSignal(win.notes_listed, timeout=10_000):
         win.show()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QGroupBox, QScrollArea, QToolButton
 from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context
 from coach_gui.operations import evals
 from coach_gui.operations.review import gap_board
 from coach_gui.services.review import OpenGap, ProgressPoint
@@ -75,7 +75,7 @@ def test_every_view_and_dialog_holds_at_scale(scale: str, tmp_path: Path) -> Non
 @pytest.fixture
 def window(qtbot: QtBot) -> MainWindow:
     KeyStore().set("test-key")  # the status bar's longest privacy line: sent to Gemini
-    win = MainWindow(build_context())
+    win = MainWindow(build_cases())
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.notes_listed, timeout=WAIT_MS):
         win.show()
@@ -133,7 +133,7 @@ def test_the_privacy_line_keeps_every_word_and_the_folder_gives_way(
     assert tier1.width() < tier1.sizeHint().width() and tier1.toolTip()
     where = window.where_label  # narrower than its text now; the whole path is its tooltip
     assert where.width() < where.fontMetrics().horizontalAdvance(where.text())
-    assert where.text().startswith("Notes in ") and where.toolTip() == window.context.notes.location
+    assert where.text().startswith("Notes in ") and where.toolTip() == window.cases.notes.location
 
 
 def _progress_points() -> list[ProgressPoint]:

@@ -21,7 +21,7 @@ from pytestqt.qtbot import QtBot
 from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.config import ConfigError, config_path, load_config
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.practice.practice_view import Phase
@@ -59,7 +59,7 @@ def slow_judge() -> Iterator[FakeGemini]:
 
 @pytest.fixture
 def window(qtbot: QtBot, answer_dialog: Answer) -> Iterator[MainWindow]:
-    win = MainWindow(build_context())
+    win = MainWindow(build_cases())
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.notes_listed, timeout=WAIT_MS):
         win.show()

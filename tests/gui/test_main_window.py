@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters import front_matter
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context, use_cases
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.shell.main_window import MainWindow
 
@@ -27,7 +27,7 @@ def window(qtbot: QtBot, answer_dialog: Answer) -> Iterator[MainWindow]:
         if w.isVisible() and w.editor.is_dirty():  # pytest-qt closes the window after the test
             answer_dialog("Discard")
 
-    win = MainWindow(build_context())
+    win = MainWindow(build_cases())
     qtbot.addWidget(win, before_close_func=discard_edits)
     with qtbot.waitSignal(win.notes_listed, timeout=10_000):
         win.show()
@@ -38,7 +38,7 @@ def window(qtbot: QtBot, answer_dialog: Answer) -> Iterator[MainWindow]:
 
 
 def kb(window: MainWindow) -> Path:
-    return Path(window.context.notes.location)
+    return Path(window.cases.notes.location)
 
 
 def titles(window: MainWindow) -> list[str]:
@@ -291,7 +291,7 @@ def test_unreadable_files_are_listed_and_never_overwritten(
     bad_yaml.write_bytes(b"---\ntitle: [unclosed\n---\nbody\n")
     binary = folder / "picture.md"
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
-    win = MainWindow(context)
+    win = MainWindow(use_cases(context))
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.notes_listed, timeout=10_000):
         win.show()
@@ -323,7 +323,7 @@ def test_a_bomb_a_pipe_and_a_device_link_are_listed_as_unreadable_in_the_window(
     (folder / "laughs.md").write_text("---\ntitle: Laughs\n" + "\n".join(levels) + "\n---\n")
     os.mkfifo(folder / "pipe.md")
     (folder / "zero.md").symlink_to("/dev/zero")
-    win = MainWindow(context)
+    win = MainWindow(use_cases(context))
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.notes_listed, timeout=20_000):
         win.show()
@@ -348,7 +348,7 @@ def test_window_size_splitter_and_last_note_are_remembered(
     sizes = window.splitter.sizes()
     window.close()
 
-    again = MainWindow(build_context())
+    again = MainWindow(build_cases())
     qtbot.addWidget(again)
     with qtbot.waitSignal(again.notes_listed, timeout=10_000):
         again.show()

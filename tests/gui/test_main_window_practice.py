@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.practice.practice_pane import Phase
@@ -57,7 +57,7 @@ def open_window(qtbot: QtBot, answer_dialog: Answer) -> MainWindow:
         if window.isVisible() and window.practice.has_unsubmitted_answer():
             answer_dialog("Discard")
 
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window, before_close_func=settle)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()
@@ -77,7 +77,7 @@ def open_note(qtbot: QtBot, window: MainWindow, title: str) -> None:
 
 
 def rows(window: MainWindow, sql: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(window.context.journal_path) as conn:
+    with sqlite3.connect(window.cases.settings.places().journal) as conn:
         return conn.execute(sql).fetchall()
 
 
@@ -191,7 +191,7 @@ def test_a_note_without_assertions_says_so_and_offers_to_add_them(
     """Issue 14: most vault notes have no core assertions; practice says what that means
     for grading and takes the learner to add some."""
     window = open_window(qtbot, answer_dialog)
-    kb = Path(window.context.notes.location)
+    kb = Path(window.cases.notes.location)
     (kb / "Bare idea.md").write_text("An idea written in Obsidian.\n", encoding="utf-8")
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.listing.reload()

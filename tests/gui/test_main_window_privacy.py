@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context
 from coach_gui.config import Config, config_path, save_config
 from coach_gui.domain.tier2 import OutboxEntry, OutboxOutcome, tier2_payload
 from coach_gui.operations.tier1 import Tier1State
@@ -22,7 +22,7 @@ CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModi
 def _window(qtbot: QtBot, *, judge: bool = True) -> MainWindow:
     if not judge:
         save_config(Config().with_changes({"judge.enabled": False}), config_path())
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
@@ -42,7 +42,7 @@ def test_switching_the_judge_off_from_the_toolbar_is_saved_and_followed(qtbot: Q
     assert window.privacy.judge_action in window.findChildren(type(window.privacy.judge_action))
     with qtbot.waitSignal(window.privacy.saved, timeout=5_000):
         qtbot.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)
-    assert window.context.config.judge.enabled is False  # the next session follows it
+    assert window.cases.settings.config.judge.enabled is False  # the next session follows it
     on_disk = json.loads(config_path().read_text(encoding="utf-8"))
     assert on_disk["judge"]["enabled"] is False
     label = window.privacy.status_label()

@@ -23,9 +23,9 @@ def test_reading_a_folder_shows_its_wait_and_cancel_changes_nothing(
     monkeypatch.setattr(notes_folder, "READING_SHOWN_AFTER_MS", 0)  # shown at once here
     vault = obsidian_vault(tmp_path / "Big vault", notes=200)
     window = opened_window(qtbot)
-    before = window.context.notes.location
+    before = window.cases.notes.location
     chooser = NotesFolderChooser(
-        window, window.context, window.config_owner, window._notes_folder_changed
+        window, window.cases.notes, window.config_owner, window._notes_folder_changed
     )
 
     chooser.look_at(vault.root)
@@ -37,7 +37,7 @@ def test_reading_a_folder_shows_its_wait_and_cancel_changes_nothing(
     assert tasks.wait_for_all(WAIT_MS)
     qtbot.wait(100)  # anything the reading would have shown, shown
     assert QApplication.activeModalWidget() is None  # no "Use this folder?"
-    assert window.context.notes.location == before
+    assert window.cases.notes.location == before
 
     # Not cancelled: the wait ends with the question, and goes.
     asked = when_shown(QMessageBox, lambda box: box.reject())
@@ -45,6 +45,6 @@ def test_reading_a_folder_shows_its_wait_and_cancel_changes_nothing(
     second = chooser.reading
     assert second is not None
     qtbot.waitUntil(lambda: bool(asked), timeout=WAIT_MS)
-    assert window.context.notes.location == before  # the question was declined
+    assert window.cases.notes.location == before  # the question was declined
     window.close()
     settle(qtbot)

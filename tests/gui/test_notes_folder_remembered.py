@@ -19,7 +19,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.config import config_path
 from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.kit import tasks
@@ -50,7 +50,7 @@ def when_shown(kind: type[QWidget], act: Callable[[QWidget], None]) -> list[bool
 
 
 def opened_window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
@@ -91,7 +91,7 @@ def test_the_chosen_folder_survives_every_switch_and_a_restart(
 ) -> None:
     vault = obsidian_vault(tmp_path / "My vault", notes=24)
     window = opened_window(qtbot)
-    assert "sample" in window.context.notes.location.lower() or str(vault.root) not in (
+    assert "sample" in window.cases.notes.location.lower() or str(vault.root) not in (
         window.where_label.text()
     )
 
@@ -102,7 +102,7 @@ def test_the_chosen_folder_survives_every_switch_and_a_restart(
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=WAIT_MS)
     QTest.keyClick(QApplication.activePopupWidget(), Qt.Key.Key_F)
     qtbot.waitUntil(lambda: bool(picked) and bool(used), timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: window.context.notes.location == str(vault.root), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.cases.notes.location == str(vault.root), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: "24 notes" in window.count_label.text(), timeout=WAIT_MS)
     settle(qtbot)
 
@@ -111,7 +111,7 @@ def test_the_chosen_folder_survives_every_switch_and_a_restart(
     for key in (Qt.Key.Key_A, Qt.Key.Key_J, Qt.Key.Key_J, Qt.Key.Key_A):
         QTest.keyClick(window, key, CTRL_SHIFT)
         settle(qtbot)
-    judge = window.context.config.judge
+    judge = window.cases.settings.config.judge
     assert judge.enabled and judge.include_assertions  # each went off and on again
 
     # Every switch in Settings, then OK.
@@ -126,9 +126,9 @@ def test_the_chosen_folder_survives_every_switch_and_a_restart(
     qtbot.waitUntil(lambda: bool(flipped), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None, timeout=WAIT_MS)
     settle(qtbot)
-    judge = window.context.config.judge
+    judge = window.cases.settings.config.judge
     assert judge.enabled and not judge.include_assertions and judge.review_payloads
-    assert not window.context.config.tier1.follow_ups
+    assert not window.cases.settings.config.tier1.follow_ups
     window.close()
     settle(qtbot)
 
@@ -138,7 +138,7 @@ def test_the_chosen_folder_survives_every_switch_and_a_restart(
     assert on_disk["judge"]["reviewPayloads"] is True
 
     again = opened_window(qtbot)
-    assert again.context.notes.location == str(vault.root)
+    assert again.cases.notes.location == str(vault.root)
     assert again.where_label.toolTip() == str(vault.root)
     assert "24 notes" in again.count_label.text()
     seen: list[str] = []

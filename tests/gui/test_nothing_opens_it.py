@@ -79,5 +79,5 @@ def test_open_folder_says_when_nothing_can_open_it(qtbot: QtBot, no_opener: None
     dialog.open_buttons[0].click()
     ((title, told),) = said
     assert title == "Nothing could open it"
-    assert window.context.notes.location in told
+    assert window.cases.notes.location in told
     dialog.close()

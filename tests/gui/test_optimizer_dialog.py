@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
 
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.services.stats import OPTIMIZE_MIN_REVIEWS
 from coach_gui.ui.kit import tasks
 from coach_gui.ui.schedule.optimizer_dialog import OptimizerDialog
@@ -62,7 +62,7 @@ def _stored(home: Path) -> list[Any]:
 
 
 def _opened(qtbot: QtBot, context: AppContext) -> OptimizerDialog:
-    dialog = OptimizerDialog(context)
+    dialog = OptimizerDialog(use_cases(context).schedule)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT_MS)
@@ -87,7 +87,7 @@ def test_the_fit_shows_before_and_after_and_closing_applies_nothing(
 def test_cancel_during_the_fit_drops_it_and_applies_nothing(
     qtbot: QtBot, context: AppContext, coach_home: Path
 ) -> None:
-    dialog = OptimizerDialog(context)
+    dialog = OptimizerDialog(use_cases(context).schedule)
     qtbot.addWidget(dialog)
     dialog.show()
     assert dialog.running and dialog.close_button.text() == "&Cancel"
@@ -135,7 +135,7 @@ def test_the_schedule_menu_opens_it_and_f1_lists_its_shortcut(
     from coach_gui.ui.shell.help_dialogs import shortcut_rows
     from coach_gui.ui.shell.main_window import MainWindow
 
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()

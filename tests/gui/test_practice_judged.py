@@ -21,7 +21,7 @@ from pytestqt.qtbot import QtBot
 from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.domain.notes import Note
 from coach_gui.ui.practice.payload_review import PayloadReviewDialog
 from coach_gui.ui.practice.practice_pane import Phase, PracticePane
@@ -90,7 +90,7 @@ def make_pane(qtbot: QtBot) -> Iterator[Callable[[AppContext], PracticePane]]:
     made: list[tuple[PracticePane, AppContext]] = []
 
     def make(context: AppContext) -> PracticePane:
-        pane = PracticePane(context)
+        pane = PracticePane(use_cases(context).practice)
         qtbot.addWidget(pane)
         pane.resize(900, 700)
         pane.show()

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from shots import save_png
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.domain.notes import Note
 from coach_gui.operations.tier1 import Tier1State
 from coach_gui.ui.practice.model_download import ModelDownloadDialog
@@ -86,7 +86,7 @@ def make_pane(qtbot: QtBot) -> Iterator[Callable[[AppContext], PracticePane]]:
     made: list[tuple[PracticePane, AppContext]] = []
 
     def make(context: AppContext) -> PracticePane:
-        pane = PracticePane(context)
+        pane = PracticePane(use_cases(context).practice)
         qtbot.addWidget(pane)
         pane.resize(900, 640)
         pane.show()
@@ -388,7 +388,7 @@ def test_download_model_from_the_offline_banner_then_tier1_writes_again(
 def test_model_download_shows_progress_and_succeeds(qtbot: QtBot) -> None:
     with FakeOllama(models=[], pull_steps=5, pull_delay=0.15) as ollama:
         context = _context(ollama)
-        dialog = ModelDownloadDialog.for_context(context)
+        dialog = ModelDownloadDialog.for_server(use_cases(context).practice.local_server)
         qtbot.addWidget(dialog)
         values: list[int] = []
         dialog.bar.valueChanged.connect(values.append)
@@ -405,7 +405,7 @@ def test_model_download_shows_progress_and_succeeds(qtbot: QtBot) -> None:
 def test_cancelling_a_model_download_closes_the_stream_at_once(qtbot: QtBot) -> None:
     with FakeOllama(models=[], pull_steps=5) as ollama:
         ollama.inject(Fault.HANG, path="/api/pull", after_tokens=2)
-        dialog = ModelDownloadDialog.for_context(_context(ollama))
+        dialog = ModelDownloadDialog.for_server(use_cases(_context(ollama)).practice.local_server)
         qtbot.addWidget(dialog)
         dialog.show()
         # The server hangs once both progress lines are sent; the window shows them when
@@ -424,7 +424,7 @@ def test_cancelling_a_model_download_closes_the_stream_at_once(qtbot: QtBot) -> 
 
 def test_a_failed_model_download_says_why_and_offers_to_try_again(qtbot: QtBot) -> None:
     with FakeOllama(models=[], not_in_library={DEFAULT_MODEL}) as ollama:
-        dialog = ModelDownloadDialog.for_context(_context(ollama))
+        dialog = ModelDownloadDialog.for_server(use_cases(_context(ollama)).practice.local_server)
         qtbot.addWidget(dialog)
         dialog.show()
         qtbot.waitUntil(lambda: dialog.error_line.isVisible(), timeout=WAIT_MS)
@@ -448,7 +448,7 @@ def test_the_tier1_status_indicator_names_the_model_or_the_fix(
 ) -> None:
     with FakeOllama(models=models) as ollama:
         url = ollama.url if running else f"http://127.0.0.1:{_free_port()}"
-        indicator = Tier1StatusIndicator.for_context(_context(url))
+        indicator = Tier1StatusIndicator.for_server(use_cases(_context(url)).practice.local_server)
         qtbot.addWidget(indicator)
         with qtbot.waitSignal(indicator.status_changed, timeout=WAIT_MS):
             indicator.refresh()

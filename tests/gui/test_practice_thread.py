@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import gap_id
 from coach_gui.operations.review import gap_board, load_session_detail, sessions
@@ -93,7 +93,7 @@ def session(
         gemini.reply_for = _judge
         KeyStore().set(KEY)
         context = _configure(ollama, gemini, judge_on=request.param)
-        pane = PracticePane(context)
+        pane = PracticePane(use_cases(context).practice)
         qtbot.addWidget(pane)
         pane.resize(1024, 640)  # the smallest window the issue asks to hold
         pane.show()

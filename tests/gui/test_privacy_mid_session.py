@@ -103,7 +103,7 @@ def test_each_switch_flipped_mid_session_applies_to_the_next_request_exactly(
     assert [item.assertions is not None for item in sent] == [a for _, a in judged_steps]
     assert all(item.assertions == assertions for item in sent if item.assertions is not None)
 
-    with sqlite3.connect(window.context.journal_path) as conn:
+    with sqlite3.connect(window.cases.settings.places().journal) as conn:
         attempts = conn.execute(
             "SELECT a.answer, a.status, a.unjudged_reason, v.assertions_sent FROM attempts a "
             "LEFT JOIN verdicts v ON v.attempt_id = a.id ORDER BY a.submitted_at"

@@ -21,7 +21,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.ui.kit import qt_health
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.shell.main_window import MainWindow
@@ -78,7 +78,7 @@ def test_the_probe_would_see_a_binding_that_drops_references(qapp: QApplication)
 
 def test_600_note_switches_in_the_main_window_never_lower_none_or_true(qtbot: QtBot) -> None:
     """End/Home in the note list, as a learner would; the broken pair aborts by ~400."""
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()

@@ -51,7 +51,7 @@ def server_url() -> Iterator[str]:
 
 
 def _rows(window: Any, sql: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(window.context.journal_path) as conn:
+    with sqlite3.connect(window.cases.settings.places().journal) as conn:
         return conn.execute(sql).fetchall()
 
 

@@ -169,7 +169,7 @@ def test_a_restore_that_ends_after_another_folder_opened_stays_out_of_it(
         name="slow write",
     ).run()
     window.window_undo.undo_delete()
-    window.context.open_notes_folder(other)  # what File › Open notes folder… does
+    window.cases.notes.open_folder(other)  # what File › Open notes folder… does
     window._notes_folder_changed()
     release.set()
     qtbot.waitUntil(lambda: (vault / "Topic.md").exists(), timeout=10_000)

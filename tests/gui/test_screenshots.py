@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from shots import save_png
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.ui.shell.main_window import MainWindow
 
 
@@ -20,7 +20,7 @@ def test_screenshot_of_the_main_window_with_a_note_open(
     home = tmp_path / "learner"  # the status bar shows the folder as a learner sees it
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("COACH_HOME", str(home / ".local" / "share" / "coach"))
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.resize(1180, 760)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):

@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 from test_main_window_practice import answer, open_note
 
 from coach_gui.adapters.journal.traces import SqliteTraceJournal
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context
 from coach_gui.services.verify import verify
 from coach_gui.ui.practice.practice_pane import Phase
 from coach_gui.ui.shell.main_window import MainWindow
@@ -61,7 +61,7 @@ def _has_answer(home: Path) -> bool:
 
 
 def _window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):

@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 from shots import SHOTS
 from visible_text import assert_learner_words
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_context, use_cases
 from coach_gui.config import config_path, load_config
 from coach_gui.domain.local_servers import DEFAULT_CANDIDATES, Candidate
 from coach_gui.operations.tier1 import Tier1State
@@ -82,8 +82,9 @@ def _shoot(qtbot: QtBot, widget: QWidget, name: str) -> None:
 def test_the_welcome_finds_lm_studio_and_uses_it(
     qtbot: QtBot, servers: tuple[Candidate, ...], dark: bool
 ) -> None:
-    window = MainWindow(build_context())
-    window.context.server_candidates = servers
+    context = build_context()
+    context.server_candidates = servers
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()
@@ -105,7 +106,7 @@ def test_the_welcome_finds_lm_studio_and_uses_it(
     _shoot(qtbot, dialog, f"welcome-servers-{'dark' if dark else 'light'}.png")
 
     finder.model_box.setCurrentIndex(1)
-    judge_was = window.context.config.judge.enabled
+    judge_was = window.cases.settings.config.judge.enabled
     with qtbot.waitSignal(dialog.server_saved, timeout=WAIT_MS):
         qtbot.mouseClick(finder.use_button, Qt.MouseButton.LeftButton)
         # The judge switch flipped while the choice is being saved: the Welcome wrote its
@@ -116,8 +117,8 @@ def test_the_welcome_finds_lm_studio_and_uses_it(
     saved = saved_config.tier1
     assert (saved.server, saved.url, saved.model) == ("openai", servers[1].url, LM_MODELS[1])
     assert saved_config.judge.enabled is (not judge_was)
-    assert window.context.config.judge.enabled is (not judge_was)
-    assert window.context.config.tier1.server == "openai"
+    assert window.cases.settings.config.judge.enabled is (not judge_was)
+    assert window.cases.settings.config.tier1.server == "openai"
     qtbot.waitUntil(lambda: dialog.tier1_label.text().startswith("Ready"), timeout=WAIT_MS)
     assert LM_MODELS[1] in dialog.tier1_label.text()
     qtbot.waitUntil(

@@ -23,7 +23,7 @@ from shots import save_png
 from test_main_window_practice import open_note
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.cli import main
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.review.gap_board import NOT_JUDGED
@@ -83,7 +83,7 @@ def gemini() -> Iterator[FakeGemini]:
 
 
 def _window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.resize(1180, 760)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):

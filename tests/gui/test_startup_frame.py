@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context, use_cases
 from coach_gui.ui.kit import window_state
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.practice.practice_view import Phase
@@ -47,7 +47,7 @@ def test_typing_and_ctrl_p_in_the_frame_are_kept_until_the_notes_arrive(
     qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_P, CTRL)
 
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
-        window.attach(context)
+        window.attach(use_cases(context))
     assert window.where_label.text().startswith("Notes in ")
     assert window.note_list.search_box.text() == "selection"
     qtbot.waitUntil(lambda: "Natural selection" in _titles(window), timeout=WAIT_MS)
@@ -82,7 +82,7 @@ def test_the_frame_has_the_finished_windows_chrome(qtbot: QtBot) -> None:
     menus = [a.text() for a in window.menuBar().actions()]
     before = len(window.toolbar.actions())
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
-        window.attach(build_context())
+        window.attach(build_cases())
     assert [a.text() for a in window.menuBar().actions()] == menus
     toolbar = window.toolbar.actions()
     assert len(toolbar) == before + len(window.privacy.actions()) + 1  # and a separator
@@ -108,7 +108,7 @@ def test_ctrl_p_after_the_frame_is_attached_waits_for_the_notes(
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
-        window.attach(context)
+        window.attach(use_cases(context))
         assert window.menu_actions.practise.isEnabled()  # listed later: the key waits
         qtbot.keyClick(window.note_list.search_box, Qt.Key.Key_P, CTRL)
     qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERING, timeout=WAIT_MS)
@@ -133,7 +133,7 @@ def test_a_failure_while_opening_says_so_and_ends_the_app(
     def refuse(**_options: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(app, "open_context", refuse)
+    monkeypatch.setattr(app, "open_use_cases", refuse)
     said = answer_dialog("OK")  # the message box, answered as a person would
     guard = QTimer()
     guard.setSingleShot(True)

@@ -26,7 +26,7 @@ from pytestqt.qtbot import QtBot
 from stats_year import Review, Year, simulate_year
 from visible_text import assert_learner_words
 
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_cases, build_context, use_cases
 from coach_gui.domain.memory import AGAIN, RATING_NAMES, SOURCE_WORDS, assertion_digest
 from coach_gui.domain.notes import Note
 from coach_gui.operations import schedule
@@ -170,7 +170,7 @@ def _percent(recalled: int, due: int) -> str:
 # --- the view -------------------------------------------------------------------------------
 def _view(qtbot: QtBot, context: AppContext) -> StatsView:
     lookup, entries = note_catalogue(context)
-    view = StatsView(context, lookup, lambda: entries)
+    view = StatsView(use_cases(context).schedule, lookup, lambda: entries)
     qtbot.addWidget(view)
     view.resize(1024, 640)
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
@@ -369,7 +369,7 @@ def test_no_layout_faults_on_any_page(
 def test_open_note_from_a_leech_opens_it_in_the_editor_with_the_key_point(
     qtbot: QtBot, history: History
 ) -> None:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.resize(1120, 720)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):

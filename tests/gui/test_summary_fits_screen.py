@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.ui.practice.practice_view import Phase
 from coach_gui.ui.shell.main_window import MainWindow
 
@@ -65,7 +65,7 @@ def test_a_summary_missing_every_key_point_keeps_the_window_on_a_small_screen(
             "judge": {"enabled": True, "includeAssertions": True, "baseUrl": gemini.url,
                       "maxRetries": 0},
         }), encoding="utf-8")  # fmt: skip
-        window = MainWindow(build_context())
+        window = MainWindow(build_cases())
         qtbot.addWidget(window)
         window.resize(*SCREEN)
         with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):

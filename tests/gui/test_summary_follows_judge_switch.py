@@ -16,12 +16,12 @@ from test_practice_judged import (  # noqa: F401
     WAIT_MS,
     answer,
     configure,
-    natural_selection,
     servers,
     wait_answered,
 )
 
 from coach_gui.adapters.secrets import KeyStore
+from coach_gui.bootstrap import use_cases
 from coach_gui.ui.kit import tasks
 from coach_gui.ui.shell.main_window import MainWindow
 
@@ -35,7 +35,7 @@ def test_the_summary_follows_the_judge_switch(
 ) -> None:
     ollama, gemini = servers
     KeyStore().set(KEY)
-    window = MainWindow(configure(ollama, gemini, enabled=False))
+    window = MainWindow(use_cases(configure(ollama, gemini, enabled=False)))
     qtbot.addWidget(window)
     window.show()
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
@@ -43,12 +43,12 @@ def test_the_summary_follows_the_judge_switch(
     assert activate(window)
     pane = window.practice
     window.views.show_practice()
-    pane.start(natural_selection(window.context))
+    pane.start(window.cases.notes.store.load().find("natural-selection").note)  # type: ignore[union-attr]
     answer(qtbot, pane)
     wait_answered(qtbot, pane)  # kept unjudged: the judge is off
 
     QTest.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)  # the judge on, before finishing
-    qtbot.waitUntil(lambda: window.context.config.judge.enabled, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.cases.settings.config.judge.enabled, timeout=WAIT_MS)
     with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
         pane.view.next_button.click()
     summary = pane.view.summary_label
@@ -58,7 +58,7 @@ def test_the_summary_follows_the_judge_switch(
     assert "Judge pending answers" in summary.text()
 
     QTest.keyClick(window, Qt.Key.Key_J, CTRL_SHIFT)  # and off again, summary on screen
-    qtbot.waitUntil(lambda: not window.context.config.judge.enabled, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.cases.settings.config.judge.enabled, timeout=WAIT_MS)
     assert OFF in summary.text()
     assert gemini.generate_requests == []  # nothing was sent meanwhile
     assert pane.shutdown(WAIT_MS)

@@ -16,7 +16,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui import paths
+from coach_gui.bootstrap import build_cases, build_context, use_cases
 from coach_gui.cli import main
 from coach_gui.config import Config, config_path, load_config, save_config
 from coach_gui.ui.settings.config_owner import ConfigOwner
@@ -109,7 +110,7 @@ def test_the_window_syncs_on_a_worker_when_it_opens_and_shows_the_status(
 
     monkeypatch.setattr(sync_operation, "sync", on_which_thread)
     context = build_context()
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status
@@ -151,7 +152,7 @@ def test_a_missing_sync_folder_is_said_in_the_status_line_not_in_a_dialog(
     notes = _notes(tmp_path / "notes")
     gone = tmp_path / "unplugged drive" / "Sync"
     save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(gone)}))
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status
@@ -193,7 +194,7 @@ def test_a_session_ended_in_the_window_goes_to_the_sync_folder(
         qtbot.waitUntil(lambda: window.practice.phase is Phase.ANSWERED, timeout=15_000)
         window.practice.finish()
         qtbot.waitUntil(lambda: window.practice.phase is Phase.FINISHED, timeout=15_000)
-        device = json.loads((window.context.data_dir / "sync-device.json").read_text())
+        device = json.loads((paths.data_dir() / "sync-device.json").read_text())
         own = shared / device["device_id"]
         qtbot.waitUntil(lambda: any(own.glob("*.jsonl")), timeout=15_000)
         qtbot.waitUntil(lambda: status.text().startswith("Synced"), timeout=15_000)
@@ -216,7 +217,7 @@ def test_not_now_imports_nothing_and_the_window_does_not_ask_again(
     notes = _notes(tmp_path / "notes")
     save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
     context = build_context()
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status
@@ -240,7 +241,7 @@ def test_where_my_data_lives_names_the_sync_folder_and_that_it_leaves(
     shared = tmp_path / "Sync"
     shared.mkdir()
     save_config(Config().with_changes({"sync.folder": str(shared)}))
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
@@ -324,7 +325,7 @@ def test_not_now_is_not_followed_by_a_question_for_every_folder_someone_planted(
     notes = _notes(tmp_path / "notes")
     save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
     context = build_context()
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status
@@ -353,7 +354,7 @@ def test_a_pair_that_fails_is_said_in_a_message_not_only_in_the_tooltip(
     notes = _notes(tmp_path / "notes")
     save_config(Config().with_changes({"kb.path": str(notes), "sync.folder": str(shared)}))
     context = build_context()
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     window.show()
     status = window.sync_status

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 from visible_text import assert_learner_words
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.cli import main
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.practice.practice_view import Phase
@@ -88,7 +88,7 @@ def window(qtbot: QtBot, history: None, answer_dialog: Answer) -> Iterator[MainW
         if w.practice.has_unsubmitted_answer():
             answer_dialog("Discard")
 
-    win = MainWindow(build_context())
+    win = MainWindow(build_cases())
     qtbot.addWidget(win, before_close_func=leave)
     win.resize(1280, 860)
     with qtbot.waitSignal(win.notes_listed, timeout=WAIT_MS):

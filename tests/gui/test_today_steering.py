@@ -32,7 +32,7 @@ from pytestqt.qtbot import QtBot
 from time_zone import learner_in
 from visible_text import assert_learner_words
 
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.cli import main
 from coach_gui.ui.practice.practice_view import Phase
 from coach_gui.ui.schedule.today_view import HELD, HELD_HEADER, NEW_HEADER, NEW_NOTE, TodayView
@@ -99,7 +99,7 @@ def _wrong_on_key_point_2(request: RecordedRequest) -> str:
 
 
 def _window(qtbot: QtBot, context: AppContext) -> MainWindow:
-    window = MainWindow(context)
+    window = MainWindow(use_cases(context))
     qtbot.addWidget(window)
     window.resize(1180, 760)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
@@ -250,7 +250,7 @@ def test_after_beginning_the_daily_limit_the_next_new_note_waits_for_tomorrow(
     context = build_context()
     try:
         catalogue = context.notes.load().notes
-        view = TodayView(context, {e.note.id: e.note for e in catalogue}.get,
+        view = TodayView(use_cases(context).schedule, {e.note.id: e.note for e in catalogue}.get,
                          catalogue=lambda: catalogue)  # fmt: skip
         qtbot.addWidget(view)
         with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 from shots import SHOTS
 
-from coach_gui.bootstrap import AppContext, build_context
+from coach_gui.bootstrap import AppContext, build_context, use_cases
 from coach_gui.cli import main
 from coach_gui.domain.notes import Note
 from coach_gui.operations.today import DuePractice
@@ -113,7 +113,7 @@ def _lookup(context: AppContext) -> dict[str, Note]:
 
 
 def _view(qtbot: QtBot, context: AppContext) -> TodayView:
-    view = TodayView(context, _lookup(context).get)
+    view = TodayView(use_cases(context).schedule, _lookup(context).get)
     qtbot.addWidget(view)
     view.resize(980, 640)
     with qtbot.waitSignal(view.loaded, timeout=WAIT_MS):
@@ -173,7 +173,7 @@ def test_self_rating_buttons_record_a_rating_for_an_unjudged_answer(qtbot: QtBot
     context = build_context()
     entry = context.notes.load().find("natural-selection")
     assert entry is not None
-    pane = PracticePane(context)
+    pane = PracticePane(use_cases(context).practice)
     qtbot.addWidget(pane)
     pane.resize(900, 700)
     pane.show()
@@ -211,7 +211,7 @@ def test_coach_opens_on_today_and_practises_the_due_notes_in_turn(
     after another, each session sealing the scheduler's decision that chose it."""
     from coach_gui.ui.shell.main_window import MainWindow
 
-    window = MainWindow(seeded)
+    window = MainWindow(use_cases(seeded))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()
@@ -282,7 +282,7 @@ def test_today_is_read_again_after_a_session_it_started(
     with FakeGemini(api_keys={KEY}) as gemini:  # the judge stays up: the answer is judged
         _seed_history(gemini, tmp_path, capsys, monkeypatch)
         context = build_context()
-        window = MainWindow(context)
+        window = MainWindow(use_cases(context))
         qtbot.addWidget(window)
         with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
             window.show()
@@ -362,7 +362,7 @@ def test_a_new_desired_retention_saved_in_settings_reschedules_today(
     from coach_gui.ui.settings.settings_dialog import SettingsDialog
     from coach_gui.ui.shell.main_window import MainWindow
 
-    window = MainWindow(seeded)
+    window = MainWindow(use_cases(seeded))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 from test_main_window import kb, open_note, titles, type_into_item_editor, wait_saved
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context
 from coach_gui.cli import main
 from coach_gui.ui.kit import tasks
 from coach_gui.ui.notes.deleted_notes import DeletedNotesDialog
@@ -51,7 +51,7 @@ def _open_window(qtbot: QtBot, answer_dialog: Answer) -> MainWindow:
         if w.isVisible() and w.editor.is_dirty():
             answer_dialog("Discard")
 
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window, before_close_func=discard_edits)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
@@ -267,7 +267,9 @@ def test_delete_then_ctrl_z_in_the_note_list_puts_it_back_with_its_history(
     assert "Restored" in window.statusBar().currentMessage()
     from coach_gui.operations.review import sessions
 
-    (session,) = sessions(window.context, limit=None)
+    journal = build_context(seed=False)  # the same journal, read as the terminal does
+    (session,) = sessions(journal, limit=None)
+    journal.close()
     assert session.session_id == session_id
     attached = window.entry_for(session.note_id)  # what the views look the session up by
     assert attached is not None and attached.file_name == rel

@@ -14,7 +14,7 @@ import pytest
 from fakes.vaults import mixed_vault
 from pytestqt.qtbot import QtBot
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases, build_context, use_cases
 from coach_gui.ui.kit import tasks
 from coach_gui.ui.shell.main_window import MainWindow
 
@@ -34,7 +34,7 @@ def _window(qtbot: QtBot, vault: Path, tmp_path: Path) -> MainWindow:
     config = Path(os.environ["COACH_CONFIG"])
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(json.dumps({"kb": {"path": str(vault)}}), encoding="utf-8")
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
@@ -139,7 +139,7 @@ def test_open_notes_folder_reads_it_first_says_what_it_found_and_changes_nothing
     from fakes.vaults import file_hashes, obsidian_vault
     from PySide6.QtWidgets import QFileDialog
 
-    window = MainWindow(build_context())  # the sample notes
+    window = MainWindow(build_cases())  # the sample notes
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=10_000):
         window.show()
@@ -188,7 +188,8 @@ def test_new_notes_go_to_the_configured_folder(qtbot: QtBot, tmp_path: Path) -> 
     window = _window(qtbot, vault, tmp_path)
     opened = next(iter(window.listing.entries.values()))
     for folder, expected in [(None, "Deep/er/A.md"), ("Inbox", "Inbox/B.md")]:
-        window.context.config = window.context.config.with_changes({"kb.newNotesFolder": folder})
+        settings = window.cases.settings
+        settings.config = settings.config.with_changes({"kb.newNotesFolder": folder})
         window.open_note(opened.note.id)
         window.new_note()
         qtbot.keyClicks(window.editor.title_edit, expected.rsplit("/", 1)[1][:-3])
@@ -212,7 +213,7 @@ def test_settings_changes_the_notes_folder_and_saving_settings_keeps_it(
     qtbot.addWidget(dialog)
     assert "sample notes" in dialog.notes_folder.text()
     answer_dialog("Use this folder")
-    chooser = NotesFolderChooser(dialog, context, owner, dialog.use_notes_folder)
+    chooser = NotesFolderChooser(dialog, use_cases(context).notes, owner, dialog.use_notes_folder)
     chooser.look_at(vault.root)
     qtbot.waitUntil(lambda: str(vault.root) in dialog.notes_folder.text(), timeout=10_000)
     assert context.notes.location == str(vault.root)

@@ -54,7 +54,7 @@ def test_today_and_statistics_show_the_new_folder_after_switching(
 
     used = when_shown(QMessageBox, use_this_folder)
     NotesFolderChooser(
-        window, window.context, window.config_owner, window._notes_folder_changed
+        window, window.cases.notes, window.config_owner, window._notes_folder_changed
     ).look_at(vault.root)
     qtbot.waitUntil(lambda: bool(used), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: "24 notes" in window.count_label.text(), timeout=WAIT_MS)

@@ -21,7 +21,7 @@ from shots import SHOTS
 from visible_text import assert_learner_words
 
 from coach_gui.adapters.secrets import KeyStore
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_cases
 from coach_gui.config import config_path, load_config, save_config
 from coach_gui.ui.kit.tasks import pending_tasks
 from coach_gui.ui.kit.window_state import window_settings
@@ -52,7 +52,7 @@ def ollama_without_model() -> Iterator[FakeOllama]:
 
 
 def open_window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(build_context())
+    window = MainWindow(build_cases())
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
         window.show()
@@ -116,7 +116,7 @@ def test_the_welcome_walks_through_ollama_the_model_privacy_and_the_key(
         dialog.assertions_box.click()
     assert load_config(config_path()).judge.include_assertions is not include_before
     assert dialog.assertions_box.isChecked() is not include_before
-    assert window.context.config.judge.include_assertions is not include_before
+    assert window.cases.settings.config.judge.include_assertions is not include_before
 
     section = dialog.key_section
     section.key_field.setFocus()
@@ -246,7 +246,7 @@ def test_on_first_run_the_welcome_and_the_status_bar_say_what_the_judge_will_do_
         window = open_window(qtbot)
         status = window.privacy.status_label()
         qtbot.waitUntil(lambda: status.text() == NO_KEY_TEXT, timeout=WAIT_MS)
-        assert window.context.config.judge.enabled  # on, as on every first run
+        assert window.cases.settings.config.judge.enabled  # on, as on every first run
         assert "kept unjudged until a key is set" in status.text()
         assert "Gemini" not in status.text().replace("No Gemini key", "")  # nothing "sent to"
 

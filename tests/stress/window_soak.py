@@ -197,10 +197,10 @@ class _Driver:
 
     # --- the window ---------------------------------------------------------------------------
     def _open(self):  # type: ignore[no-untyped-def]
-        from coach_gui.bootstrap import build_context
+        from coach_gui.bootstrap import build_cases
         from coach_gui.ui.shell.main_window import MainWindow
 
-        window = MainWindow(build_context())
+        window = MainWindow(build_cases())
         listed: list[bool] = []
         window.notes_listed.connect(lambda: listed.append(True))
         window.resize(1100, 760)

@@ -188,6 +188,12 @@ def test_the_faces_reach_nothing_past_operations_when_they_run() -> None:
     assert house_shape.past_operations(PACKAGE, graph) == []
 
 
+def test_the_window_is_given_use_cases_and_nothing_else() -> None:
+    """Issue 35: no module of the window names the app context (`bootstrap`) or the ports
+    (`operations.app`), not even for its types: it is given `operations.cases.UseCases`."""
+    assert house_shape.window_reaching_for_the_app(PACKAGE) == []
+
+
 def test_no_import_circle_and_no_module_imported_by_nothing() -> None:
     graph = house_shape.import_graph(PACKAGE)
     assert house_shape.circles(graph) == []
@@ -212,7 +218,7 @@ def test_the_house_checks_catch_a_violation(tmp_path: Path) -> None:
         "ui/__init__.py": "",
         "ui/shell/__init__.py": "",
         "ui/shell/app.py": "from coach_gui.bootstrap import *\n"
-        "from coach_gui.ui import a, c, lone_ok\n",
+        "from coach_gui.ui import a, c, d, lone_ok\n",
         "ui/a.py": "from coach_gui.ui import b\n"
         "def f():\n    from coach_gui.services.review import x\n",
         "ui/b.py": "from typing import TYPE_CHECKING\nfrom . import a\n"
@@ -220,6 +226,9 @@ def test_the_house_checks_catch_a_violation(tmp_path: Path) -> None:
         "ui/c.py": "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n    pass\nelse:\n    from coach_gui import bootstrap\n",
         "ui/lone_ok.py": "",
+        "ui/d.py": "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from coach_gui.bootstrap import AppContext\n"
+        "    from coach_gui.operations.cases import UseCases\n",
         "ui/lone.py": "",
         "commands/__init__.py": "",
         "commands/hello.py": "",
@@ -233,5 +242,10 @@ def test_the_house_checks_catch_a_violation(tmp_path: Path) -> None:
         "ui.c -> bootstrap",  # in the `else:` of `if TYPE_CHECKING:`, it runs
     ]
     assert house_shape.circles(graph) == [["coach_gui.ui.a", "coach_gui.ui.b"]]
+    # The window names the app context, for a type only: found; its entry point may.
+    assert house_shape.window_reaching_for_the_app(package) == [
+        "ui.c -> bootstrap",
+        "ui.d -> bootstrap",
+    ]
     by_name = house_shape.cli_commands(package)
     assert house_shape.imported_by_nothing(package, graph, by_name) == ["coach_gui.ui.lone"]

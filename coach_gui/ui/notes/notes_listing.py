@@ -26,7 +26,6 @@ from coach_gui.ui.kit.tasks import Task, to_gui_thread
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.changes import Changes
     from coach_gui.domain.notes import (
         KnowledgeBaseSnapshot,
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
         NoteEntry,
         NoteSearchIndex,
     )
+    from coach_gui.operations.cases import UseCases
     from coach_gui.services.ports.notes import VaultWatch
     from coach_gui.ui.notes.note_editor import NoteEditor
     from coach_gui.ui.notes.note_list import NoteListPane
@@ -53,7 +53,7 @@ class ListingHost(Protocol):
     """What the listing shows the notes on (the main window's parts)."""
 
     @property
-    def context(self) -> AppContext: ...
+    def cases(self) -> UseCases: ...
 
     @property
     def editor(self) -> NoteEditor: ...
@@ -122,7 +122,7 @@ class NotesListing(QObject):
         self.loading = True
         if not quietly:
             self._host.note_list.show_loading()
-        store = self._host.context.notes
+        store = self._host.cases.notes.store
         Task(
             self._widget,
             op=lambda _p: store.load(),
@@ -198,7 +198,8 @@ class NotesListing(QObject):
         """Follow changes other programs make to the notes folder (from the first load)."""
         if self._watcher is not None or not Path(location).is_dir():
             return
-        store = self._host.context.notes
+        notes = self._host.cases.notes
+        store = notes.store
         listing = weakref.ref(self)
 
         def report(paths: frozenset[str]) -> None:  # on the watcher's thread
@@ -208,7 +209,7 @@ class NotesListing(QObject):
                 to_gui_thread(_changed_elsewhere, listing)
 
         # watchfiles is imported here, after the first listing, not at start-up
-        self._watcher = self._host.context.watch_vault(Path(location), report)
+        self._watcher = notes.watch(Path(location), report)
 
     def stop_watching(self) -> None:
         if self._watcher is not None:

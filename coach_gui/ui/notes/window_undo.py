@@ -21,8 +21,8 @@ from coach_gui.ui.notes.deleted_notes import DeletedNotesDialog, restore_deleted
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QSplitter, QStackedWidget, QStatusBar, QWidget
 
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
+    from coach_gui.operations.cases import UseCases
     from coach_gui.services.ports.notes import NoteStore
     from coach_gui.ui.notes.note_editor import NoteEditor
 
@@ -40,7 +40,7 @@ class UndoHost(Protocol):
     """The window WindowUndo works in: its notes view, editor and status line."""
 
     @property
-    def context(self) -> AppContext: ...
+    def cases(self) -> UseCases: ...
 
     @property
     def editor(self) -> NoteEditor: ...
@@ -101,7 +101,7 @@ class WindowUndo:
             return
         self._restoring = True
         self.button.hide()
-        store = window.context.notes
+        store = window.cases.notes.store
 
         def done(restored: RestoredNote) -> None:
             self._restoring = False
@@ -117,7 +117,7 @@ class WindowUndo:
     def show_deleted_notes(self) -> DeletedNotesDialog:
         """File › Deleted notes…"""
         window = self._window
-        store = window.context.notes
+        store = window.cases.notes.store
 
         def restored(note: RestoredNote) -> None:
             if self.last_deleted is not None and self.last_deleted.note_id == note.entry.note.id:
@@ -132,7 +132,7 @@ class WindowUndo:
     def _show(self, store: NoteStore, restored: RestoredNote) -> None:
         """A restore is done: shown in the window if its notes folder is still open."""
         window = self._window
-        if window.context.notes is store:
+        if window.cases.notes.store is store:
             window.show_restored(restored)
             return
         window.statusBar().showMessage(

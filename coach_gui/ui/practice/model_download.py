@@ -25,8 +25,8 @@ from coach_gui.ui.kit.failures import learner_message
 from coach_gui.ui.kit.tasks import Latest, Task, TaskProgress
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.connections import PullProgress
+    from coach_gui.operations.cases import LocalServer
     from coach_gui.services.ports.practice import LocalModelServer, PullStream
 
 log = logging.getLogger(__name__)
@@ -110,8 +110,9 @@ class ModelDownloadDialog(QDialog):
         layout.addLayout(buttons)
 
     @classmethod
-    def for_context(cls, context: AppContext, parent: QWidget | None = None) -> ModelDownloadDialog:
-        return cls(context.ollama_client, context.config.tier1.model, parent)
+    def for_server(cls, server: LocalServer, parent: QWidget | None = None) -> ModelDownloadDialog:
+        """Downloading the model the settings name, on the configured server."""
+        return cls(server.client, server.model, parent)
 
     @property
     def running(self) -> bool:

@@ -23,10 +23,10 @@ from coach_gui.ui.practice.practice_view import Phase
 from coach_gui.ui.practice.verdict_view import VerdictState
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.judge_wait import JudgeWait
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import Attempt
+    from coach_gui.operations.cases import Practice
     from coach_gui.operations.practice import OpenedPractice
     from coach_gui.operations.practice_steps import PracticeSteps
     from coach_gui.services.judging import JudgeOutcome
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 class Session(Protocol):
     """What the answers need of the session they belong to (the controller)."""
 
-    context: AppContext
+    practice: Practice
     view: PracticeView
     jobs: SessionJobs
     steps: PracticeSteps
@@ -256,11 +256,11 @@ class Answers(QObject):
         """On the lane, in order with the session's other journal writes; then focus goes
         on to the follow-up's answer box (or Next), so a rating key never types into it."""
         session = self._session
-        note, context = session.note, session.context
+        note, practice = session.note, session.practice
         if note is None:
             return
         session.jobs.submit(
-            lambda _p: context.scheduler().rate_unjudged(attempt, note, rating),
+            lambda _p: practice.rate_unjudged(attempt, note, rating),
             lambda _none: panel.confirm(rating),
             self._rating_not_saved,  # the session goes on as it was
             supersede=False,

@@ -28,7 +28,6 @@ from coach_gui.operations.practice import (
     SessionEnded,
     ask_challenge,
     ask_follow_up,
-    open_practice,
 )
 from coach_gui.operations.practice_steps import PracticeSteps, Step
 from coach_gui.ui.kit.button_keys import with_mnemonics
@@ -42,9 +41,9 @@ from coach_gui.ui.practice.practice_widgets import notices_text
 from coach_gui.ui.practice.session_jobs import SessionJobs
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import GapPlan
+    from coach_gui.operations.cases import Practice
     from coach_gui.services.ports.judge import Judge
 
 
@@ -61,9 +60,9 @@ class PracticeController(QObject):
     add_assertions_requested = Signal(str)  # the note's id: open it to add assertions
     tier1_offline = Signal(str)  # Tier 1 became unavailable, and why (refresh the status bar)
 
-    def __init__(self, context: AppContext, view: PracticeView) -> None:
+    def __init__(self, practice: Practice, view: PracticeView) -> None:
         super().__init__(view)
-        self.context = context
+        self.practice = practice
         self.view = view
         self.jobs = SessionJobs(self, self._show_failure)
         self._opened: OpenedPractice | None = None
@@ -73,7 +72,7 @@ class PracticeController(QObject):
         self._abandon_start = threading.Event()
         self.answers = Answers(self)
         self.reviews = PayloadReviews(view, lambda: self.jobs.closing)
-        self.offline = OfflineNotice(context, view, self.jobs, lambda: (self._opened, self.steps))
+        self.offline = OfflineNotice(practice, view, self.jobs, lambda: (self._opened, self.steps))
         self.offline.tier1_offline.connect(self.tier1_offline)
         self.offline.model_downloaded.connect(self.model_downloaded)
         self._wire()
@@ -172,7 +171,7 @@ class PracticeController(QObject):
         self._end_session(show=False)
         self.jobs.closing = False
         self._note = note
-        context, settings, view = self.context, self.context.practice_settings(), self.view
+        practice, settings, view = self.practice, self.practice.settings(), self.view
         self.steps = PracticeSteps(settings.challenges, follow_ups=settings.follow_ups)
         self.offline.shown = False
         self.answers.reset()
@@ -196,8 +195,9 @@ class PracticeController(QObject):
         view.answer_box.clear()
         wrap: Callable[[Judge], Judge] | None = None
         # Whether or not the judge is on now: it may be switched on mid-session.
-        if context.config.judge.review_payloads:
-            wrap = self.reviews.open(context.config.judge.judge_model)
+        judge = practice.config.judge
+        if judge.review_payloads:
+            wrap = self.reviews.open(judge.judge_model)
         abandoned = self._abandon_start = threading.Event()
 
         def started(opened: OpenedPractice | None) -> None:
@@ -208,8 +208,8 @@ class PracticeController(QObject):
 
         self.set_phase(Phase.BUSY)
         self.jobs.submit(
-            lambda _p: open_practice(
-                context, note, settings, live=True, wrap_judge=wrap, plan=plan, abandoned=abandoned
+            lambda _p: practice.open(
+                note, settings, wrap_judge=wrap, plan=plan, abandoned=abandoned
             ),
             started,
             self._on_start_failed,
@@ -274,7 +274,7 @@ class PracticeController(QObject):
                 self.view.show_summary(
                     summary,
                     note is not None and bool(steps.missed_targets(note)[0]),
-                    judge_on=self.context.config.judge.enabled,
+                    judge_on=self.practice.config.judge.enabled,
                 )
                 self._phase = Phase.FINISHED
             self.session_finished.emit(summary)
@@ -295,7 +295,7 @@ class PracticeController(QObject):
         """*Practise these*: a session whose challenges target the key points this one
         missed; the decision and the gap ids are sealed with it (as from the gap board)."""
         note = self._note
-        plan = self.steps.practise_missed(note, self.context.clock.now()) if note else None
+        plan = self.steps.practise_missed(note, self.practice.now()) if note else None
         if note is not None and plan is not None:
             self.start(note, plan)
 

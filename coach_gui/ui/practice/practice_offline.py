@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import Practice
     from coach_gui.operations.practice import Asked, OpenedPractice
     from coach_gui.operations.practice_steps import PracticeSteps
     from coach_gui.ui.practice.practice_view import PracticeView
@@ -24,13 +24,13 @@ class OfflineNotice(QObject):
 
     def __init__(
         self,
-        context: AppContext,
+        practice: Practice,
         view: PracticeView,
         jobs: SessionJobs,
         session: Callable[[], tuple[OpenedPractice | None, PracticeSteps]],
     ) -> None:
         super().__init__(view)
-        self._context, self._view, self._jobs = context, view, jobs
+        self._practice, self._view, self._jobs = practice, view, jobs
         self._session = session  # the session open now (if any) and its steps
         self.shown = False  # the banner has said why, this session
 
@@ -48,7 +48,7 @@ class OfflineNotice(QObject):
     def download(self) -> None:
         from coach_gui.ui.practice.model_download import ModelDownloadDialog
 
-        dialog = ModelDownloadDialog.for_context(self._context, self._view)
+        dialog = ModelDownloadDialog.for_server(self._practice.local_server, self._view)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.downloaded.connect(self._downloaded)
         dialog.open()

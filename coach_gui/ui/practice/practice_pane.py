@@ -21,9 +21,9 @@ from coach_gui.ui.practice.practice_view import Phase, PracticeView
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import GapPlan
+    from coach_gui.operations.cases import Practice
 
 __all__ = ["Phase", "PracticePane", "SessionEnded"]
 
@@ -31,13 +31,13 @@ QUIT_WAIT_MS = 500  # how long quitting waits for the session's seal (it takes m
 
 
 class PracticePane(QWidget):
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(self, practice: Practice, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("practicePane")
         self.setAccessibleName("Practice")
-        self.context = context
+        self.practice = practice
         self.view = PracticeView(self)
-        self.controller = PracticeController(context, self.view)
+        self.controller = PracticeController(practice, self.view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)

@@ -22,7 +22,7 @@ from coach_gui.operations.tier1 import Tier1State, Tier1Status, check_tier1
 from coach_gui.ui.kit.tasks import Task
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import LocalServer
     from coach_gui.services.ports.practice import LocalModelServer
 
 
@@ -97,10 +97,9 @@ class Tier1StatusIndicator(QToolButton):
         return option
 
     @classmethod
-    def for_context(
-        cls, context: AppContext, parent: QWidget | None = None
-    ) -> Tier1StatusIndicator:
-        return cls(context.ollama_client, context.config.tier1.model, parent)
+    def for_server(cls, server: LocalServer, parent: QWidget | None = None) -> Tier1StatusIndicator:
+        """Checking the model the settings name on the configured server."""
+        return cls(server.client, server.model, parent)
 
     @property
     def status(self) -> Tier1Status:

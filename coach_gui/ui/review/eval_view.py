@@ -5,7 +5,7 @@ Pick sessions, set repeats and concurrency, Run (after saying how many calls go 
 judge and that half of them carry core assertions), watch the progress, Cancel (the calls
 under way finish; what finished is recorded as a partial report and shown). The two arms
 show side by side in a table and a small chart; past reports are listed with their
-verify status. All work runs on Tasks; the view is built standalone from the AppContext.
+verify status. All work runs on Tasks; the view is built standalone from the evals use case.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from coach_gui.ui.kit.failures import learner_message, show_failure
 from coach_gui.ui.kit.tasks import ProgressUpdate, Task
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import Evals
     from coach_gui.services.evals import EvalRun
 
 _ROLE = Qt.ItemDataRole.UserRole
@@ -103,9 +103,9 @@ class EvalView(QWidget, StaleUntilShown):
     history_loaded = Signal()
     run_finished = Signal(object)  # EvalReport (partial when cancelled)
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(self, evals: Evals, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._context = context
+        self._evals = evals
         self._stop: threading.Event | None = None
         self.shown_report: EvalReport | None = None
         self._just_made: tuple[str, str] | None = None  # the run's report id, what it said
@@ -127,7 +127,7 @@ class EvalView(QWidget, StaleUntilShown):
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 16)
         self.concurrency.setValue(
-            1 if self._context.config.judge.local else 4
+            1 if self._evals.config.judge.local else 4
         )  # Ollama: one at a time
         _named(self.concurrency, "Concurrency", "How many judge calls run at a time")
         self.run_button = QPushButton("&Run")
@@ -220,14 +220,14 @@ class EvalView(QWidget, StaleUntilShown):
 
     def refresh(self) -> None:
         self._stale = False
-        context = self._context
-        Task(self, op=lambda _p: evals.judged_sessions(context),
+        cases = self._evals
+        Task(self, op=lambda _p: cases.judged_sessions(),
              success=self._show_sessions, name="eval sessions").run()  # fmt: skip
         self._load_history()
 
     def _load_history(self, select: str | None = None) -> None:
-        context = self._context
-        Task(self, op=lambda _p: evals.past_runs(context),
+        cases = self._evals
+        Task(self, op=lambda _p: cases.past_runs(),
              success=lambda runs: self._show_history(runs, select),
              name="eval history").run()  # fmt: skip
 
@@ -340,7 +340,7 @@ class EvalView(QWidget, StaleUntilShown):
 
     def start(self, *, confirm: bool = True) -> None:
         """Ask, then run the eval over the checked sessions."""
-        config = self._context.config.judge
+        config = self._evals.config.judge
         ids = self.checked_session_ids()
         if not ids:
             self._refuse("Tick at least one session to evaluate.")
@@ -369,7 +369,7 @@ class EvalView(QWidget, StaleUntilShown):
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Run the eval")
-        local = self._context.config.judge.local
+        local = self._evals.config.judge.local
         box.setText(
             f"Run {calls} judge calls on this computer ({model})?"
             if local
@@ -396,21 +396,19 @@ class EvalView(QWidget, StaleUntilShown):
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText("Judging…")
-        context, repeats, concurrency = (
-            self._context,
+        cases, repeats, concurrency = (
+            self._evals,
             self.repeats.value(),
             self.concurrency.value(),
         )
         Task(
             self,
-            op=lambda progress: evals.run(
-                context,
-                evals.eval_items(context, session_ids=ids),
+            op=lambda progress: cases.run(
+                ids,
                 repeats=repeats,
                 concurrency=concurrency,
                 on_progress=lambda d, t: progress(d, t),
                 cancelled=stop,
-                live=True,
             ),
             success=self._finished,
             failure=self._failed,

@@ -2,7 +2,7 @@
 time an answer was judged against them, by the rule Today reads too: ADR 0023), in how
 many sessions each was missed, a progress chart, and *Practise these gaps*.
 
-    board = GapBoard(lambda note: gap_board(context, note), lambda: notes, parent)
+    board = GapBoard(cases.review.gap_board, lambda: notes, parent)
     board.practise_requested.connect(lambda note, gaps: ...)
 
 Both the gaps and the chart are read on a worker each time the note or the view changes.

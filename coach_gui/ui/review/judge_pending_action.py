@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from coach_gui.ui.kit.button_keys import with_mnemonics
 from coach_gui.ui.kit.failures import show_failure
-from coach_gui.ui.kit.tasks import ProgressUpdate, Task, TaskProgress
+from coach_gui.ui.kit.tasks import ProgressUpdate, Task
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import Practice
     from coach_gui.services.judge_later import JudgePendingReport
 
 JUDGE_OFF_TIP = "The judge is off. Switch it on (toolbar) to judge the answers kept pending."
@@ -78,15 +78,6 @@ def report_text(report: JudgePendingReport) -> str:
     return "\n".join(lines)
 
 
-def _run(context: AppContext, progress: TaskProgress, stop: threading.Event) -> JudgePendingReport:
-    """On a worker, as `coach judge-pending` does it (`operations.judging`)."""
-    from coach_gui.operations.judging import judge_pending_answers
-    from coach_gui.operations.practice import recover
-
-    recover(context)
-    return judge_pending_answers(context, live=True, progress=progress, cancelled=stop)
-
-
 def pending_action(parent: QWidget) -> QAction:
     return QAction("&Judge pending answers…", parent)
 
@@ -96,17 +87,17 @@ class JudgePendingAction(QObject):
 
     finished = Signal(object)  # JudgePendingReport; `report_text` says it to the learner
 
-    def __init__(self, context: AppContext, parent: QWidget, action: QAction | None = None) -> None:
-        """`action`: the menu's (built with the window's frame, before the app context)."""
+    def __init__(self, practice: Practice, parent: QWidget, action: QAction | None = None) -> None:
+        """`action`: the menu's (built with the window's frame, before the use cases)."""
         super().__init__(parent)
-        self._context = context
+        self._practice = practice
         self._parent = parent
         self.action = action or pending_action(parent)
         self.action.setStatusTip(READY_TIP)
         self.action.triggered.connect(lambda _checked=False: self.run())
         self.progress: QProgressDialog | None = None
         self.last_report: JudgePendingReport | None = None
-        self.set_judge_enabled(context.config.judge.enabled)
+        self.set_judge_enabled(practice.config.judge.enabled)
 
     def set_judge_enabled(self, enabled: bool) -> None:
         self.action.setEnabled(enabled)
@@ -122,22 +113,20 @@ class JudgePendingAction(QObject):
             self._start()
             return
         self.action.setEnabled(False)  # once: a second press waits for this count
-        context = self._context
+        practice = self._practice
 
         def count(_progress: object) -> int:
-            from coach_gui.operations.judging import pending_count
-
-            return pending_count(context)
+            return practice.pending_count()
 
         Task(self, op=count, success=self._ask, failure=self._on_failed,
              name="count pending answers").run()  # fmt: skip
 
     def _ask(self, count: int) -> None:
-        self.set_judge_enabled(self._context.config.judge.enabled)
+        self.set_judge_enabled(self._practice.config.judge.enabled)
         if not self.action.isEnabled():
             return  # switched off meanwhile
         if count:
-            judge = self._context.config.judge
+            judge = self._practice.config.judge
             buttons = QMessageBox.StandardButton
             box = QMessageBox(self._parent)
             box.setIcon(QMessageBox.Icon.Question)
@@ -168,10 +157,11 @@ class JudgePendingAction(QObject):
         dialog.canceled.connect(stop.set)
         dialog.canceled.connect(lambda: dialog.setLabelText("Stopping…"))
         self.action.setEnabled(False)
-        context = self._context
+        practice = self._practice
         Task(
             self,
-            op=lambda progress: _run(context, progress, stop),
+            # On a worker, as `coach judge-pending` does it (`operations.judging`).
+            op=lambda progress: practice.judge_pending(progress, stop),
             success=self._on_done,
             failure=self._on_failed,
             progress=self._on_progress,
@@ -188,7 +178,7 @@ class JudgePendingAction(QObject):
             self.progress.close()
             self.progress.deleteLater()
             self.progress = None
-        self.set_judge_enabled(self._context.config.judge.enabled)
+        self.set_judge_enabled(self._practice.config.judge.enabled)
 
     def _on_done(self, report: JudgePendingReport) -> None:
         self._close_progress()

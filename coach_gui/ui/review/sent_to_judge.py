@@ -2,7 +2,7 @@
 session its answers came from, the exact payload and how it ended (ADR-0021: the learner
 can see everything that left the computer).
 
-    view = SentToJudgeView(lambda: review.sent_to_judge(context))
+    view = SentToJudgeView(cases.review.sent_to_judge)
 
 The rows are read on a worker each time the view is shown and on Refresh (F5 while the
 view has focus); one table model holds them, so a thousand rows cost no more widgets.

@@ -2,15 +2,15 @@
 its ✓ (the sealed records verify); the selected one in detail; and the per-note *Gaps*
 board in a second tab.
 
-    view = SessionsView(context.traces, gap_board, parent)
+    view = SessionsView(cases.review, gap_board, parent)
 
 Pages are read on a worker; one table model holds them (no widget per row).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -39,8 +39,6 @@ from coach_gui.operations.review import (
     PAGE,
     SessionRow,
     SessionSummary,
-    load_page,
-    load_session_detail,
 )
 from coach_gui.operations.vocabulary import counted, mode_label, to_the_minute
 from coach_gui.ui.kit.failures import learner_message
@@ -50,7 +48,16 @@ from coach_gui.ui.kit.tasks import Task
 from coach_gui.ui.review.session_detail import SessionDetail
 
 if TYPE_CHECKING:
-    from coach_gui.services.ports.sealing import SessionReader
+    from coach_gui.operations.review import SessionDetailData
+
+
+class SessionPages(Protocol):
+    """The sessions as the view reads them (the review use case), on a worker."""
+
+    def page(self, offset: int) -> list[SessionRow]: ...
+
+    def session_detail(self, session_id: str) -> SessionDetailData: ...
+
 
 SESSIONS_SHOW = Changes(sessions=True, verdicts=True, reviews=True)  # what the list shows
 EMPTY_TEXT = "No practice sessions yet. Practise a note (Ctrl+P) and it is listed here."
@@ -120,19 +127,20 @@ class SessionsTableModel(RowTableModel["SessionRow"]):
 
 
 class SessionsView(QWidget):
-    """The sessions list and detail, and the gap board. `reader` is called on a worker."""
+    """The sessions list and detail, and the gap board. `sessions` (the review use case)
+    is asked on a worker."""
 
     loaded = Signal(int)  # rows listed after each load
 
     def __init__(
         self,
-        reader: Callable[[], SessionReader],
+        sessions: SessionPages,
         gap_board: QWidget | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Sessions")
-        self._reader = reader
+        self._sessions = sessions
         self._task: Task[list[SessionRow]] | None = None
         self.toolbar = QToolBar("Sessions", self)
         self.toolbar.setAccessibleName("Session actions")
@@ -173,7 +181,7 @@ class SessionsView(QWidget):
         self.more_button.setAccessibleDescription(f"Lists the next {PAGE} older sessions")
         self.more_button.clicked.connect(self.load_more)
         self.more_button.hide()
-        self.detail = SessionDetail(lambda sid: load_session_detail(reader(), sid), self)
+        self.detail = SessionDetail(sessions.session_detail, self)
 
         listing = QWidget(self)
         list_layout = QVBoxLayout(listing)
@@ -229,10 +237,10 @@ class SessionsView(QWidget):
         if self.model.rowCount() == 0:
             self.message.setText("Reading the sessions…")
         self.more_button.setEnabled(False)
-        reader = self._reader
+        sessions = self._sessions
         self._task = Task(
             self,
-            op=lambda _p: load_page(reader(), offset),
+            op=lambda _p: sessions.page(offset),
             success=lambda rows: self._on_loaded(offset, rows),
             failure=self._on_failed,
             name="load sessions",

@@ -28,7 +28,7 @@ from coach_gui.ui.kit.tasks import Lane, ProgressUpdate, Task, TaskProgress
 from coach_gui.ui.kit.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import Schedule
     from coach_gui.operations.optimize import FitResult, Fitted
 
 log = logging.getLogger(__name__)
@@ -54,9 +54,9 @@ class OptimizerDialog(QDialog):
 
     changed = Signal(object)  # AppliedParameters: the schedule now runs on other parameters
 
-    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(self, schedule: Schedule, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._context = context
+        self._schedule = schedule
         self._task: Task[tuple[FitResult, bool]] | None = None
         self._result: Fitted | None = None
         self._started = False
@@ -142,14 +142,12 @@ class OptimizerDialog(QDialog):
     def start_fit(self) -> None:
         if self.running:
             return
-        from coach_gui.operations import optimize
-
-        context = self._context
+        schedule = self._schedule
         self.status_line.setText("Reading your reviews…")
         self.bar.setRange(0, 0)
 
         def fit(progress: TaskProgress) -> tuple[FitResult, bool]:
-            return optimize.fit(context, progress=progress), optimize.fitted_in_force(context)
+            return schedule.fit(progress)
 
         self._task = Task(self, fit, self._show_fit, self._on_failed, self._on_progress,
                           name="fit-schedule").run()  # fmt: skip
@@ -264,20 +262,16 @@ class OptimizerDialog(QDialog):
         result = self._result
         if result is None:
             return
-        from coach_gui.operations import optimize
-
-        context = self._context
+        schedule = self._schedule
         self.apply_button.setEnabled(False)
-        self._write(lambda _p: optimize.apply(context, result),
+        self._write(lambda _p: schedule.apply(result),
                     "Applied: from now on your schedule uses the fitted settings.")  # fmt: skip
 
     def back_to_defaults(self) -> None:
-        from coach_gui.operations import optimize
-
-        context = self._context
+        schedule = self._schedule
         self.defaults_button.setEnabled(False)
         self._write(
-            lambda _p: optimize.reset(context),
+            lambda _p: schedule.reset(),
             "Back to the defaults: your schedule uses FSRS's default settings again.",
         )
 
@@ -300,12 +294,13 @@ class OptimizerDialog(QDialog):
         super().reject()
 
 
-def show_optimizer(window: QWidget, context: AppContext) -> OptimizerDialog:
-    """Open the dialog over the window (not blocking it); returns it."""
-    dialog = OptimizerDialog(context, window)
+def show_optimizer(
+    window: QWidget, schedule: Schedule, applied: Callable[[AppliedParameters], None]
+) -> OptimizerDialog:
+    """Open the dialog over the window (not blocking it); `applied` hears of parameters
+    applied or put back. Returns the dialog."""
+    dialog = OptimizerDialog(schedule, window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-    views = getattr(window, "views", None)
-    if views is not None:
-        dialog.changed.connect(lambda applied: views.broadcast(applied.changes))
+    dialog.changed.connect(applied)
     dialog.open()
     return dialog

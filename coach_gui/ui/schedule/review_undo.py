@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QStatusBar
 
     from coach_gui.domain.notes import NoteEntry
-    from coach_gui.operations.app import App
+    from coach_gui.operations.cases import Schedule
     from coach_gui.services.scheduler import UndoneReview
 
 OFFER_MS = 30_000  # how long the status bar offers Undo review after a session
@@ -34,10 +34,7 @@ KEPT = "Your answers and the judge's verdicts stay in the history."
 
 
 class ReviewHost(Protocol):
-    """The window ReviewUndo works in: the app, its notes and its status line."""
-
-    @property
-    def context(self) -> App: ...
+    """The window ReviewUndo works in: its notes and its status line."""
 
     def statusBar(self) -> QStatusBar: ...
 
@@ -51,9 +48,12 @@ class ReviewUndo(QObject):
     changed = Signal(object)  # the UndoneReview: its changes go out
     checked = Signal()  # what Undo and Redo would do is on the actions
 
-    def __init__(self, window: ReviewHost, undo: QAction, redo: QAction) -> None:
+    def __init__(
+        self, window: ReviewHost, schedule: Schedule, undo: QAction, redo: QAction
+    ) -> None:
         super().__init__(window.statusBar())
         self._window = window
+        self._schedule = schedule
         self._parent = window.statusBar().window()  # tasks and messages belong to it
         self._undo, self._redo = undo, redo
         self.last: UndoneReview | None = None  # what Undo takes back
@@ -73,7 +73,7 @@ class ReviewUndo(QObject):
         self._offer.timeout.connect(self.button.hide)
 
     def _when(self, stamp: str) -> str:
-        return when_words(stamp, self._window.context.clock.now())
+        return when_words(stamp, self._schedule.now())
 
     def title(self, review: UndoneReview) -> str:
         entry = self._window.entry_for(review.note_id)
@@ -89,14 +89,12 @@ class ReviewUndo(QObject):
     def check(self, *, offer_session: str | None = None) -> None:
         """Read what Undo and Redo would do (on a worker); with `offer_session`, the status
         bar offers Undo review if that session's review is the last."""
-        from coach_gui.operations.schedule import last_review, last_undone
-
         if offer_session is not None:
             self._offer_session = offer_session
-        context = self._window.context
+        schedule = self._schedule
         Task(
             self._parent,
-            op=lambda _p: (last_review(context), last_undone(context)),
+            op=lambda _p: (schedule.last_review(), schedule.last_undone()),
             success=self._show,
             failure=lambda _error: None,  # the actions stay as they were; Today says why
             name="last review",
@@ -141,22 +139,17 @@ class ReviewUndo(QObject):
     # --- undo and redo ------------------------------------------------------------------------
     def undo(self) -> None:
         """Take back the last review (Schedule › Undo review)."""
-        from coach_gui.operations.schedule import undo_last_review
-
-        self._change(undo_last_review, self.last)
+        self._change(self._schedule.undo_last_review, self.last)
 
     def redo(self) -> None:
         """Count the review undone last again (Schedule › Redo review)."""
-        from coach_gui.operations.schedule import redo_review
-
-        self._change(redo_review, self.undone)
+        self._change(self._schedule.redo_review, self.undone)
 
     def _change(
-        self, run: Callable[[App, str | None], UndoneReview | None], shown: UndoneReview | None
+        self, run: Callable[[str | None], UndoneReview | None], shown: UndoneReview | None
     ) -> None:
         if self._busy:
             return
-        context = self._window.context
         expected = shown.session_id if shown is not None else None
         self._busy = True
         self._undo.setEnabled(False)
@@ -164,7 +157,7 @@ class ReviewUndo(QObject):
         self.button.hide()
         Task(
             self._parent,
-            op=lambda _p: run(context, expected),
+            op=lambda _p: run(expected),
             success=lambda done: self._done(done, shown),
             failure=self._failed,
             lane=Lane.WRITER,

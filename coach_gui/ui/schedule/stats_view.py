@@ -43,9 +43,6 @@ from coach_gui.domain.changes import Changes
 from coach_gui.operations.schedule import (
     OPTIMIZE_MIN_REVIEWS,
     KeyPoint,
-    key_points,
-    statistics,
-    timeline,
 )
 from coach_gui.ui.charts.chart_table import ChartTable
 from coach_gui.ui.charts.forecast_chart import ForecastChart
@@ -58,8 +55,8 @@ from coach_gui.ui.kit.refresh_key import RefreshOnF5
 from coach_gui.ui.kit.tasks import Lane, Task
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import NoteEntry
+    from coach_gui.operations.cases import Schedule
     from coach_gui.services.ports.notes import NoteLookup
     from coach_gui.services.stats import Counts, Leech, Statistics, TimelineEntry
 
@@ -215,7 +212,7 @@ class StatsView(QWidget, StaleUntilShown):
 
     def __init__(
         self,
-        context: AppContext,
+        schedule: Schedule,
         notes: NoteLookup,
         catalogue: Callable[[], Sequence[NoteEntry]] | None = None,
         parent: QWidget | None = None,
@@ -223,7 +220,7 @@ class StatsView(QWidget, StaleUntilShown):
         """`notes` finds a note by id as it is now (called on a worker: no widgets);
         `catalogue` gives every note listed now (called here, on the GUI thread)."""
         super().__init__(parent)
-        self.context = context
+        self.schedule = schedule
         self._notes = notes
         self._catalogue = catalogue
         self._task: Task[Statistics] | None = None
@@ -445,14 +442,14 @@ class StatsView(QWidget, StaleUntilShown):
         self._stale = False
         if self._task is not None:
             self._task.cancel()
-        context, notes = self.context, self._notes
+        schedule, notes = self.schedule, self._notes
         catalogue = list(self._catalogue()) if self._catalogue is not None else None
 
         self.summary_label.setText("Loading…")
         self.refresh_button.setEnabled(False)
         self._task = Task(
             self,
-            op=lambda _progress: statistics(context, notes, catalogue),
+            op=lambda _progress: schedule.statistics(notes, catalogue),
             success=self._on_loaded,
             failure=self._on_failed,
             lane=Lane.GENERAL,  # as Today's: a first cache build must not hold up saves
@@ -473,7 +470,7 @@ class StatsView(QWidget, StaleUntilShown):
         self._points_stale = False
         if self._points_task is not None:
             self._points_task.cancel()
-        context, notes = self.context, self._notes
+        schedule, notes = self.schedule, self._notes
 
         def done(points: list[KeyPoint]) -> None:
             self._points_task = None
@@ -484,7 +481,7 @@ class StatsView(QWidget, StaleUntilShown):
 
         self._points_task = Task(
             self,
-            op=lambda _progress: key_points(context, notes),
+            op=lambda _progress: schedule.key_points(notes),
             success=done,
             failure=self._on_timeline_failed,
             lane=Lane.GENERAL,
@@ -623,13 +620,13 @@ class StatsView(QWidget, StaleUntilShown):
     def _load_timeline(self, point: KeyPoint) -> None:
         if self._timeline_task is not None:
             self._timeline_task.cancel()
-        context = self.context
+        schedule = self.schedule
         self.timeline_label.setText(
             f"{key_point_words(point.title, point.index, point.text)}\nLoading its reviews…"
         )
         self._timeline_task = Task(
             self,
-            op=lambda _progress: timeline(context, point.note_id, point.digest),
+            op=lambda _progress: schedule.timeline(point.note_id, point.digest),
             success=lambda entries: self._on_timeline(point, entries),
             failure=self._on_timeline_failed,
             lane=Lane.GENERAL,

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 from coach_gui.domain.changes import Changes
 from coach_gui.domain.memory import RATING_NAMES
 from coach_gui.domain.schedule_control import NEW_ORDER_WORDS, HoldAction
-from coach_gui.operations.today import DuePractice, today_with_plans
+from coach_gui.operations.today import DuePractice
 from coach_gui.operations.vocabulary import counted, day_and_clock, long_day
 from coach_gui.ui.charts.forecast_chart import ForecastChart
 from coach_gui.ui.kit.buttons import button
@@ -47,9 +47,9 @@ from coach_gui.ui.kit.tasks import Lane, Task
 from coach_gui.ui.kit.theme import warning_colour
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.notes import Note, NoteEntry
     from coach_gui.domain.schedule_control import Hold, ScheduleHold
+    from coach_gui.operations.cases import Schedule
     from coach_gui.services.ports.notes import NoteLookup
     from coach_gui.services.scheduler import DueAssertion, DueNote, NewNotes, Today
 
@@ -197,7 +197,7 @@ class TodayView(QWidget, StaleUntilShown):
 
     def __init__(
         self,
-        context: AppContext,
+        schedule: Schedule,
         notes: NoteLookup,
         parent: QWidget | None = None,
         *,
@@ -208,7 +208,7 @@ class TodayView(QWidget, StaleUntilShown):
         lists every note (on this thread: its list is handed to the worker), so Today can
         bring in new ones; without it Today lists due notes only."""
         super().__init__(parent)
-        self.context = context
+        self.schedule = schedule
         self._notes = notes
         self._catalogue = catalogue
         self._task: Task[tuple[Today, list[DuePractice]]] | None = None
@@ -315,14 +315,14 @@ class TodayView(QWidget, StaleUntilShown):
         self._stale = False
         if self._task is not None:
             self._task.cancel()
-        context, notes = self.context, self._notes
+        schedule, notes = self.schedule, self._notes
         # A snapshot, taken here: the window changes its notes on this thread.
         catalogue = list(self._catalogue()) if self._catalogue is not None else None
         self.summary_label.setText("Loading…")
         self.refresh_button.setEnabled(False)
         self._task = Task(
             self,
-            op=lambda _progress: today_with_plans(context, notes, catalogue),
+            op=lambda _progress: schedule.today(notes, catalogue),
             success=self._on_loaded,
             failure=self._on_failed,
             # Not the writer lane, though it also brings the memory cache up to date: the
@@ -605,14 +605,12 @@ class TodayView(QWidget, StaleUntilShown):
             return
         if (action == "resume") != (target.kind == HELD):
             return
-        from coach_gui.operations.schedule import hold
-
-        context, note, assertion = self.context, target.note, target.assertion
+        schedule, note, assertion = self.schedule, target.note, target.assertion
         self._writing = True
         self.update_actions()
         Task(
             self,
-            op=lambda _p: hold(context, note, action, assertion=assertion),
+            op=lambda _p: schedule.hold(note, action, assertion=assertion),
             success=lambda record: self._held(target, record),
             failure=self._hold_failed,
             lane=Lane.WRITER,

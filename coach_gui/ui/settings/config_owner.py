@@ -7,7 +7,7 @@ notes (issue 33). Now each of them asks the owner for a change of a few keys; th
 applies it to the config as it is now, at once, and writes the whole file on the WRITER
 lane, one write at a time (changes made meanwhile go into the next write).
 
-    owner = ConfigOwner(context, window)        # reads and sets context.config
+    owner = ConfigOwner(cases.settings, window)  # reads and sets the config in effect
     owner.changed.connect(follow)               # every change, at once
     owner.follow(lambda c: c.judge.enabled, switch.setChecked)  # only what it shows
     owner.update({"judge.enabled": True}, failed=tell)
@@ -30,16 +30,18 @@ T = TypeVar("T")
 
 
 class HoldsConfig(Protocol):
-    """Where the config in effect lives (the app context: its setter keeps the live
-    privacy switches in step)."""
+    """Where the config in effect lives (the settings use case: the live privacy
+    switches are a view of it)."""
 
     config: Config
-    config_path: Path
+
+    @property
+    def config_path(self) -> Path: ...
 
 
 @dataclass
 class _Held:
-    """A config with no app context around it (a dialog on its own, a command)."""
+    """A config with no use cases around it (a dialog on its own, a command)."""
 
     config: Config
     config_path: Path

@@ -2,7 +2,7 @@
 keyring. The key is typed into a masked field, handed to the keyring on a worker, and
 never shown, logged or put back into any widget (DESIGN §1.7).
 
-    section = GeminiKeySection(context.gemini_keys())  # the use case (operations/keys)
+    section = GeminiKeySection(cases.keys)  # the use case (operations/keys)
 """
 
 from __future__ import annotations

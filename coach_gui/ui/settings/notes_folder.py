@@ -19,7 +19,7 @@ from coach_gui.ui.kit.failures import show_failure
 from coach_gui.ui.kit.tasks import Task
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import Notes
     from coach_gui.ui.settings.config_owner import ConfigOwner
 
 
@@ -44,11 +44,11 @@ class NotesFolderChooser:
     def __init__(
         self,
         parent: QWidget,
-        context: AppContext,
+        notes: Notes,
         owner: ConfigOwner,
         switched: Callable[[], None],
     ) -> None:
-        self._parent, self._context, self._switched = parent, context, switched
+        self._parent, self._notes, self._switched = parent, notes, switched
         self._owner = owner  # the window's one writer of the settings (ADR 0030)
         self.reading: QProgressDialog | None = None  # while a folder is read
 
@@ -57,7 +57,7 @@ class NotesFolderChooser:
 
     def choose(self) -> None:
         folder = QFileDialog.getExistingDirectory(
-            self._parent, "Open a notes folder — Coach", self._context.notes.location
+            self._parent, "Open a notes folder — Coach", self._notes.location
         )
         if folder:
             self.look_at(Path(folder))
@@ -65,7 +65,7 @@ class NotesFolderChooser:
     def look_at(self, folder: Path) -> None:
         """Read the folder in the background; a large one says so, with Cancel (issue 33:
         ten thousand notes take seconds, and nothing showed meanwhile)."""
-        context = self._context
+        notes = self._notes
         reading = self.reading = QProgressDialog(
             f"Reading {short_path(str(folder))}…", "&Cancel", 0, 0, self._parent
         )
@@ -81,7 +81,7 @@ class NotesFolderChooser:
 
         task = Task(
             self._parent,
-            op=lambda _p: context.read_notes_folder(folder),  # reads, writes nothing there
+            op=lambda _p: notes.read_folder(folder),  # reads, writes nothing there
             success=lambda snapshot: done(lambda: self._confirm(folder, snapshot)),
             failure=lambda error: done(lambda: self._failed(error)),
             name="read notes folder",
@@ -111,10 +111,10 @@ class NotesFolderChooser:
         box.exec()
         if box.clickedButton() is not use:
             return
-        context = self._context
+        notes = self._notes
 
         def saved(_config: object) -> None:
-            context.open_notes_folder(folder)
+            notes.open_folder(folder)
             self._switched()
 
         try:

@@ -3,7 +3,7 @@ at each runtime's default port on this computer (Ollama, LM Studio, llama.cpp, J
 GPT4All) on a worker thread, lists what answered by name with its models, and says for a
 server that cannot be used yet what to do there. Choosing one emits `chosen`.
 
-    finder = ServerFinder(context.find_local_servers, parent)
+    finder = ServerFinder(cases.practice.local_server.find, parent)
     finder.chosen.connect(lambda wire, url, model: ...)
 """
 

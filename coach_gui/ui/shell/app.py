@@ -22,7 +22,7 @@ from coach_gui.ui.kit.button_keys import tell
 from coach_gui.ui.kit.failures import install_excepthook, learner_message, set_log_file
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import UseCases
     from coach_gui.ui.shell.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -98,21 +98,22 @@ def app_icon() -> QIcon:
 
 
 def open_main_window(*, ask: bool = True) -> MainWindow | None:
-    """Build the app context, asking the learner to fix or reset a bad config, and the
-    main window over it; None when they choose to quit or Coach cannot start. With `ask`
+    """Build the use cases, asking the learner to fix or reset a bad config, and the
+    main window over them; None when they choose to quit or Coach cannot start. With `ask`
     False (--smoke, headless) a problem is printed to stderr instead of asked about."""
-    context = open_context(ask=ask)
-    if context is None:
+    cases = open_use_cases(ask=ask)
+    if cases is None:
         return None
     from coach_gui.ui.shell.main_window import MainWindow
 
-    return MainWindow(context)
+    return MainWindow(cases)
 
 
-def open_context(*, ask: bool = True, parent: QWidget | None = None) -> AppContext | None:
-    """The app context, asking the learner (over `parent`) to fix or reset a bad config;
-    None when they choose to quit or Coach cannot start."""
-    from coach_gui.bootstrap import build_context
+def open_use_cases(*, ask: bool = True, parent: QWidget | None = None) -> UseCases | None:
+    """The use cases the window is given (built by bootstrap: this is an entry point),
+    asking the learner (over `parent`) to fix or reset a bad config; None when they choose
+    to quit or Coach cannot start."""
+    from coach_gui.bootstrap import build_context, use_cases
     from coach_gui.config import config_path, reset_config
 
     while True:
@@ -143,7 +144,7 @@ def open_context(*, ask: bool = True, parent: QWidget | None = None) -> AppConte
             return None
         break
     set_log_file(context.log_file)
-    return context
+    return use_cases(context)
 
 
 def process_age() -> float:
@@ -258,11 +259,11 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
         finish(1)
 
     def attach() -> None:
-        context = open_context(ask=False)  # a problem is printed, not asked about
-        if context is None:
+        cases = open_use_cases(ask=False)  # a problem is printed, not asked about
+        if cases is None:
             finish(2)
         else:
-            window.attach(context)
+            window.attach(cases)
 
     window.notes_listed.connect(listed)
     QTimer.singleShot(SMOKE_TIMEOUT_MS, timed_out)
@@ -297,14 +298,14 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
 
     def attach() -> None:
         try:
-            context = open_context(parent=window)
-            if context is not None:
-                window.attach(context)
+            cases = open_use_cases(parent=window)
+            if cases is not None:
+                window.attach(cases)
         except Exception as error:  # e.g. a reset config that cannot be written
             log.exception("Coach could not start")
             tell(window, QMessageBox.Icon.Critical, "Coach cannot start", learner_message(error))
-            context = None
-        if context is None:  # the learner chose Quit (a bad config), or Coach cannot start
+            cases = None
+        if cases is None:  # the learner chose Quit (a bad config), or Coach cannot start
             code[0] = 2
             window.close()
             return

@@ -33,8 +33,8 @@ from coach_gui.ui.kit.button_keys import tell, with_mnemonics
 from coach_gui.ui.kit.screen_fit import screen_room
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.config import Config
+    from coach_gui.operations.cases import Places
     from coach_gui.ui.settings.privacy_controls import PrivacyControls
 
 BACKUPS_FOLDER = "backups"  # beside the journal (adapters/backups.py)
@@ -245,16 +245,16 @@ class DataLocationsDialog(QDialog):
 
 
 def show_data_locations(
-    parent: QWidget, context: AppContext, fingerprint: str | None = None
+    parent: QWidget, places: Places, fingerprint: str | None = None
 ) -> DataLocationsDialog:
     """Help > Where my data lives (`fingerprint`: this computer's, from its last sync)."""
     dialog = DataLocationsDialog(
         data_locations(
-            kb=Path(context.notes.location),
-            journal=context.journal_path,
-            config=context.config_path,
-            log_file=context.log_file,
-            sync=context.config.sync.path(),
+            kb=places.notes,
+            journal=places.journal,
+            config=places.config,
+            log_file=places.log_file,
+            sync=places.sync,
         ),
         parent,
         fingerprint=fingerprint,

@@ -100,8 +100,8 @@ def _show_deleted_notes(window: MainWindow) -> None:
 
 
 def build_main_actions(window: MainWindow) -> MainActions:
-    """Built with the window's frame, before the app context exists (the first paint shows
-    the menus and the toolbar): a slot that needs the context runs once the window has it
+    """Built with the window's frame, before the use cases exist (the first paint shows
+    the menus and the toolbar): a slot that needs the use cases runs once the window has them
     (`when_attached`), and *Practise* once the notes are listed (`when_listed`), so a key
     pressed while Coach opens is kept, not lost."""
     actions = _make_actions(window)
@@ -153,7 +153,12 @@ def _make_actions(window: MainWindow) -> MainActions:
         judge_pending=pending_action(window),  # JudgePendingAction runs it, once attached
         fit_schedule=_action(
             window, "&Fit schedule to my history…",
-            lambda: attached(lambda: _optimizer().show_optimizer(window, window.context)),
+            lambda: attached(
+                lambda: _optimizer().show_optimizer(
+                    window, window.cases.schedule,
+                    lambda applied: window.views.broadcast(applied.changes),
+                )
+            ),
             "Ctrl+Shift+O",
         ),
         reload=_action(window, "&Reload notes", lambda: attached(lambda: window.listing.reload()),
@@ -177,7 +182,7 @@ def _make_actions(window: MainWindow) -> MainActions:
             "&Where my data lives…",
             lambda: attached(
                 lambda: _help().show_data_locations(
-                    window, window.context, window.sync_status.fingerprint
+                    window, window.cases.settings.places(), window.sync_status.fingerprint
                 )
             ),
         ),

@@ -26,11 +26,9 @@ from coach_gui.ui.schedule.review_undo import ReviewUndo
 
 if TYPE_CHECKING:
     from coach_gui.domain.notes import Note
-    from coach_gui.domain.session_records import SentRequest
     from coach_gui.operations.practice import SessionEnded
     from coach_gui.operations.today import DuePractice
-    from coach_gui.services.ports.sealing import TraceJournal
-    from coach_gui.services.review import NoteGaps, OpenGap
+    from coach_gui.services.review import OpenGap
     from coach_gui.services.scheduler import Today
     from coach_gui.services.sealing import JudgePendingReport
     from coach_gui.ui.kit.changes import TakesChanges
@@ -49,18 +47,19 @@ class MainViews:
         """`stack` already shows `notes` (the window's first paint); the other views join it."""
         self.window = window
         self.notes = notes
-        self.practice = PracticePane(window.context, window)
+        cases = window.cases
+        self.practice = PracticePane(cases.practice, window)
         self.stack = stack
-        self.sent = SentToJudgeView(self._outbox_entries, window)
-        judge = window.context.config.judge
+        self.sent = SentToJudgeView(cases.review.sent_to_judge, window)  # on a worker
+        judge = cases.settings.config.judge
         self.sent.set_endpoint(judge.base_url, local=judge.local)
         self.stack.addWidget(self.practice)
         self.stack.addWidget(self.sent)
-        self.gap_board = GapBoard(self._gap_board_of, window.notes, window)
+        self.gap_board = GapBoard(cases.review.gap_board, window.notes, window)  # on a worker
         self.gap_board.practise_requested.connect(self.practise_gaps)
-        self.sessions = SessionsView(self._trace_journal, self.gap_board, window)
+        self.sessions = SessionsView(cases.review, self.gap_board, window)
         self.judge_pending = JudgePendingAction(
-            window.context, window, window.menu_actions.judge_pending
+            cases.practice, window, window.menu_actions.judge_pending
         )
         self.judge_pending.finished.connect(self._after_judging)
         self.sessions.toolbar.addAction(self.judge_pending.action)
@@ -74,13 +73,15 @@ class MainViews:
         self._choose_start_view = False
         self.practice.session_finished.connect(self._after_session)
         self.practice.next_due_requested.connect(self._practise_next_due)
-        self.tier1_status = Tier1StatusIndicator.for_context(window.context, window)
+        self.tier1_status = Tier1StatusIndicator.for_server(cases.practice.local_server, window)
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
         self.practice.model_downloaded.connect(lambda _model: self.tier1_status.refresh())
         self.practice.set_settings_opener(window.open_settings)
         self.practice.add_assertions_requested.connect(self._add_assertions)
         actions = window.menu_actions
-        self.review_undo = ReviewUndo(window, actions.undo_review, actions.redo_review)
+        self.review_undo = ReviewUndo(
+            window, cases.schedule, actions.undo_review, actions.redo_review
+        )
         self.review_undo.changed.connect(
             lambda done: self.broadcast(done.changes, source=self.review_undo)
         )
@@ -93,7 +94,7 @@ class MainViews:
 
             window = self.window
             self._today = TodayView(
-                window.context, self._current_note, window, catalogue=window.note_entries
+                window.cases.schedule, self._current_note, window, catalogue=window.note_entries
             )
             self._today.start_requested.connect(self.practise_due)
             self._today.loaded.connect(self._on_today_loaded)
@@ -112,7 +113,7 @@ class MainViews:
         if self._evals is None:
             from coach_gui.ui.review.eval_view import EvalView
 
-            self._evals = EvalView(self.window.context, self.window)
+            self._evals = EvalView(self.window.cases.evals, self.window)
             self.stack.addWidget(self._evals)
         return self._evals
 
@@ -122,7 +123,9 @@ class MainViews:
             from coach_gui.ui.schedule.stats_view import StatsView
 
             window = self.window
-            self._stats = StatsView(window.context, self._current_note, window.note_entries, window)
+            self._stats = StatsView(
+                window.cases.schedule, self._current_note, window.note_entries, window
+            )
             self._stats.open_note_requested.connect(self.edit_note)
             self._stats.fit_requested.connect(window.menu_actions.fit_schedule.trigger)
             self.stack.addWidget(self._stats)
@@ -172,22 +175,6 @@ class MainViews:
         whole on each load, never changed in place)."""
         entry = self.window.entry_for(note_id)
         return entry.note if entry is not None else None
-
-    def _outbox_entries(self) -> list[SentRequest]:
-        """Runs on a worker: the journal opens lazily, off the GUI thread."""
-        from coach_gui.operations.review import sent_to_judge
-
-        return sent_to_judge(self.window.context)
-
-    def _gap_board_of(self, note: Note) -> NoteGaps:
-        """Runs on a worker: the note's open gaps and progress, from its own sessions."""
-        from coach_gui.operations.review import gap_board
-
-        return gap_board(self.window.context, note)
-
-    def _trace_journal(self) -> TraceJournal:
-        """Runs on a worker: the journal opens lazily, off the GUI thread."""
-        return self.window.context.traces()
 
     def _after_judging(self, report: JudgePendingReport) -> None:
         """Say what was judged and what stays pending (and why), on the Sessions view."""
@@ -296,7 +283,7 @@ class MainViews:
             return
         targets = tuple(gap.assertion_index for gap in gaps)
         plan = plan_gap_practice(
-            note, targets, tuple(g.gap_id for g in gaps), self.window.context.clock.now()
+            note, targets, tuple(g.gap_id for g in gaps), self.window.cases.schedule.now()
         )
         self.show_practice()
         pane.start(note, plan=plan)

@@ -3,8 +3,9 @@
 It opens in two steps, so it is on screen before the rest of Coach is loaded (issue 16):
 `MainWindow()` builds the frame the first paint shows — menus, toolbar, the note list with
 its search box (typing works at once), the status bar — from Qt and a few light modules;
-`attach(context)` then adds what needs the app context (the editor, the other views, the
-privacy switches) and starts loading the notes. `MainWindow(context)` does both at once.
+`attach(cases)` then adds what needs the use cases (the editor, the other views, the
+privacy switches) and starts loading the notes. `MainWindow(cases)` does both at once; the
+window is given the use cases (`operations.cases.UseCases`) and nothing else.
 """
 
 from __future__ import annotations
@@ -34,12 +35,12 @@ from coach_gui.ui.shell.main_actions import build_main_actions
 from coach_gui.ui.shell.view_switcher import ViewSwitcher
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
     from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
     from coach_gui.domain.notes import (
         Note,
         NoteEntry,
     )
+    from coach_gui.operations.cases import UseCases
     from coach_gui.ui.notes.note_editor import NoteEditor
     from coach_gui.ui.notes.notes_listing import NotesListing
     from coach_gui.ui.notes.window_undo import WindowUndo
@@ -56,9 +57,9 @@ OPENING_TEXT = "Opening your notes…"
 class MainWindow(QMainWindow):
     notes_listed = Signal()  # each time a load of the knowledge base is on screen
     search_ready = Signal()  # each time the search index has caught up with the notes
-    attached = Signal()  # the app context is in: every view and action works
+    attached = Signal()  # the use cases are in: every view and action works
 
-    context: AppContext
+    cases: UseCases
     editor: NoteEditor
     listing: NotesListing  # the notes as last listed, from `attach` on
     views: MainViews
@@ -69,7 +70,7 @@ class MainWindow(QMainWindow):
     toolbar_anchor: QAction  # the privacy switches go before it
     schedule_menu: QMenu  # set by build_main_actions; Today adds its actions
 
-    def __init__(self, context: AppContext | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, cases: UseCases | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._may_close = False
         self._load_started = False  # the first load starts once the window is on screen
@@ -116,11 +117,11 @@ class MainWindow(QMainWindow):
         self.note_list.show_loading()
         window_state.restore_window(self, self.splitter)
         self.setTabOrder(self.note_list.search_box, self.note_list.view)
-        if context is not None:
-            self.attach(context)
+        if cases is not None:
+            self.attach(cases)
 
-    def attach(self, context: AppContext) -> None:
-        """The app context is built: add the editor, the other views and the privacy
+    def attach(self, cases: UseCases) -> None:
+        """The use cases are built: add the editor, the other views and the privacy
         switches, run what was asked for meanwhile, and load the notes once on screen."""
         from coach_gui.operations.vocabulary import short_path
         from coach_gui.ui.kit.alt_keys import guard_alt_letters  # after the first paint
@@ -130,23 +131,23 @@ class MainWindow(QMainWindow):
         from coach_gui.ui.settings.privacy_controls import PrivacyControls
         from coach_gui.ui.shell.main_views import MainViews
 
-        self.context = context
+        self.cases = cases
         self.listing = NotesListing(self, self)
         self.listing.search_ready.connect(self.search_ready)
         guard_alt_letters()  # Alt+letter of a disabled button never types the letter
-        self.editor = NoteEditor(context.notes, self)
-        self.editor.set_new_notes_folder(lambda: self.context.config.kb.new_notes_folder)
+        self.editor = NoteEditor(cases.notes.store, self)
+        self.editor.set_new_notes_folder(lambda: self.cases.settings.config.kb.new_notes_folder)
         self.splitter.replaceWidget(1, self.editor)
         self._editor_slot.deleteLater()
         self.views = MainViews(self, self.stack, self.splitter)
         self.practice = self.views.practice
 
-        self.where_label.setText(f"Notes in {short_path(context.notes.location)}")
-        self.where_label.setToolTip(context.notes.location)
+        self.where_label.setText(f"Notes in {short_path(cases.notes.location)}")
+        self.where_label.setToolTip(cases.notes.location)
         from coach_gui.ui.settings.config_owner import ConfigOwner
 
         # The one holder and writer of the settings in this window (ADR 0030).
-        self.config_owner = ConfigOwner(context, self)
+        self.config_owner = ConfigOwner(cases.settings, self)
         self.privacy = PrivacyControls(self.config_owner, self)
         self.toolbar.insertActions(self.toolbar_anchor, self.privacy.actions())
         self.toolbar.insertSeparator(self.toolbar_anchor)
@@ -156,7 +157,7 @@ class MainWindow(QMainWindow):
         status.insertPermanentWidget(2, self.views.tier1_status)
         from coach_gui.ui.shell.sync_status import SyncStatus
 
-        self.sync_status = SyncStatus(context, self)  # hidden while sync is off
+        self.sync_status = SyncStatus(cases.sync, self)  # hidden while sync is off
         status.insertPermanentWidget(3, self.sync_status)
         self.sync_status.imported.connect(lambda report: self.views.broadcast(report.changes))
         self._follow_settings(self.config_owner)
@@ -184,7 +185,7 @@ class MainWindow(QMainWindow):
         return self._attached
 
     def when_attached(self, run: Callable[[], None]) -> None:
-        """Run `run` now, or once the app context is in (a key pressed while opening)."""
+        """Run `run` now, or once the use cases are in (a key pressed while opening)."""
         if self._attached:
             run()
         else:
@@ -219,8 +220,6 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.sync_status.run)  # what the other computers did
 
     def _recover_sessions(self) -> None:
-        from coach_gui.operations.practice import recover as recover_sessions
-
         """Seal sessions a crash left open (as interrupted, every submitted answer kept)."""
 
         def done(trace_ids: list[str]) -> None:
@@ -232,9 +231,10 @@ class MainWindow(QMainWindow):
                     10_000,
                 )
 
+        practice = self.cases.practice
         Task(
             self,
-            op=lambda _progress: recover_sessions(self.context),
+            op=lambda _progress: practice.recover(),
             success=done,
             lane=Lane.WRITER,
             name="recover-sessions",
@@ -245,10 +245,10 @@ class MainWindow(QMainWindow):
         so the status line never says answers go to Gemini when none can. Only while the
         judge is on and is Gemini: otherwise the words do not depend on it, and a locked
         keyring is not asked to unlock for nothing."""
-        judge = self.context.config.judge
+        judge = self.cases.settings.config.judge
         if not judge.enabled or judge.local:
             return
-        keys = self.context.gemini_keys()
+        keys = self.cases.keys
         Task(
             self,
             op=lambda _progress: keys.status(),
@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
 
         self.guard_unsaved(
             NotesFolderChooser(
-                self, self.context, self.config_owner, self._notes_folder_changed
+                self, self.cases.notes, self.config_owner, self._notes_folder_changed
             ).choose
         )
 
@@ -297,14 +297,14 @@ class MainWindow(QMainWindow):
 
         self.listing.forget()
         self.window_undo.forget_deletes()
-        self.editor.set_store(self.context.notes)
+        self.editor.set_store(self.cases.notes.store)
         self.editor.show_note(None)
-        location = self.context.notes.location
+        location = self.cases.notes.location
         self.where_label.setText(f"Notes in {short_path(location)}")
         self.where_label.setToolTip(location)
         self.listing.load()
-        self.listing.watch(self.context.notes.location)
-        self.statusBar().showMessage(f"Notes from {short_path(self.context.notes.location)}", 6000)
+        self.listing.watch(location)
+        self.statusBar().showMessage(f"Notes from {short_path(location)}", 6000)
 
     # --- switching notes -----------------------------------------------------------
     def guard_unsaved(
@@ -411,10 +411,10 @@ class MainWindow(QMainWindow):
                 editor.show_note(None)
                 self._update_actions()
             return
-        trash = getattr(self.context.notes, "trash_location", "the trash folder")
+        trash = getattr(self.cases.notes.store, "trash_location", "the trash folder")
         if not confirm_delete(self, editor.display_title(), editor.file_name() or "", trash):
             return
-        store = self.context.notes
+        store = self.cases.notes.store
         Task(
             self,
             op=lambda _p: store.delete(note_id),
@@ -484,13 +484,13 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         from coach_gui.ui.settings.settings_dialog import SettingsDialog
 
-        context = self.context
+        cases = self.cases
         dialog = SettingsDialog(
             self.config_owner,
             self,
-            keys=context.gemini_keys(),
+            keys=cases.keys,
             fingerprint=self.sync_status.fingerprint,
-            server_finder=context.find_local_servers,
+            server_finder=cases.practice.local_server.find,
         )
 
         def another_folder() -> None:
@@ -500,7 +500,7 @@ class MainWindow(QMainWindow):
                 self._notes_folder_changed()
                 dialog.use_notes_folder()
 
-            chooser = NotesFolderChooser(dialog, context, self.config_owner, switched)
+            chooser = NotesFolderChooser(dialog, cases.notes, self.config_owner, switched)
             self.guard_unsaved(chooser.choose)
 
         dialog.folder_button.clicked.connect(another_folder)
@@ -512,12 +512,12 @@ class MainWindow(QMainWindow):
             self.views.tier1_status.refresh()  # (no second check while one runs)
             self.read_key_status()
             self.sync_status.run()
-            self.statusBar().showMessage(f"Settings saved to {self.context.config_path}", 5000)
+            self.statusBar().showMessage(f"Settings saved to {cases.settings.config_path}", 5000)
 
     def _follow_settings(self, owner: ConfigOwner) -> None:
         """What shows a setting follows it, however it changed (Settings, a toolbar switch,
         a write that failed and put it back); the next session and judge request read the
-        context, which the owner keeps."""
+        settings in effect, which the owner keeps."""
         from coach_gui.domain.changes import SCHEDULE_CHANGED
 
         views = self.views

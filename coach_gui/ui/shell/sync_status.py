@@ -18,7 +18,7 @@ from coach_gui.ui.kit.theme import warning_colour
 
 if TYPE_CHECKING:
     from coach_gui.domain.changes import Changes
-    from coach_gui.operations.app import App
+    from coach_gui.operations.cases import Sync
     from coach_gui.ui.shell.pairing_dialog import PairingDialog
 
 log = logging.getLogger(__name__)
@@ -74,9 +74,9 @@ class SyncStatus(QLabel):
 
     imported = Signal(object)  # the SyncReport, when records came in: the views read again
 
-    def __init__(self, context: App, parent: QWidget | None = None) -> None:
+    def __init__(self, sync: Sync, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._context = context
+        self._sync = sync
         self._running = False
         self._again = False
         self._asked: set[str] = set()  # computers asked about while this window is open
@@ -84,7 +84,7 @@ class SyncStatus(QLabel):
         self.pair_failure: QMessageBox | None = None  # why a Pair did not pair, on screen
         self.fingerprint: str | None = None  # this computer's, once it has synced
         self.setAccessibleName("Sync")
-        self.setVisible(context.config.sync.folder is not None)
+        self.setVisible(sync.on)
 
     def take_changes(self, changes: Changes) -> None:
         """Sessions or verdicts made here go to the other computers."""
@@ -92,7 +92,7 @@ class SyncStatus(QLabel):
             self.run()
 
     def run(self) -> None:
-        if self._context.config.sync.folder is None:
+        if not self._sync.on:
             self.hide()
             return
         self.show()
@@ -102,12 +102,10 @@ class SyncStatus(QLabel):
         self._running = True
         self.setText("Syncing…")
         self.setStyleSheet("")
-        from coach_gui.operations.sync import sync
-
-        context = self._context
+        sync = self._sync
         Task(
             self,
-            op=lambda progress: sync(context, stop=lambda: progress.cancelled),
+            op=lambda progress: sync.sync(stop=lambda: progress.cancelled),
             success=self._done,
             failure=self._failed,
             lane=Lane.GENERAL,  # the journal's own lock orders its writes
@@ -122,7 +120,7 @@ class SyncStatus(QLabel):
 
     def _done(self, report: SyncReport) -> None:
         self.fingerprint = report.fingerprint or None
-        self.setText(status_text(report, self._context.clock.now()))
+        self.setText(status_text(report, self._sync.now()))
         self.setToolTip(status_details(report))
         self.setAccessibleDescription(self.toolTip())
         if not report.ok:
@@ -161,12 +159,10 @@ class SyncStatus(QLabel):
         dialog.open()
 
     def _pair(self, fingerprint: str, label: str, device_id: str) -> None:
-        from coach_gui.operations.sync import pair_computer
-
-        context = self._context
+        sync = self._sync
         Task(
             self,
-            op=lambda _progress: pair_computer(context, fingerprint),
+            op=lambda _progress: sync.pair(fingerprint),
             success=lambda _pairing: self.run(),
             failure=lambda error: self._pair_failed(error, label, device_id),
             lane=Lane.GENERAL,

@@ -35,7 +35,7 @@ from coach_gui.ui.settings.key_settings import GeminiKeySection
 from coach_gui.ui.settings.server_finder import ServerFinder
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext
+    from coach_gui.operations.cases import UseCases
     from coach_gui.ui.settings.privacy_controls import PrivacyControls
     from coach_gui.ui.shell.main_window import MainWindow
 
@@ -99,17 +99,17 @@ class WelcomeDialog(QDialog):
 
     def __init__(
         self,
-        context: AppContext,
+        cases: UseCases,
         privacy: PrivacyControls,
         parent: QWidget | None = None,
         *,
         owner: ConfigOwner | None = None,
     ) -> None:
         super().__init__(parent)
-        self.context = context
+        self.cases = cases
         self.privacy = privacy
         # The window's one writer of the config (ADR 0030); a Welcome on its own gets one.
-        self._owner = owner if owner is not None else ConfigOwner(context, self)
+        self._owner = owner if owner is not None else ConfigOwner(cases.settings, self)
         self.setWindowTitle("Welcome to Coach")
         self.setObjectName("welcomeDialog")
         self.setAccessibleName("Welcome to Coach")
@@ -123,8 +123,8 @@ class WelcomeDialog(QDialog):
         privacy.config_changed.connect(self._show_privacy)
         privacy.key_changed.connect(self._show_privacy)  # no key: nothing is sent yet
 
-        tier1 = self._tier1_group(context)
-        judge = self._judge_group(context, privacy)
+        tier1 = self._tier1_group(cases)
+        judge = self._judge_group(cases, privacy)
         notes = self._notes_group()
 
         body = QWidget(self)
@@ -154,13 +154,14 @@ class WelcomeDialog(QDialog):
         fit_on_screen(self, QSize(660, 720))  # shorter screens (1.5x, 2x): the body scrolls
         self.tier1_indicator.refresh()
 
-    def _tier1_group(self, context: AppContext) -> QGroupBox:
+    def _tier1_group(self, cases: UseCases) -> QGroupBox:
         """Questions written here: the local model's state, Check again, Download, and
         finding a server already running."""
         # Tier 1: the same check as the status bar's indicator, run on a worker thread.
         tier1 = QGroupBox("Questions written on this computer (a local model)", self)
         tier1.setAccessibleName("Ollama")
-        self.tier1_indicator = Tier1StatusIndicator.for_context(context, tier1)
+        server = cases.practice.local_server
+        self.tier1_indicator = Tier1StatusIndicator.for_server(server, tier1)
         self.tier1_indicator.hide()  # its state is told in words below
         self.tier1_label = QLabel(tier1_text(self.tier1_indicator.status), tier1)
         self.tier1_label.setWordWrap(True)
@@ -181,7 +182,7 @@ class WelcomeDialog(QDialog):
         tier1_buttons.addWidget(self.download_button)
         tier1_buttons.addStretch(1)
         # Or another server already running here (LM Studio, llama.cpp, Jan…): issue 31.
-        self.server_finder = ServerFinder(context.find_local_servers, tier1)
+        self.server_finder = ServerFinder(server.find, tier1)
         self.server_finder.chosen.connect(self.use_server)
         tier1_layout = QVBoxLayout(tier1)
         tier1_layout.addWidget(self.tier1_label)
@@ -189,10 +190,10 @@ class WelcomeDialog(QDialog):
         tier1_layout.addWidget(self.server_finder)
         return tier1
 
-    def _judge_group(self, context: AppContext, privacy: PrivacyControls) -> QGroupBox:
+    def _judge_group(self, cases: UseCases, privacy: PrivacyControls) -> QGroupBox:
         """Grading: the toolbar's own switches and the Gemini key (or the local judge)."""
         # Tier 2: the toolbar's own switches, so all three places agree at once.
-        local = context.config.judge.local
+        local = cases.settings.config.judge.local
         judge = QGroupBox(
             "Grading on this computer (Ollama)" if local else "Grading by Google Gemini (optional)",
             self,
@@ -206,7 +207,7 @@ class WelcomeDialog(QDialog):
         self.assertions_box = SwitchBox(
             privacy.assertions_action, "Send core &assertions to the judge", judge
         )
-        self.key_section = GeminiKeySection(context.gemini_keys(), judge)
+        self.key_section = GeminiKeySection(cases.keys, judge)
         self.key_section.status_loaded.connect(privacy.set_key_status)  # a key saved here
         judge_layout = QVBoxLayout(judge)
         judge_layout.addWidget(self.judge_box)
@@ -215,7 +216,7 @@ class WelcomeDialog(QDialog):
         if local:  # no key is needed: the model runs here (Settings chooses the judge)
             self.key_section.hide()
             self.local_judge_label = QLabel(
-                f"{context.config.judge.local_model} grades your answers on this computer; "
+                f"{cases.settings.config.judge.local_model} grades your answers on this computer; "
                 "nothing is sent anywhere. Choose the judge in Settings.",
                 judge,
             )
@@ -247,8 +248,8 @@ class WelcomeDialog(QDialog):
         return notes
 
     def show_notes_folder(self) -> None:
-        own = self.context.config.kb.path
-        where = self.context.notes.location
+        own = self.cases.settings.config.kb.path
+        where = self.cases.notes.location
         if own:
             text = f"Coach reads your notes in {where}, and writes only what you change there."
         else:
@@ -299,7 +300,7 @@ class WelcomeDialog(QDialog):
     def download_model(self) -> None:
         from coach_gui.ui.practice.model_download import ModelDownloadDialog
 
-        dialog = ModelDownloadDialog.for_context(self.context, self)
+        dialog = ModelDownloadDialog.for_server(self.cases.practice.local_server, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.downloaded.connect(self.model_downloaded)
         dialog.downloaded.connect(self._after_download)
@@ -311,7 +312,7 @@ class WelcomeDialog(QDialog):
 
 def show_welcome(window: MainWindow) -> WelcomeDialog:
     """Open the welcome over the main window (Help > Welcome…, and once on first run)."""
-    dialog = WelcomeDialog(window.context, window.privacy, window, owner=window.config_owner)
+    dialog = WelcomeDialog(window.cases, window.privacy, window, owner=window.config_owner)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.model_downloaded.connect(window.views.tier1_status.refresh)
     # (A server chosen here reaches the status line through the owner: the window follows
