@@ -90,7 +90,7 @@ def main() -> None:
             keys=_Keys(),
             repeats=args.repeats,
             concurrency=args.concurrency,
-            assertions_allowed=True,
+            include_assertions=True,
             judge_model=MODEL,
         )
         wall = time.perf_counter() - started

@@ -118,7 +118,7 @@ def main() -> None:
     payload = tier2_payload(
         [{"challenge": "Explain natural selection.", "answer": answer,
           "core_assertions": [f"Assertion {n}." for n in range(ASSERTIONS)]}],
-        allow_assertions=True,
+        include_assertions=True,
     )  # fmt: skip
 
     def check() -> object:
@@ -165,7 +165,7 @@ def _japanese(rng: random.Random, rounds: int) -> None:
     payload = tier2_payload(
         [{"challenge": "光合成を説明して。", "answer": answer,
           "core_assertions": [f"主張{n}。" for n in range(ASSERTIONS)]}],
-        allow_assertions=True,
+        include_assertions=True,
     )  # fmt: skip
     (verdict,) = parse_verdicts(reply, payload)
     assert verdict.passed and all(len(a.evidence) == 1 for a in verdict.assessments)

@@ -69,7 +69,7 @@ def make_payload(count: int) -> Tier2Payload:
             "Variations that help in that struggle are preserved: natural selection.",
         ],
     }
-    return tier2_payload([item] * count, allow_assertions=True)
+    return tier2_payload([item] * count, include_assertions=True)
 
 
 def p50_ms(call: Callable[[], object], rounds: int) -> float:

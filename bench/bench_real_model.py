@@ -224,7 +224,7 @@ def verdicts(url: str, count: int) -> None:
             payload = tier2_payload(
                 [{"challenge": "Why do populations change over generations?",
                   "answer": ANSWERS[n % len(ANSWERS)], "core_assertions": assertions}],
-                allow_assertions=True,
+                include_assertions=True,
             )  # fmt: skip
             system, user = judge_prompt(payload, new_boundary())
             schema = verdict_schema(payload) if name == "per-request" else VERDICT_SCHEMA

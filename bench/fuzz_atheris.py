@@ -47,7 +47,7 @@ def _verdicts(data: bytes) -> None:
             {"challenge": "Why?", "answer": "Because.", "core_assertions": ["A.", "B."]},
             {"challenge": "How?", "answer": "Thus."},
         ],
-        allow_assertions=True,
+        include_assertions=True,
     )
     with contextlib.suppress(MalformedVerdict):
         parse_verdicts(data.decode("utf-8", "replace"), payload)
@@ -73,7 +73,7 @@ def _tier2_payload(data: bytes) -> None:
     except ValueError:
         return
     with contextlib.suppress(PayloadRejected):
-        tier2_payload(items, allow_assertions=bool(data[:1] == b"["))
+        tier2_payload(items, include_assertions=bool(data[:1] == b"["))
 
 
 _FUNCTIONS: dict[str, Callable[[bytes], None]] = {

@@ -318,7 +318,7 @@ class AppContext:
                 self.config.tier1,
                 self.outbox(),
                 client=self.ollama_client(read_timeout=config.local_timeout_seconds),
-                assertions_allowed=self.privacy.include_assertions if live else None,
+                include_assertions=self.privacy.include_assertions if live else None,
                 enabled_now=self.privacy.judge_enabled if live else None,
                 still_current=current if live else None,
             )
@@ -329,7 +329,7 @@ class AppContext:
             self.key_store().get(),
             self.outbox(),
             # The switches as they are at each request, not as when this judge was built.
-            assertions_allowed=self.privacy.include_assertions if live else None,
+            include_assertions=self.privacy.include_assertions if live else None,
             enabled_now=self.privacy.judge_enabled if live else None,
             still_current=current if live else None,
         )

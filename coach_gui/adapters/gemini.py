@@ -113,12 +113,12 @@ class GeminiJudge:
         outbox: JudgeOutbox,
         seed: int | None = None,
         thinking_budget: int | None = None,
-        assertions_allowed: bool | Callable[[], bool] = True,
+        include_assertions: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
         still_current: Callable[[], bool] | None = None,
     ) -> None:
-        """`assertions_allowed` and `enabled_now` may be read at each request (the live
+        """`include_assertions` and `enabled_now` may be read at each request (the live
         privacy switches): with the judge switched off, nothing is sent at all; nor once
         `still_current` says another judge was chosen (JudgeReplaced)."""
         self._enabled_now = enabled_now
@@ -141,8 +141,8 @@ class GeminiJudge:
         self.seed = seed
         self.thinking_budget = thinking_budget
         self._outbox = outbox
-        allowed = assertions_allowed
-        self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
+        allowed = include_assertions
+        self._include_assertions = allowed if callable(allowed) else (lambda: bool(allowed))
         self._local = threading.local()
         self._cancelled = threading.Event()
         self.attempts = 1 + max_retries
@@ -185,7 +185,7 @@ class GeminiJudge:
         api_key: str | None,
         outbox: JudgeOutbox,
         *,
-        assertions_allowed: bool | Callable[[], bool] | None = None,
+        include_assertions: bool | Callable[[], bool] | None = None,
         enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
         still_current: Callable[[], bool] | None = None,
@@ -205,8 +205,8 @@ class GeminiJudge:
             outbox=outbox,
             seed=judge.seed,
             thinking_budget=judge.thinking_budget,
-            assertions_allowed=(
-                judge.include_assertions if assertions_allowed is None else assertions_allowed
+            include_assertions=(
+                judge.include_assertions if include_assertions is None else include_assertions
             ),
             enabled_now=enabled_now,
             retry_initial_delay=retry_initial_delay,
@@ -242,7 +242,7 @@ class GeminiJudge:
         if self._switched_off():  # the judge switch, read at this request
             raise JudgeDisabled()
         self._check_current()
-        checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
+        checked = revalidated(payload, include_assertions=self._include_assertions())
         system, user = judge_prompt(checked, boundary or new_boundary())
         config = types.GenerateContentConfig(
             system_instruction=system,

@@ -74,7 +74,7 @@ class OllamaJudge:
         keep_alive: str,
         timeout_seconds: float,
         outbox: JudgeOutbox,
-        assertions_allowed: bool | Callable[[], bool] = True,
+        include_assertions: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         on_progress: Callable[[int], None] | None = None,
         still_current: Callable[[], bool] | None = None,
@@ -96,8 +96,8 @@ class OllamaJudge:
             self._options["seed"] = seed
         self._keep_alive = keep_alive
         self._outbox = outbox
-        allowed = assertions_allowed
-        self._assertions_allowed = allowed if callable(allowed) else (lambda: bool(allowed))
+        allowed = include_assertions
+        self._include_assertions = allowed if callable(allowed) else (lambda: bool(allowed))
         self._enabled_now = enabled_now
         self._still_current = still_current
         self.on_progress = on_progress
@@ -110,7 +110,7 @@ class OllamaJudge:
         tier1: Tier1Config,
         outbox: JudgeOutbox,
         *,
-        assertions_allowed: bool | Callable[[], bool] | None = None,
+        include_assertions: bool | Callable[[], bool] | None = None,
         enabled_now: Callable[[], bool] | None = None,
         still_current: Callable[[], bool] | None = None,
         client: OllamaClient | None = None,
@@ -133,8 +133,8 @@ class OllamaJudge:
             keep_alive=tier1.keep_alive,
             timeout_seconds=judge.local_timeout_seconds,
             outbox=outbox,
-            assertions_allowed=(
-                judge.include_assertions if assertions_allowed is None else assertions_allowed
+            include_assertions=(
+                judge.include_assertions if include_assertions is None else include_assertions
             ),
             enabled_now=enabled_now,
             still_current=still_current,
@@ -172,7 +172,7 @@ class OllamaJudge:
         refused = self._refuse_now()
         if refused is not None:
             raise refused
-        checked = revalidated(payload, assertions_allowed=self._assertions_allowed())
+        checked = revalidated(payload, include_assertions=self._include_assertions())
         system, user = judge_prompt(checked, boundary or new_boundary())
         try:  # an OpenAI-compatible server may be asked first how it takes a schema (a
             # probe with no learner data): a server down or without the model says so here

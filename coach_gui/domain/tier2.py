@@ -120,13 +120,13 @@ def _assertions(value: object, index: int) -> tuple[str, ...]:
     return tuple(_text(a, index, f"{CORE_ASSERTIONS}[{n}]") for n, a in enumerate(value))
 
 
-def _item(raw: object, index: int, allow_assertions: bool) -> Tier2Item:
+def _item(raw: object, index: int, include_assertions: bool) -> Tier2Item:
     if not isinstance(raw, Mapping):
         raise PayloadRejected(f"is not a mapping of fields ({_BUG})", index=index)
     if not raw:
         raise PayloadRejected("is empty", index=index)
     for key in raw:
-        if key == CORE_ASSERTIONS and not allow_assertions:
+        if key == CORE_ASSERTIONS and not include_assertions:
             raise PayloadRejected(
                 "core assertions are switched off for this request (Send core assertions)",
                 index=index,
@@ -149,20 +149,24 @@ def _item(raw: object, index: int, allow_assertions: bool) -> Tier2Item:
     )
 
 
-def tier2_payload(items: Sequence[Mapping[str, object]], *, allow_assertions: bool) -> Tier2Payload:
+def tier2_payload(
+    items: Sequence[Mapping[str, object]], *, include_assertions: bool
+) -> Tier2Payload:
     """The payload for one judge request, or PayloadRejected naming the item and field.
 
     Each item is exactly {challenge, answer}, plus `core_assertions` (a non-empty list of
-    non-blank texts) only when `allow_assertions` is true for this call.
+    non-blank texts) only when `include_assertions` is true for this call.
     """
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
         raise PayloadRejected(f"the items must be a list, not {type(items).__name__} ({_BUG})")
     if not items:
         raise PayloadRejected("there are no items to judge")
-    return Tier2Payload(items=tuple(_item(raw, n, allow_assertions) for n, raw in enumerate(items)))
+    return Tier2Payload(
+        items=tuple(_item(raw, n, include_assertions) for n, raw in enumerate(items))
+    )
 
 
-def revalidated(payload: object, *, assertions_allowed: bool) -> Tier2Payload:
+def revalidated(payload: object, *, include_assertions: bool) -> Tier2Payload:
     """`payload` rebuilt through `tier2_payload`, as the adapter does before every send: a
     record made some other way (e.g. `model_construct`) gets no pass."""
     if not isinstance(payload, Tier2Payload):
@@ -177,7 +181,7 @@ def revalidated(payload: object, *, assertions_allowed: bool) -> Tier2Payload:
         for i in raw_items
     ]
     carries = any(isinstance(f, Mapping) and CORE_ASSERTIONS in f for f in fields)
-    return tier2_payload(fields, allow_assertions=carries and assertions_allowed)
+    return tier2_payload(fields, include_assertions=carries and include_assertions)
 
 
 # --- the judge's prompt --------------------------------------------------------------------

@@ -79,7 +79,7 @@ def judge_pending_answers(
             port,
             app.verdict_journal(),
             app.clock,
-            include_assertions_now=include,
+            include_assertions=include,
             note_lookup=notes_by_id(app),
             # A model on this computer may take tens of seconds per answer: small requests.
             batch_size=config.local_batch_size if config.local else JUDGE_BATCH,

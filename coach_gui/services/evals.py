@@ -278,7 +278,7 @@ def run_eval(
     keys: SigningKeys,
     repeats: int,
     concurrency: int,
-    assertions_allowed: bool,
+    include_assertions: bool,
     judge_model: str,
     sampling: Mapping[str, object] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
@@ -292,7 +292,7 @@ def run_eval(
     anything when the switch forbids assertions or there is nothing to judge.
     `compare_with`: a report of kind "judges" instead: `judge` is the one on this computer
     (arm judge_local), `compare_with` Gemini (judge_gemini), both with core assertions."""
-    if not assertions_allowed:
+    if not include_assertions:
         raise AssertionsSwitchedOff(config_file)
     if not items:
         raise NothingToEvaluate()

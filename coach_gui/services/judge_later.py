@@ -173,7 +173,7 @@ def judge_pending(
     verdict_journal: VerdictJournal,
     clock: Clock,
     *,
-    include_assertions_now: bool,
+    include_assertions: bool,
     note_lookup: NoteLookup,
     batch_size: int = JUDGE_BATCH,
     sampling: Mapping[str, object] | None = None,
@@ -182,7 +182,7 @@ def judge_pending(
     judging service as practice, with the privacy switch as it is *now*; then bind each
     verdict to its session and seal one bound trace per session. `sampling` (the judge's
     temperature, seed and thinking budget) is sealed in each bound trace's config digest."""
-    report = JudgePendingReport(assertions_sent=include_assertions_now)
+    report = JudgePendingReport(assertions_sent=include_assertions)
     work: dict[str, _SessionWork] = {}
     items: list[JudgeRequestItem] = []
     owner: dict[str, str] = {}
@@ -202,7 +202,7 @@ def judge_pending(
             judge=judge,
             journal=verdict_journal,
             clock=clock,
-            include_assertions=include_assertions_now,
+            include_assertions=include_assertions,
         )
         for outcome in outcomes:
             session_work = work[owner[outcome.attempt_id]]

@@ -101,7 +101,7 @@ def judge_items(
     if not items:
         return []
     payload = tier2_payload(
-        _payload_items(items, include_assertions), allow_assertions=include_assertions
+        _payload_items(items, include_assertions), include_assertions=include_assertions
     )
     response = None
     try:

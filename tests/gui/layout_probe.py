@@ -218,7 +218,7 @@ def walk_dialogs(app: QApplication, visit: Visit) -> None:
     payload = tier2_payload(
         [{"challenge": "Why would a change by natural selection take so long?",
           "answer": ANSWERS[0], "core_assertions": list(note.core_assertions)}],
-        allow_assertions=True,
+        include_assertions=True,
     )  # fmt: skip
     keys = [*window.menu_actions.with_shortcuts(), *window.privacy.actions()]
     dialogs: dict[str, Callable[[], QWidget]] = {

@@ -159,7 +159,7 @@ def test_payload_review_model_download_welcome_and_bad_settings(
     from coach_gui.ui.shell.app import ConfigErrorDialog
     from coach_gui.ui.shell.welcome import show_welcome
 
-    payload = tier2_payload([{"challenge": "Why?", "answer": "Because."}], allow_assertions=False)
+    payload = tier2_payload([{"challenge": "Why?", "answer": "Because."}], include_assertions=False)
     review = shown(qtbot, PayloadReviewDialog(PendingReview(payload, "gemini-2.5-flash")))
     assert {"Alt+S", "Alt+D"} <= keys_of(offered(review)) and clashes(review) == {}
 

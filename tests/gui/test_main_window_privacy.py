@@ -55,7 +55,7 @@ def test_ctrl_3_shows_every_request_sent_to_the_judge(qtbot: QtBot) -> None:
     from coach_gui.adapters.journal.outbox import SqliteOutbox
 
     outbox = SqliteOutbox(context.journal)
-    payload = tier2_payload([{"challenge": "Why?", "answer": "Because."}], allow_assertions=False)
+    payload = tier2_payload([{"challenge": "Why?", "answer": "Because."}], include_assertions=False)
     row = outbox.record_sent(
         OutboxEntry(model="gemini-2.5-flash", payload=payload.canonical(), request_body="{}")
     )

@@ -102,7 +102,7 @@ def test_a_session_in_the_window_with_a_real_model(
     assert outbox, "the local judge finished no request"
     for provider, payload_json, response in outbox:
         assert provider == "local"
-        payload = tier2_payload(json.loads(payload_json)["items"], allow_assertions=True)
+        payload = tier2_payload(json.loads(payload_json)["items"], include_assertions=True)
         jsonschema.validate(json.loads(response), verdict_schema(payload))
     discard = answer_dialog("Discard")  # should finishing ask about anything unsaved
     window.practice.finish()

@@ -63,7 +63,7 @@ def write_rows(journal: Journal, n: int) -> list[str]:
     outbox = SqliteOutbox(journal, now=lambda: next(stamps))
     ids = []
     for i in range(n):
-        payload = tier2_payload([FINCHES if i % 2 else WEDGE], allow_assertions=True)
+        payload = tier2_payload([FINCHES if i % 2 else WEDGE], include_assertions=True)
         body = json.dumps({"contents": [{"parts": [{"text": f"request {i}"}]}]})
         outbox_id = outbox.record_sent(
             OutboxEntry(model="gemini-2.5-flash", payload=payload.canonical(), request_body=body)
@@ -153,7 +153,7 @@ def test_the_request_body_shown_is_what_the_judge_server_received(
             "test-key", model="gemini-2.5-flash", base_url=gemini.url, api_version="v1beta",
             timeout_seconds=5.0, temperature=0.0, max_retries=0, outbox=SqliteOutbox(journal),
         )  # fmt: skip
-        judge.judge(tier2_payload([FINCHES, WEDGE], allow_assertions=True))
+        judge.judge(tier2_payload([FINCHES, WEDGE], include_assertions=True))
         judge.close()
         (request,) = gemini.requests
     view = shown_view(qtbot, journal)
@@ -166,7 +166,7 @@ def test_the_request_body_shown_is_what_the_judge_server_received(
 def test_a_request_with_no_outcome_says_no_reply_was_recorded(
     qtbot: QtBot, journal: Journal
 ) -> None:
-    payload = tier2_payload([WEDGE], allow_assertions=False)
+    payload = tier2_payload([WEDGE], include_assertions=False)
     SqliteOutbox(journal).record_sent(
         OutboxEntry(model="gemini-2.5-flash", payload=payload.canonical(), request_body="{}")
     )
@@ -249,11 +249,11 @@ def test_screenshot_of_sent_to_judge(qtbot: QtBot, journal: Journal) -> None:
             "test-key", model="gemini-2.5-flash", base_url=gemini.url, api_version="v1beta",
             timeout_seconds=5.0, temperature=0.0, max_retries=0, outbox=SqliteOutbox(journal),
         )  # fmt: skip
-        judge.judge(tier2_payload([WEDGE], allow_assertions=False))
+        judge.judge(tier2_payload([WEDGE], include_assertions=False))
         gemini.inject(Fault.QUOTA)
         with pytest.raises(JudgeQuotaExceeded):
-            judge.judge(tier2_payload([FINCHES], allow_assertions=True))
-        judge.judge(tier2_payload([FINCHES, WEDGE], allow_assertions=True))
+            judge.judge(tier2_payload([FINCHES], include_assertions=True))
+        judge.judge(tier2_payload([FINCHES, WEDGE], include_assertions=True))
         judge.close()
     view = shown_view(qtbot, journal)
     view.resize(960, 700)

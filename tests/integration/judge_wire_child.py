@@ -53,7 +53,7 @@ def main() -> None:
                         max_retries=0,
                         outbox=SqliteOutbox(journal),
                     )
-                    judge.judge(tier2_payload([item], allow_assertions=True))
+                    judge.judge(tier2_payload([item], include_assertions=True))
                     judge.close()
                 except (CoachError, ImportError, OSError) as exc:
                     error = f"{type(exc).__name__}: {exc}"

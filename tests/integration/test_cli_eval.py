@@ -344,7 +344,7 @@ def test_payloads_are_those_of_practice_and_land_in_the_outbox(
         practised_config.pop("responseJsonSchema")
         assert config == practised_config
         items = json.loads(row["payload"])["items"]
-        assert schema == verdict_schema(tier2_payload(items, allow_assertions=True))
+        assert schema == verdict_schema(tier2_payload(items, include_assertions=True))
 
 
 def test_assertions_switched_off_refuses_with_exit_2_and_sends_nothing(

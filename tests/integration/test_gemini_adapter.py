@@ -84,7 +84,7 @@ def make_judge(server: FakeGemini, outbox: Any, **overrides: Any) -> GeminiJudge
 
 
 def payload(*items: dict[str, Any]) -> Tier2Payload:
-    return tier2_payload(list(items or [WITH, WITHOUT]), allow_assertions=True)
+    return tier2_payload(list(items or [WITH, WITHOUT]), include_assertions=True)
 
 
 def judge_error(judge: GeminiJudge, sent: Tier2Payload | None = None) -> JudgeError:
@@ -165,7 +165,7 @@ def test_adr0021_d1_nothing_but_the_payload_leaves(
         {"challenge": c, "answer": a} | ({"core_assertions": s} if s else {}) for c, a, s in raw
     ]
     try:
-        sent = tier2_payload(items, allow_assertions=True)
+        sent = tier2_payload(items, include_assertions=True)
     except PayloadRejected:
         return  # e.g. a string of invisible characters only: refused, nothing to send
     before = len(fake_gemini.requests)
@@ -180,7 +180,7 @@ def test_adr0021_d1_nothing_but_the_payload_leaves(
 def test_adr0021_d2_switch_off_refuses_assertions_and_sends_nothing(
     fake_gemini: FakeGemini, outbox: SqliteOutbox, journal: Journal
 ) -> None:
-    judge = make_judge(fake_gemini, outbox, assertions_allowed=False)
+    judge = make_judge(fake_gemini, outbox, include_assertions=False)
     with pytest.raises(
         PayloadRejected, match=r"switched off for this request \(Send core assertions\)"
     ):
@@ -195,7 +195,7 @@ def test_adr0021_d3_the_switch_can_be_read_at_each_request(
     fake_gemini: FakeGemini, outbox: SqliteOutbox
 ) -> None:
     switch = {"on": False}
-    judge = make_judge(fake_gemini, outbox, assertions_allowed=lambda: switch["on"])
+    judge = make_judge(fake_gemini, outbox, include_assertions=lambda: switch["on"])
     with pytest.raises(PayloadRejected):
         judge.judge(payload())
     switch["on"] = True

@@ -83,7 +83,7 @@ def test_localhost_is_reached_by_address_and_no_environment_proxy_is_used(
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         judge = judge_at(f"http://localhost:{port}/", outbox)
-        judge.judge(tier2_payload([ITEM], allow_assertions=True))
+        judge.judge(tier2_payload([ITEM], include_assertions=True))
         judge.close()
     assert len(server.generate_requests) == 1
     assert server.generate_requests[0].header("x-goog-api-key") == KEY
@@ -98,7 +98,7 @@ def test_a_socks_proxy_in_the_environment_is_no_crash(
     for name in PROXY_VARIABLES:
         monkeypatch.setenv(name, proxy)
     judge = judge_at(server.url, outbox)
-    judge.judge(tier2_payload([ITEM], allow_assertions=True))
+    judge.judge(tier2_payload([ITEM], include_assertions=True))
     judge.close()
     assert len(server.generate_requests) == 1
 

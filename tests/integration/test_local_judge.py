@@ -350,7 +350,7 @@ def test_a_judge_no_longer_chosen_or_cancelled_before_it_starts_sends_nothing(
     ollama, gemini = servers
     payload = tier2_payload(
         [{"challenge": "Why?", "answer": ANSWER, "core_assertions": ASSERTIONS}],
-        allow_assertions=True,
+        include_assertions=True,
     )
     outbox = InRamOutbox()
     local = OllamaJudge(ollama.client(), model=JUDGE_MODEL, temperature=0.0, seed=None,

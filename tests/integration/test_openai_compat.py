@@ -137,7 +137,7 @@ def test_the_local_judge_on_the_openai_wire(tmp_path: Path) -> None:
 
     payload = tier2_payload(
         [{"challenge": QUESTION, "answer": "kept traits add up", "core_assertions": ["a", "b"]}],
-        allow_assertions=True,
+        include_assertions=True,
     )
     with FakeOllama() as server:
         outbox = InRamOutbox()
@@ -164,7 +164,7 @@ def test_a_judge_model_the_server_does_not_have_is_said_and_nothing_is_sent(
 
     payload = tier2_payload(
         [{"challenge": QUESTION, "answer": "kept traits add up", "core_assertions": ["a"]}],
-        allow_assertions=True,
+        include_assertions=True,
     )
     with FakeOllama(wire="openai") as server:
         outbox = InRamOutbox()

@@ -100,7 +100,7 @@ def test_a_whole_cli_session_with_a_real_model(server_url: str, tmp_path: Path) 
     # schema made for its request.
     assert outbox, f"the local judge finished no request: {data['notices']}"
     for payload_json, response in outbox:
-        payload = tier2_payload(json.loads(payload_json)["items"], allow_assertions=True)
+        payload = tier2_payload(json.loads(payload_json)["items"], include_assertions=True)
         jsonschema.validate(json.loads(response), verdict_schema(payload))
     print(f"real model: {len(by_model)} model challenges, {len(rejected)} rejections")
 

@@ -250,7 +250,7 @@ def test_an_open_session_still_changes_and_a_sealed_answer_judged_later_keeps_it
         OutboxJudge(book.journal),
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(NOTE),
     )
     assert [j.attempt_id for j in report.judged] == [row["id"]]
@@ -276,7 +276,7 @@ def test_judging_later_binds_each_verdict_and_leaves_the_original_trace_byte_ide
         judge,
         book.practice_journal,
         book.clock,
-        include_assertions_now=False,
+        include_assertions=False,
         note_lookup=_lookup(NOTE, OTHER),
         batch_size=2,
     )
@@ -308,7 +308,7 @@ def test_judging_later_binds_each_verdict_and_leaves_the_original_trace_byte_ide
         judge,
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(NOTE, OTHER),
     )
     assert (again.judged, again.pending, again.sent) == ([], [], 0)
@@ -324,7 +324,7 @@ def test_a_changed_note_keeps_its_answers_pending_with_the_reason(book: Coachboo
         judge,
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(edited),
     )
     assert judge.payloads == [] and report.judged == [] and report.bound_trace_ids == []
@@ -337,7 +337,7 @@ def test_a_changed_note_keeps_its_answers_pending_with_the_reason(book: Coachboo
         judge,
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(),
     )
     assert gone.pending[0].reason_code == "note_not_found"
@@ -346,7 +346,7 @@ def test_a_changed_note_keeps_its_answers_pending_with_the_reason(book: Coachboo
         judge,
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(NOTE),
     )
     assert [j.passed for j in report.judged] == [True] and report.pending == []
@@ -361,7 +361,7 @@ def test_a_judge_failure_keeps_answers_pending_and_nothing_is_bound(book: Coachb
         OutboxJudge(book.journal, fail=True),
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(NOTE),
     )
     assert report.judged == [] and report.pending[0].reason_code == "quota"
@@ -390,7 +390,7 @@ def test_a_verdict_recorded_before_a_crash_is_bound_without_judging_again(book: 
         judge,
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(NOTE),
     )
     assert judge.payloads == [] and [j.attempt_id for j in report.judged] == [attempt.id]
@@ -405,7 +405,7 @@ def test_bindings_to_unknown_attempts_are_refused(book: Coachbook) -> None:
         OutboxJudge(book.journal),
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(OTHER),
     )  # only the second note exists: the first session stays pending
     records = book.traces.session_records(session_id)
@@ -515,7 +515,7 @@ def _rich_journal(book: Coachbook) -> dict[str, str]:
         OutboxJudge(book.journal),
         book.practice_journal,
         book.clock,
-        include_assertions_now=True,
+        include_assertions=True,
         note_lookup=_lookup(NOTE),
     )  # judges the later session and retries the refused one, failing again
     return {"judged": judged, "later": later, "refused": refused}
@@ -761,7 +761,7 @@ def test_a_clean_journal_never_raises_a_false_alarm(
                 OutboxJudge(journal),
                 book.practice_journal,
                 book.clock,
-                include_assertions_now=judged,
+                include_assertions=judged,
                 note_lookup=_lookup(NOTE),
             )
         report = book.verify()

@@ -108,7 +108,7 @@ def test_a_page_of_thousands_of_requests_is_read_in_two_statements(tmp_path: Pat
         with Journal.open(tmp_path / f"journal-{rows}.sqlite3") as journal:
             outbox = SqliteOutbox(journal)
             payload = tier2_payload(
-                [{"challenge": "Why?", "answer": "Because."}], allow_assertions=False
+                [{"challenge": "Why?", "answer": "Because."}], include_assertions=False
             ).canonical()
             for _ in range(rows):
                 outbox_id = outbox.record_sent(

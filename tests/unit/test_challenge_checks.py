@@ -88,7 +88,7 @@ def _payload():  # type: ignore[no-untyped-def]
     return tier2_payload(
         [{"challenge": "c", "answer": "the answer", "core_assertions": ["p0", "p1", "p2"]},
          {"challenge": "d", "answer": "another"}],
-        allow_assertions=True,
+        include_assertions=True,
     )  # fmt: skip
 
 

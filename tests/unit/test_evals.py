@@ -248,7 +248,7 @@ def _run(judge: _FlakyWithoutAssertions, items: list[EvalItem], **kwargs: object
         keys=_Keys(),
         repeats=3,
         concurrency=kwargs.pop("concurrency", 3),  # type: ignore[arg-type]
-        assertions_allowed=kwargs.pop("assertions_allowed", True),  # type: ignore[arg-type]
+        include_assertions=kwargs.pop("include_assertions", True),  # type: ignore[arg-type]
         judge_model="m",
         **kwargs,  # type: ignore[arg-type]
     )
@@ -296,7 +296,7 @@ def test_cancel_keeps_what_finished_as_a_partial_report() -> None:
 def test_refusals_send_nothing() -> None:
     judge = _FlakyWithoutAssertions()
     with pytest.raises(AssertionsSwitchedOff, match="includeAssertions") as refused:
-        _run(judge, _items("one"), assertions_allowed=False)
+        _run(judge, _items("one"), include_assertions=False)
     assert "“Send core assertions” is off" in refused.value.learner_text  # the window's words
     assert "includeAssertions" not in refused.value.learner_text
     with pytest.raises(NothingToEvaluate):
@@ -406,7 +406,7 @@ def test_a_first_key_overwritten_by_a_concurrent_eval_still_signs_verifiably() -
     keys, store = _Overwritten(), _Store()
     run_eval(
         _items("one"), judge=_FlakyWithoutAssertions(), clock=TickingClock(), store=store,
-        keys=keys, repeats=2, concurrency=1, assertions_allowed=True, judge_model="m",
+        keys=keys, repeats=2, concurrency=1, include_assertions=True, judge_model="m",
     )  # fmt: skip
     ((report, signature, key_id, _traces),) = store.runs
     assert keys.key_for(key_id) is not None

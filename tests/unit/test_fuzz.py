@@ -124,7 +124,7 @@ PAYLOAD = tier2_payload(
         {"challenge": "Why?", "answer": "Because.", "core_assertions": ["A.", "B."]},
         {"challenge": "How?", "answer": "Thus."},
     ],
-    allow_assertions=True,
+    include_assertions=True,
 )
 _gap = st.fixed_dictionaries(
     {
@@ -207,7 +207,7 @@ _raw_items = st.one_of(
 @given(_raw_items, st.booleans())
 def test_tier2_payload_builds_or_raises_payload_rejected(items: Any, allow: bool) -> None:
     try:
-        payload = tier2_payload(items, allow_assertions=allow)
+        payload = tier2_payload(items, include_assertions=allow)
     except PayloadRejected as error:
         assert "Nothing left this computer" in str(error)
         return

@@ -59,7 +59,7 @@ def judge_prompts(text: str) -> list[str]:
             {"challenge": text, "answer": text, "core_assertions": [text, "Plain assertion."]},
             {"challenge": "Plain challenge?", "answer": text},
         ],
-        allow_assertions=True,
+        include_assertions=True,
     )
     return list(judge_prompt(payload, BOUNDARY))
 
@@ -99,10 +99,10 @@ def test_judge_prompts_hold_only_their_own_fences(text: str) -> None:
 
 @pytest.mark.parametrize("text", LONG, ids=range(len(LONG)))
 def test_very_long_lines_stay_fenced(text: str) -> None:
-    payload = tier2_payload([{"challenge": "Why?", "answer": text}], allow_assertions=False)
+    payload = tier2_payload([{"challenge": "Why?", "answer": text}], include_assertions=False)
     hostile = [*judge_prompt(payload, BOUNDARY)]
     harmless = [*judge_prompt(tier2_payload([{"challenge": "Why?", "answer": HARMLESS}],
-                                            allow_assertions=False), BOUNDARY)]  # fmt: skip
+                                            include_assertions=False), BOUNDARY)]  # fmt: skip
     _assert_intact(hostile, harmless, text)
     messages = tier1_messages("Title", text, ["A."], ChallengeKind.APPLY, BOUNDARY)
     plain = tier1_messages("Title", HARMLESS, ["A."], ChallengeKind.APPLY, BOUNDARY)

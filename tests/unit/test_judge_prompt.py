@@ -63,7 +63,8 @@ def hostile(label: str) -> list[str]:
 @pytest.mark.parametrize("attack", hostile("item0_answer"))
 def test_adr0021_d5_fence_closing_tags_in_an_answer_are_neutralised(attack: str) -> None:
     payload = tier2_payload(
-        [{"challenge": "Why?", "answer": attack, "core_assertions": ["A."]}], allow_assertions=True
+        [{"challenge": "Why?", "answer": attack, "core_assertions": ["A."]}],
+        include_assertions=True,
     )
     system, user = judge_prompt(payload, B)
     assert fence_tags(user) == real_tags(payload, B)
@@ -82,7 +83,7 @@ def test_adr0021_d5_fence_closing_tags_in_assertions_and_challenges_are_neutrali
             {"challenge": attack, "answer": "a", "core_assertions": ["A.", attack]},
             {"challenge": "c", "answer": attack},
         ],
-        allow_assertions=True,
+        include_assertions=True,
     )
     _, user = judge_prompt(payload, B)
     assert fence_tags(user) == real_tags(payload, B)
@@ -109,7 +110,7 @@ def test_adr0021_d5_whatever_the_learner_types_only_real_fences_read_as_fences(
     item: dict[str, object] = {"challenge": challenge, "answer": answer}
     if assertions:
         item["core_assertions"] = assertions
-    payload = tier2_payload([item], allow_assertions=True)
+    payload = tier2_payload([item], include_assertions=True)
     _, user = judge_prompt(payload, boundary)
     assert fence_tags(user) == real_tags(payload, boundary)
 
@@ -120,7 +121,7 @@ def test_adr0021_d4_assertions_are_fenced_next_to_their_item() -> None:
             {"challenge": "C0", "answer": "A0", "core_assertions": ["S0", "S1"]},
             {"challenge": "C1", "answer": "A1"},
         ],
-        allow_assertions=True,
+        include_assertions=True,
     )
     _, user = judge_prompt(payload, B)
     assert between(user, "item0_challenge") == "C0"
@@ -134,7 +135,7 @@ def test_adr0021_d4_assertions_are_fenced_next_to_their_item() -> None:
 
 
 def test_adr0021_d4_the_system_instruction_states_the_rules() -> None:
-    payload = tier2_payload([{"challenge": "c", "answer": "a"}], allow_assertions=False)
+    payload = tier2_payload([{"challenge": "c", "answer": "a"}], include_assertions=False)
     system, user = judge_prompt(payload, B)
     assert f"_{B}'" in system  # names this request's boundary
     assert "untrusted data" in system
@@ -152,7 +153,7 @@ def test_adr0021_d4_the_system_instruction_states_the_rules() -> None:
 
 
 def test_each_request_can_have_its_own_boundary() -> None:
-    payload = tier2_payload([{"challenge": "c", "answer": "a"}], allow_assertions=False)
+    payload = tier2_payload([{"challenge": "c", "answer": "a"}], include_assertions=False)
     first, second = new_boundary(), new_boundary()
     assert first != second
     _, first_text = judge_prompt(payload, first)

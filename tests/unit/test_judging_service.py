@@ -276,7 +276,7 @@ def test_assertions_switched_off_while_a_payload_waits_are_sent_without() -> Non
     class SwitchFlippedWhileWaiting(ScriptedJudge):
         def judge(self, payload: Tier2Payload) -> JudgeResponse:
             privacy.set(PrivacySwitches(judge_enabled=True, include_assertions=False))
-            checked = revalidated(payload, assertions_allowed=privacy.include_assertions())
+            checked = revalidated(payload, include_assertions=privacy.include_assertions())
             return super().judge(checked)  # as the Gemini adapter does before sending
 
     judge = SwitchFlippedWhileWaiting([judged_reply(("pass", []))])

@@ -38,7 +38,7 @@ assertion_lists = st.lists(texts, min_size=1, max_size=5)
 
 def rejected(items: Any, *, allow: bool = True) -> PayloadRejected:
     with pytest.raises(PayloadRejected) as caught:
-        tier2_payload(items, allow_assertions=allow)
+        tier2_payload(items, include_assertions=allow)
     return caught.value
 
 
@@ -55,7 +55,7 @@ def test_adr0021_d1_no_other_field_is_ever_accepted(field: str) -> None:
 
 
 def test_adr0021_d1_the_payload_holds_exactly_what_was_given() -> None:
-    payload = tier2_payload([WITH_ASSERTIONS, ITEM], allow_assertions=True)
+    payload = tier2_payload([WITH_ASSERTIONS, ITEM], include_assertions=True)
     assert json.loads(payload.canonical()) == {"items": [WITH_ASSERTIONS, ITEM]}
 
 
@@ -81,7 +81,7 @@ def test_adr0021_d2_the_switch_is_on_by_default() -> None:
 
 
 def test_adr0021_d2_switch_off_payload_is_exactly_challenge_and_answer() -> None:
-    payload = tier2_payload([ITEM, ITEM], allow_assertions=False)
+    payload = tier2_payload([ITEM, ITEM], include_assertions=False)
     assert payload.canonical() == json.dumps(
         {"items": [dict(sorted(ITEM.items()))] * 2}, separators=(",", ":"), ensure_ascii=False
     )
@@ -89,7 +89,7 @@ def test_adr0021_d2_switch_off_payload_is_exactly_challenge_and_answer() -> None
 
 
 def test_adr0021_d2_switch_on_without_assertions_sends_none() -> None:
-    payload = tier2_payload([ITEM], allow_assertions=True)
+    payload = tier2_payload([ITEM], include_assertions=True)
     assert json.loads(payload.canonical()) == {"items": [ITEM]}
 
 
@@ -106,7 +106,7 @@ def test_adr0021_d3_assertions_only_when_allowed(
     error = rejected(with_assertions, allow=False)
     assert (error.index, error.field) == (0, "core_assertions")
     assert "switched off for this request (Send core assertions)" in str(error)
-    payload = tier2_payload(with_assertions, allow_assertions=True)
+    payload = tier2_payload(with_assertions, include_assertions=True)
     assert [list(i.core_assertions or ()) for i in payload.items] == [
         item["core_assertions"] for item in with_assertions
     ]
@@ -189,17 +189,17 @@ def test_adr0021_d3_records_refuse_what_tier2_payload_refuses() -> None:
 
 
 def test_adr0021_d3_the_adapter_recheck_rebuilds_every_payload() -> None:
-    payload = tier2_payload([WITH_ASSERTIONS, ITEM], allow_assertions=True)
-    assert revalidated(payload, assertions_allowed=True) == payload
+    payload = tier2_payload([WITH_ASSERTIONS, ITEM], include_assertions=True)
+    assert revalidated(payload, include_assertions=True) == payload
 
 
 def test_adr0021_d3_the_adapter_recheck_refuses_assertions_when_switched_off() -> None:
-    payload = tier2_payload([ITEM, WITH_ASSERTIONS], allow_assertions=True)
+    payload = tier2_payload([ITEM, WITH_ASSERTIONS], include_assertions=True)
     with pytest.raises(PayloadRejected) as caught:
-        revalidated(payload, assertions_allowed=False)
+        revalidated(payload, include_assertions=False)
     assert (caught.value.index, caught.value.field) == (1, "core_assertions")
-    plain = tier2_payload([ITEM], allow_assertions=False)
-    assert revalidated(plain, assertions_allowed=False) == plain
+    plain = tier2_payload([ITEM], include_assertions=False)
+    assert revalidated(plain, include_assertions=False) == plain
 
 
 def test_adr0021_d3_the_adapter_recheck_catches_records_built_without_validation() -> None:
@@ -207,12 +207,12 @@ def test_adr0021_d3_the_adapter_recheck_catches_records_built_without_validation
         items=(Tier2Item.model_construct(challenge="c", answer=""),)
     )
     with pytest.raises(PayloadRejected, match="item 0, field 'answer'"):
-        revalidated(blank, assertions_allowed=True)
+        revalidated(blank, include_assertions=True)
     sneaky = Tier2Item.model_construct(challenge="c", answer="a", core_assertions=("x", 5))
     with pytest.raises(PayloadRejected, match=r"core_assertions\[1\]"):
-        revalidated(Tier2Payload.model_construct(items=(sneaky,)), assertions_allowed=True)
+        revalidated(Tier2Payload.model_construct(items=(sneaky,)), include_assertions=True)
     empty = Tier2Payload.model_construct(items=())
     with pytest.raises(PayloadRejected, match="no items"):
-        revalidated(empty, assertions_allowed=True)
+        revalidated(empty, include_assertions=True)
     with pytest.raises(PayloadRejected):
-        revalidated({"items": [ITEM]}, assertions_allowed=True)
+        revalidated({"items": [ITEM]}, include_assertions=True)

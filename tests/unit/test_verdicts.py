@@ -24,7 +24,7 @@ from coach_gui.domain.verdicts import (
 ANSWER = "Because variation is inherited, and the slow change adds up over many generations."
 WITH = {"challenge": "Why?", "answer": ANSWER, "core_assertions": ["A.", "B.", "C."]}
 WITHOUT = {"challenge": "How?", "answer": "Like so."}
-PAYLOAD = tier2_payload([WITH, WITHOUT], allow_assertions=True)
+PAYLOAD = tier2_payload([WITH, WITHOUT], include_assertions=True)
 SPAN = "variation is inherited"
 
 
