@@ -31,7 +31,7 @@ def _built_and_read(qtbot: QtBot, window: MainWindow) -> None:
         show()
         qtbot.waitUntil(lambda view=view: not view()._stale, timeout=WAIT_MS)
     qtbot.waitUntil(
-        lambda: views.today._task is None and views.stats._task is None, timeout=WAIT_MS
+        lambda: not views.today.read.reading and not views.stats.read.reading, timeout=WAIT_MS
     )
     views.show_notes()
 
@@ -67,7 +67,7 @@ def test_each_change_marks_stale_only_the_hidden_views_that_show_it(qtbot: QtBot
     window.views.broadcast(SCHEDULE_CHANGED, source=window.views.today)
     assert _stale(window) == {"today": False, "stats": True, "evals": False}
     # Stale views read again when shown, and only then.
-    assert window.views.stats._task is None
+    assert not window.views.stats.read.reading
     window.views.show_stats()
     qtbot.waitUntil(lambda: not window.views.stats._stale, timeout=WAIT_MS)
     window.close()
@@ -79,11 +79,13 @@ def test_a_view_on_screen_reads_again_at_once(qtbot: QtBot) -> None:
     _built_and_read(qtbot, window)
     views = window.views
     views.show_stats()
-    qtbot.waitUntil(lambda: views.stats._task is None and not views.stats._stale, timeout=WAIT_MS)
+    qtbot.waitUntil(
+        lambda: not views.stats.read.reading and not views.stats._stale, timeout=WAIT_MS
+    )
     views.broadcast(REVIEW_TAKEN_BACK)
-    assert views.stats._task is not None  # reading again, now
+    assert views.stats.read.reading  # reading again, now
     assert views.stats.summary_label.text() == "Loading…"
-    qtbot.waitUntil(lambda: views.stats._task is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not views.stats.read.reading, timeout=WAIT_MS)
     # Judge consistency does not show reviews: it is not read for them.
     views.show_evals()
     qtbot.waitUntil(lambda: not views.evals._stale, timeout=WAIT_MS)

@@ -35,7 +35,7 @@ def listed_titles(window: MainWindow) -> set[str]:
 
 def today_loaded(qtbot: QtBot, window: MainWindow) -> None:
     today = window.views.today
-    qtbot.waitUntil(lambda: today._task is None and today.today is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not today.read.reading and today.today is not None, timeout=WAIT_MS)
 
 
 def test_today_and_statistics_show_the_new_folder_after_switching(
@@ -46,7 +46,7 @@ def test_today_and_statistics_show_the_new_folder_after_switching(
     window = opened_window(qtbot)
     window.views.show_stats()
     stats = window.views.stats
-    qtbot.waitUntil(lambda: stats._task is None and stats.stats is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not stats.read.reading and stats.stats is not None, timeout=WAIT_MS)
     window.views.show_today()
     today_loaded(qtbot, window)
     before = listed_titles(window)
@@ -67,6 +67,6 @@ def test_today_and_statistics_show_the_new_folder_after_switching(
     # Statistics, not shown meanwhile, reads again when next shown.
     assert stats._stale
     window.views.show_stats()
-    qtbot.waitUntil(lambda: stats._task is None and not stats._stale, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not stats.read.reading and not stats._stale, timeout=WAIT_MS)
     window.close()
     settle(qtbot)

@@ -53,6 +53,7 @@ from coach_gui.ui.kit.changes import StaleUntilShown
 from coach_gui.ui.kit.failures import learner_message
 from coach_gui.ui.kit.refresh_key import RefreshOnF5
 from coach_gui.ui.kit.tasks import Lane, Task
+from coach_gui.ui.schedule.schedule_read import ScheduleRead
 
 if TYPE_CHECKING:
     from coach_gui.domain.notes import NoteEntry
@@ -223,7 +224,6 @@ class StatsView(QWidget, StaleUntilShown):
         self.schedule = schedule
         self._notes = notes
         self._catalogue = catalogue
-        self._task: Task[Statistics] | None = None
         self._points_task: Task[list[KeyPoint]] | None = None
         self._points_stale = True  # read when the Timeline page is first wanted
         self._timeline_task: Task[list[TimelineEntry]] | None = None
@@ -235,6 +235,10 @@ class StatsView(QWidget, StaleUntilShown):
         self.setObjectName("statsView")
         self.setAccessibleName("Statistics")
         self._build()
+        self.read: ScheduleRead[Statistics] = ScheduleRead(
+            self, self.summary_label, self.refresh_button, shown=self._on_loaded,
+            failed="Could not read the statistics", name="load statistics",
+        )  # fmt: skip
 
     # --- building -----------------------------------------------------------------------------
     def _build(self) -> None:
@@ -440,25 +444,12 @@ class StatsView(QWidget, StaleUntilShown):
     def refresh(self) -> None:
         """Read the statistics again, in the background (a load still running is dropped)."""
         self._stale = False
-        if self._task is not None:
-            self._task.cancel()
         schedule, notes = self.schedule, self._notes
+        # A snapshot, taken here: the window changes its notes on this thread.
         catalogue = list(self._catalogue()) if self._catalogue is not None else None
-
-        self.summary_label.setText("Loading…")
-        self.refresh_button.setEnabled(False)
-        self._task = Task(
-            self,
-            op=lambda _progress: schedule.statistics(notes, catalogue),
-            success=self._on_loaded,
-            failure=self._on_failed,
-            lane=Lane.GENERAL,  # as Today's: a first cache build must not hold up saves
-            name="load statistics",
-        ).run()
+        self.read.start(lambda: schedule.statistics(notes, catalogue))
 
     def _on_loaded(self, stats: Statistics) -> None:
-        self._task = None
-        self.refresh_button.setEnabled(True)
         self._show(stats)
         self._points_stale = True
         if self.tabs.currentIndex() == 2 and self.isVisible():
@@ -491,11 +482,6 @@ class StatsView(QWidget, StaleUntilShown):
     def _on_page(self, page: int) -> None:
         if page == 2 and self._points_stale and self.stats is not None:
             self._read_key_points()
-
-    def _on_failed(self, error: Exception) -> None:
-        self._task = None
-        self.refresh_button.setEnabled(True)
-        self.summary_label.setText(f"Could not read the statistics: {learner_message(error)}")
 
     # --- showing ------------------------------------------------------------------------------
     def _show(self, stats: Statistics | None) -> None:
@@ -687,5 +673,5 @@ class StatsView(QWidget, StaleUntilShown):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if (self.stats is None and self._task is None) or self._stale:
+        if (self.stats is None and not self.read.reading) or self._stale:
             self.refresh()  # first shown, or out of date

@@ -45,6 +45,7 @@ from coach_gui.ui.kit.key_shortcuts import shortcut
 from coach_gui.ui.kit.refresh_key import RefreshOnF5
 from coach_gui.ui.kit.tasks import Lane, Task
 from coach_gui.ui.kit.theme import warning_colour
+from coach_gui.ui.schedule.schedule_read import ScheduleRead
 
 if TYPE_CHECKING:
     from coach_gui.domain.notes import Note, NoteEntry
@@ -211,7 +212,6 @@ class TodayView(QWidget, StaleUntilShown):
         self.schedule = schedule
         self._notes = notes
         self._catalogue = catalogue
-        self._task: Task[tuple[Today, list[DuePractice]]] | None = None
         self._writing = False
         self.today: Today | None = None
         self._stale = False
@@ -219,6 +219,10 @@ class TodayView(QWidget, StaleUntilShown):
         self.setObjectName("todayView")
         self.setAccessibleName("Today")
         self._build()
+        self.read: ScheduleRead[tuple[Today, list[DuePractice]]] = ScheduleRead(
+            self, self.summary_label, self.refresh_button, shown=self._on_loaded,
+            failed="Could not read what is due", name="load today",
+        )  # fmt: skip
 
     def _build(self) -> None:
         self.title_label = QLabel("Today", self)
@@ -313,36 +317,15 @@ class TodayView(QWidget, StaleUntilShown):
     def refresh(self) -> None:
         """Read what is due again, in the background (a load still running is dropped)."""
         self._stale = False
-        if self._task is not None:
-            self._task.cancel()
         schedule, notes = self.schedule, self._notes
         # A snapshot, taken here: the window changes its notes on this thread.
         catalogue = list(self._catalogue()) if self._catalogue is not None else None
-        self.summary_label.setText("Loading…")
-        self.refresh_button.setEnabled(False)
-        self._task = Task(
-            self,
-            op=lambda _progress: schedule.today(notes, catalogue),
-            success=self._on_loaded,
-            failure=self._on_failed,
-            # Not the writer lane, though it also brings the memory cache up to date: the
-            # journal serialises its own writes, and a first cache build can take many
-            # seconds, which a note save or quitting must not queue behind.
-            lane=Lane.GENERAL,
-            name="load today",
-        ).run()
+        self.read.start(lambda: schedule.today(notes, catalogue))
 
     def _on_loaded(self, result: tuple[Today, list[DuePractice]]) -> None:
-        self._task = None
-        self.refresh_button.setEnabled(True)
         today, practice = result
         self._show(today, practice)
         self.loaded.emit(today)
-
-    def _on_failed(self, error: Exception) -> None:
-        self._task = None
-        self.refresh_button.setEnabled(True)
-        self.summary_label.setText(f"Could not read what is due: {learner_message(error)}")
 
     def _show(self, today: Today | None, practice: list[DuePractice]) -> None:
         kept = self._row_key(self.tree.currentItem())
@@ -685,7 +668,7 @@ class TodayView(QWidget, StaleUntilShown):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.update_actions()
-        if (self.today is None and self._task is None) or self._stale:
+        if (self.today is None and not self.read.reading) or self._stale:
             self.refresh()  # first shown, or out of date
 
     def hideEvent(self, event: QHideEvent) -> None:
