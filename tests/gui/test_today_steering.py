@@ -85,10 +85,6 @@ def _configure(gemini_url: str | None, **schedule: Any) -> None:
     )  # fmt: skip
 
 
-def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, answer: str) -> None:
-    practise(capsys, tmp_path, answer, note=note)
-
-
 def _wrong_on_key_point_2(request: RecordedRequest) -> str:
     items = [
         {"index": item.index, "verdict": "fail", "feedback": "ok",
@@ -245,7 +241,7 @@ def test_after_beginning_the_daily_limit_the_next_new_note_waits_for_tomorrow(
         monkeypatch.setenv("COACH_NOW", START.isoformat())
         for name in ("natural-selection", "sexual-selection", "divergence-of-character",
                      "struggle-for-existence", "geographical-distribution"):  # fmt: skip
-            _practise(tmp_path, capsys, name, "It spreads because it helps.")
+            practise(capsys, tmp_path, "It spreads because it helps.", note=name)
     monkeypatch.setenv("COACH_NOW", (START + timedelta(hours=2)).isoformat())
     context = build_context()
     try:
@@ -285,7 +281,7 @@ def missed(
         assert main(["key", "set"]) == 0
         for n in (0, 1):
             monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
-            _practise(tmp_path, capsys, "natural-selection", "Natural kinds are fixed.")
+            practise(capsys, tmp_path, "Natural kinds are fixed.", note="natural-selection")
     monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
     context = build_context()
     yield context

@@ -73,10 +73,6 @@ def _misses_assertion_1_of_natural_selection(request: RecordedRequest) -> str:
     return assessed_reply(request, json.dumps({"items": items}))
 
 
-def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, answer: str) -> None:
-    practise(capsys, tmp_path, answer, note=note)
-
-
 def _seed_history(
     gemini: FakeGemini,
     tmp_path: Path,
@@ -91,8 +87,8 @@ def _seed_history(
     assert main(["key", "set"]) == 0
     for n in (0, 1, 3):
         monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
-        _practise(tmp_path, capsys, "natural-selection", "Natural kinds fixed.")
-        _practise(tmp_path, capsys, "sexual-selection", "Mates choose.")
+        practise(capsys, tmp_path, "Natural kinds fixed.", note="natural-selection")
+        practise(capsys, tmp_path, "Mates choose.", note="sexual-selection")
     monkeypatch.setenv("COACH_NOW", (START + timedelta(days=30)).isoformat())
 
 
@@ -330,7 +326,7 @@ def test_right_after_practice_today_says_when_the_next_key_points_are_due(
         monkeypatch.setenv("TZ", "UTC")  # the learner's day: midnight to midnight UTC
         time.tzset()
         monkeypatch.setenv("COACH_NOW", START.isoformat())
-        _practise(tmp_path, capsys, "natural-selection", "It spreads because it helps.")
+        practise(capsys, tmp_path, "It spreads because it helps.", note="natural-selection")
     monkeypatch.setenv("COACH_NOW", (START + timedelta(hours=1)).isoformat())
     context = build_context()
     try:

@@ -11,9 +11,9 @@ import socket
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from cli_run import coach, practise
 from fakes.gemini_server import FakeGemini, passes_items_whose_answer_contains
 
 from coach_gui.adapters.journal.database import Journal
@@ -33,17 +33,14 @@ def _dead_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    capsys.readouterr()
-    assert main(list(argv)) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
-
-
 def _practise(tmp_path: Path, capsys: pytest.CaptureFixture[str], note: str, *judge: str) -> str:
-    answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps(["It spreads because it helps."]), encoding="utf-8")
-    done = _coach(capsys, "practice", note, "--answers", str(answers), "--json", *judge)
+    done = practise(capsys, tmp_path, "It spreads because it helps.", note=note, extra=judge)
     return str(done["session_id"])
+
+
+def _coach(capsys: pytest.CaptureFixture[str], *argv: str) -> None:
+    code, _out, err = coach(capsys, *argv)
+    assert code == 0, err
 
 
 @pytest.fixture
