@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from coach_gui.commands.output import EXIT_CHECK_FAILED, EXIT_OK, UsageError, emit_json, say
 
 if TYPE_CHECKING:
-    from coach_gui.bootstrap import AppContext, House
+    from coach_gui.bootstrap import House
+    from coach_gui.operations.app import SchedulePorts
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace, house: House) -> int:
         return _fit(context, apply=args.apply, as_json=args.json)
 
 
-def _reset(context: AppContext, *, as_json: bool) -> int:
+def _reset(context: SchedulePorts, *, as_json: bool) -> int:
     from coach_gui.operations import optimize
 
     changed = optimize.fitted_in_force(context)
@@ -55,7 +56,7 @@ def _reset(context: AppContext, *, as_json: bool) -> int:
     return EXIT_OK
 
 
-def _fit(context: AppContext, *, apply: bool, as_json: bool) -> int:
+def _fit(context: SchedulePorts, *, apply: bool, as_json: bool) -> int:
     from coach_gui.operations import optimize
     from coach_gui.operations.optimize import Fitted, NotYet, fit_json, not_yet_text
 

@@ -11,9 +11,10 @@ from coach_gui.commands.output import say
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import AppContext, House
+    from coach_gui.operations.app import PracticePorts
 
 
-def recover(context: AppContext) -> list[str]:
+def recover(context: PracticePorts) -> list[str]:
     """Seal sessions left open by a crash (as interrupted); returns their trace ids."""
     from coach_gui.operations.practice import recover as seal_left_open
 
