@@ -3,6 +3,9 @@ feature — practice, review, notes, settings, keys, schedule, sync, evals — e
 `bootstrap` with the ports it needs, typed on exactly those (the small port sets of
 `operations.app`), so the type checker holds each to them. The window is given a
 `UseCases` and nothing else: no app context to reach past them, no port it was not given.
+(The schedule's, optimizer's, sync's, eval's and judging's modules are imported when first
+used, as the window did before: opening the window does not need the FSRS optimizer or
+multiprocessing.)
 The terminal's commands call the same operations (`operations.practice`, `.review`, …)
 with the ports `bootstrap.House` builds for them.
 
@@ -19,11 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from coach_gui.operations import evals as eval_ops
-from coach_gui.operations import optimize as optimize_ops
 from coach_gui.operations import review as review_ops
-from coach_gui.operations import schedule as schedule_ops
-from coach_gui.operations import sync as sync_ops
 from coach_gui.operations.app import (
     EvalPorts,
     HasConfig,
@@ -35,7 +34,6 @@ from coach_gui.operations.app import (
     SchedulePorts,
     SyncPorts,
 )
-from coach_gui.operations.judging import judge_pending_answers, pending_count
 from coach_gui.operations.keys import Keys
 from coach_gui.operations.practice import OpenedPractice, open_practice, recover
 from coach_gui.operations.today import DuePractice, today_with_plans
@@ -170,12 +168,16 @@ class Practice:
         self._ports.scheduler().rate_unjudged(attempt, note, rating)
 
     def pending_count(self) -> int:
+        from coach_gui.operations.judging import pending_count
+
         return pending_count(self._ports)
 
     def judge_pending(
         self, progress: Progress | None, cancelled: threading.Event
     ) -> JudgePendingReport:
         """Seal what a crash left open, then judge every answer kept unjudged."""
+        from coach_gui.operations.judging import judge_pending_answers
+
         recover(self._ports)
         return judge_pending_answers(self._ports, live=True, progress=progress, cancelled=cancelled)
 
@@ -279,39 +281,61 @@ class Schedule:
         return today_with_plans(self._ports, notes, catalogue)
 
     def hold(self, note: Note, action: HoldAction, *, assertion: str | None = None) -> ScheduleHold:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.hold(self._ports, note, action, assertion=assertion)
 
     def last_review(self) -> UndoneReview | None:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.last_review(self._ports)
 
     def last_undone(self) -> UndoneReview | None:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.last_undone(self._ports)
 
     def undo_last_review(self, expected_session: str | None = None) -> UndoneReview | None:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.undo_last_review(self._ports, expected_session)
 
     def redo_review(self, expected_session: str | None = None) -> UndoneReview | None:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.redo_review(self._ports, expected_session)
 
     def statistics(
         self, notes: NoteLookup, catalogue: Sequence[NoteEntry] | None = None
     ) -> Statistics:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.statistics(self._ports, notes, catalogue)
 
     def key_points(self, notes: NoteLookup) -> list[KeyPoint]:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.key_points(self._ports, notes)
 
     def timeline(self, note_id: str, digest: str) -> list[TimelineEntry]:
+        from coach_gui.operations import schedule as schedule_ops
+
         return schedule_ops.timeline(self._ports, note_id, digest)
 
     def fit(self, progress: Progress | None = None) -> tuple[FitResult, bool]:
         """A fit of the learner's own parameters, and whether fitted ones are in force."""
+        from coach_gui.operations import optimize as optimize_ops
+
         return optimize_ops.fit(self._ports, progress), optimize_ops.fitted_in_force(self._ports)
 
     def apply(self, result: Fitted) -> AppliedParameters:
+        from coach_gui.operations import optimize as optimize_ops
+
         return optimize_ops.apply(self._ports, result)
 
     def reset(self) -> AppliedParameters:
+        from coach_gui.operations import optimize as optimize_ops
+
         return optimize_ops.reset(self._ports)
 
 
@@ -329,9 +353,13 @@ class Sync:
         return self._ports.clock.now()
 
     def sync(self, stop: Callable[[], bool]) -> SyncReport:
+        from coach_gui.operations import sync as sync_ops
+
         return sync_ops.sync(self._ports, stop=stop)
 
     def pair(self, fingerprint: str) -> Pairing:
+        from coach_gui.operations import sync as sync_ops
+
         return sync_ops.pair_computer(self._ports, fingerprint)
 
 
@@ -346,9 +374,13 @@ class Evals:
         return self._ports.config
 
     def judged_sessions(self) -> list[JudgedSession]:
+        from coach_gui.operations import evals as eval_ops
+
         return eval_ops.judged_sessions(self._ports)
 
     def past_runs(self) -> list[PastRun]:
+        from coach_gui.operations import evals as eval_ops
+
         return eval_ops.past_runs(self._ports)
 
     def run(
@@ -361,6 +393,8 @@ class Evals:
         cancelled: threading.Event,
     ) -> EvalRun:
         """Re-judge the sessions' answers with the window's live judge."""
+        from coach_gui.operations import evals as eval_ops
+
         ports = self._ports
         items = eval_ops.eval_items(ports, session_ids=session_ids)
         return eval_ops.run(

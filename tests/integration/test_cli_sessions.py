@@ -123,6 +123,7 @@ def test_practise_offline_then_judge_later_then_review_and_verify(
     assert code == 0, err
     assert [j["verdict"] for j in judged["judged"]] == ["pass", "fail"]
     assert judged["pending"] == [] and judged["assertions_sent"] is True
+    assert judged["include_assertions_now"] is True  # the switch then, under its JSON name
     assert "were sent" in judged["privacy"] and "Send core assertions is on" in err
     assert len(gemini.generate_requests) == 1  # one batch
     (bound,) = judged["bound_trace_ids"]

@@ -376,7 +376,7 @@ class PracticeView(QWidget):
         self.missed_label.setVisible(bool(summary.missed))
         self._fit_missed_box()
         self.practise_missed_button.setVisible(can_practise_missed)
-        self.progress_label.setText("Session finished")
+        self.progress_label.setText("")  # the summary below says "Session finished"
         self.title_label.setText(summary.note_title)  # the summary below says the rest
         self.show_phase(Phase.FINISHED, self._place)
         self.thread_view.verticalScrollBar().setValue(0)
