@@ -1,9 +1,12 @@
-"""`coach` run in the test's own process, as the integration tests drive it (issue 35: one
-copy instead of seven)."""
+"""`coach` as the tests drive it (issue 35: one copy instead of one per test module): in the
+test's own process (`coach`, `practise`), or in a process of its own (`coach_process`)."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,3 +39,25 @@ def practise(
     code, data, err = coach(capsys, "practice", note, "--answers", str(path), "--json", *extra)
     assert code == 0, err
     return data
+
+
+def coach_process(
+    *args: str,
+    home: Path | None = None,
+    config: Path | None = None,
+    stdin: str | None = None,
+    stdout: int = subprocess.PIPE,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m coach_gui ARGS` in a process of its own, with Coach's folder and config
+    given (else the test's own, from the environment); a hang fails at `timeout`."""
+    env = dict(os.environ)
+    if home is not None:
+        env["COACH_HOME"] = str(home)
+    if config is not None:
+        env["COACH_CONFIG"] = str(config)
+    return subprocess.run(
+        [sys.executable, "-m", "coach_gui", *args],
+        stdout=stdout, stderr=subprocess.PIPE, text=True, env=env, input=stdin,
+        timeout=timeout, check=False,
+    )  # fmt: skip

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_run import coach_process
 
 CLOSED_PIPE = 141
 COMMANDS = (  # every command that prints on stdout on a home with one practised note
@@ -76,14 +77,7 @@ def practised(tmp_path: Path) -> Path:
 
 
 def _coach(*args: str, stdout: int = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "coach_gui", *args],
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return coach_process(*args, stdout=stdout)
 
 
 def _log() -> str:

@@ -9,20 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import coach_process
 
 from coach_gui import __version__
 
 
 def coach(*args: str, env_home: Path, config: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, COACH_HOME=str(env_home), COACH_CONFIG=str(config))
-    return subprocess.run(
-        [sys.executable, "-m", "coach_gui", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+    return coach_process(*args, home=env_home, config=config, timeout=60)
 
 
 @pytest.fixture

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import coach_process
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama, Fault
 
 QUOTE = (
@@ -43,16 +42,7 @@ class Coach:
         )
 
     def __call__(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        env = dict(os.environ, COACH_HOME=str(self.home), COACH_CONFIG=str(self.config))
-        return subprocess.run(
-            [sys.executable, "-m", "coach_gui", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            input=stdin,
-            timeout=120,
-            check=False,
-        )
+        return coach_process(*args, home=self.home, config=self.config, stdin=stdin)
 
     def journal_rows(self, sql: str) -> list[tuple[object, ...]]:
         with sqlite3.connect(self.home / "journal.sqlite3") as conn:

@@ -11,15 +11,14 @@ well-formed under the schema made for its request; the journal verifies.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
 import pytest
+from cli_run import coach_process
 from real.server import MODEL_ID, real_server
 
 import coach_gui
@@ -45,11 +44,7 @@ def server_url() -> Iterator[str]:
 
 
 def _coach(home: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, COACH_HOME=str(home), COACH_CONFIG=str(config))
-    return subprocess.run(
-        [sys.executable, "-m", "coach_gui", *args],
-        capture_output=True, text=True, env=env, timeout=900, check=False,
-    )  # fmt: skip
+    return coach_process(*args, home=home, config=config, timeout=900)
 
 
 def test_a_whole_cli_session_with_a_real_model(server_url: str, tmp_path: Path) -> None:
