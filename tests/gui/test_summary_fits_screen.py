@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
-from fakes.gemini_server import FakeGemini, verdict_json
+from fakes.gemini_server import FakeGemini, RecordedRequest, verdict_json
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QWidget
@@ -44,6 +45,15 @@ def _vault(folder: Path) -> Path:
     return folder
 
 
+def _every_key_point_missed(request: RecordedRequest) -> str:
+    """Every key point unexplained; the first said explained with words the answer does not
+    hold, which Coach counts as unexplained, the judge having cited nothing of the answer."""
+    reply = json.loads(verdict_json(request, lambda _item: False))
+    first = reply["items"][0]["assessments"][0]
+    first.update(status="explained", evidence=["words the answer does not hold"], reason="")
+    return json.dumps(reply)
+
+
 def _inside(widget: QWidget, window: QWidget) -> bool:
     top_left = widget.mapTo(window, QPoint(0, 0))
     return window.rect().contains(QRect(top_left, widget.size()))
@@ -54,7 +64,7 @@ def test_a_summary_missing_every_key_point_keeps_the_window_on_a_small_screen(
 ) -> None:
     with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
         ollama.queue_challenge("Why do useful variations add up over many generations?")
-        gemini.reply_for = lambda request: verdict_json(request, lambda _item: False)
+        gemini.reply_for = _every_key_point_missed
         KeyStore().set(KEY)
         config = Path(os.environ["COACH_CONFIG"])
         config.parent.mkdir(parents=True, exist_ok=True)
@@ -94,6 +104,8 @@ def test_a_summary_missing_every_key_point_keeps_the_window_on_a_small_screen(
         assert bar.isVisible() and _inside(bar, window)
         # Every missed key point is listed, in its own scrolling box.
         assert all(text in view.missed_label.text() for text in ASSERTIONS)
+        why = re.findall(r"<br>(.)", view.missed_label.text())  # each reason, on its own line
+        assert len(why) == len(ASSERTIONS) and all(first.isupper() for first in why), why
         assert view.missed_box.height() < view.missed_label.sizeHint().height()
         assert view.missed_box.verticalScrollBar().maximum() > 0
         assert pane.shutdown(WAIT_MS)

@@ -106,9 +106,8 @@ def missed_html(missed: Sequence[MissedPoint], palette: QPalette) -> str:
             f"<b style='color: {status_colour(point.problem, palette)}'>"
             f"{STATUS_WORDS[point.problem]}</b>"
         )
-        items.append(
-            f"<li>{how} — “{html.escape(point.assertion)}”<br>{html.escape(point.explanation)}</li>"
-        )
+        why = point.explanation[:1].upper() + point.explanation[1:]  # a line of its own
+        items.append(f"<li>{how} — “{html.escape(point.assertion)}”<br>{html.escape(why)}</li>")
     heading = f"{count} key point{'s' if count != 1 else ''} missed in this session"
     return f"<p><b>{heading}:</b></p><ul>{''.join(items)}</ul>"
 
