@@ -190,16 +190,16 @@ def _field_label(loc: tuple[int | str, ...]) -> str:
     return f"'{name}' item {int(loc[1]) + 1}" if len(loc) > 1 else f"'{name}'"
 
 
-def _json_safe(value: Any) -> bool:
+def json_safe(value: Any) -> bool:
     """True when `value` survives a JSON round trip unchanged (so it may be cached)."""
     if value is None or isinstance(value, (str, bool, int)):
         return True
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, list):
-        return all(_json_safe(v) for v in value)
+        return all(json_safe(v) for v in value)
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
+        return all(isinstance(k, str) and json_safe(v) for k, v in value.items())
     return False
 
 
@@ -290,15 +290,20 @@ def _load_bounded(front: str) -> tuple[Any, int]:
 _CACHE_KEY = "v2:"
 
 
+def yaml_cache_key(front: str) -> str:
+    """The key of front matter `front` in a `load_yaml` cache."""
+    return _CACHE_KEY + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+
+
 def load_yaml(front: str, cache: dict[str, Any] | None = None) -> Any:
     """Parse front-matter YAML, every scalar as text. `cache` maps a digest of the text to
     its parsed value: YAML parsing is most of the cost of opening a large knowledge base,
     and the key is the content itself, so a cached value can never be stale."""
-    key = _CACHE_KEY + hashlib.blake2b(front.encode("utf-8"), digest_size=16).hexdigest()
+    key = yaml_cache_key(front)
     if cache is not None and key in cache:
         return cache[key]  # shared, not copied: parsed front matter is only ever read
     data, size = _load_bounded(front)  # the base loader: text only, nothing built
-    if cache is not None and size <= MAX_CACHED_VALUES and _json_safe(data):
+    if cache is not None and size <= MAX_CACHED_VALUES and json_safe(data):
         cache[key] = data
     return data
 

@@ -32,6 +32,7 @@ from send2trash.exceptions import TrashPermissionError
 from coach_gui.adapters import front_matter, note_trash
 from coach_gui.adapters.note_file import NotANoteFile, read_limited
 from coach_gui.adapters.note_ids import NoteIdentities, vault_identity, vault_key
+from coach_gui.adapters.note_index import IndexedFile, Stamp, read_index, stamp_of, write_index
 from coach_gui.adapters.note_trash import digest as _digest
 from coach_gui.domain.deleted_notes import (
     DeletedNote,
@@ -124,10 +125,12 @@ class MarkdownNoteStore:
         cache_file: Path | None = None,
         ids_file: Path | None = None,
         deleted_file: Path | None = None,
+        index_file: Path | None = None,
     ) -> None:
         self._folder = folder
         self._trash = trash
         self._cache_file = cache_file
+        self._index_file = index_file  # the files as last read (note_index)
         self._ids = NoteIdentities(ids_file, vault_identity(folder), legacy_key=vault_key(folder))
         self._deleted = note_trash.DeletedNotes(deleted_file, vault=folder, trash=trash)
         self._lock = threading.RLock()
@@ -208,6 +211,9 @@ class MarkdownNoteStore:
             _remove_stale_temp_files(folder, [item.name for item in files])
         found: list[_Found] = []
         for where, paths in by_real.items():
+            if len(paths) == 1:
+                found.append(paths[0])
+                continue
             # One real file reached by several paths: listed once, under its own path when
             # one of them is (not through a link), else under the first by name.
             own = [f for f in paths if where == os.path.join(real_top, *f.name.split("/"))]
@@ -217,44 +223,78 @@ class MarkdownNoteStore:
         return found, sum(len(paths) - 1 for paths in by_real.values())
 
     def load(self) -> KnowledgeBaseSnapshot:
-        """Read every note; writes nothing to the folder (ADR 0016)."""
+        """Read every note; writes nothing to the folder (ADR 0016). A file whose stamp is
+        as when it was last read is taken from the note index, not read again (ADR 0036)."""
         if not self._folder.is_dir():
             raise NoteError(
                 f"The notes folder {self._folder} does not exist. Create it, or choose "
                 "another notes folder in Settings (or File › Open notes folder…)."
             )
-        entries: list[NoteEntry] = []
         broken: list[BrokenNote] = []
         by_id: dict[str, _Loaded] = {}
         cached = self._read_cache()
         used: dict[str, Any] = {}
+        indexed = self._read_index()
         with self._lock:
             started = self._write_seq  # Coach's writes from here on win over what is read
         files, _ = self._files()
+        read_ns = time.time_ns()  # before any stamp is taken: a stamp is trusted later
         raws: dict[str, bytes] = {}
+        stamps: dict[str, Stamp] = {}
+        unchanged: dict[str, IndexedFile] = {}
         for item in files:
+            try:
+                stamp: Stamp | None = stamp_of(os.stat(item.path))
+            except OSError:
+                stamp = None
+            known = indexed.get(item.name)
+            if known is not None and stamp is not None and known.still(stamp):
+                unchanged[item.name] = known
+                continue
             try:  # never a pipe or a device: they would hang or flood every command
                 raws[item.name] = read_limited(item.path, front_matter.MAX_NOTE_BYTES)
             except NotANoteFile as exc:
                 broken.append(BrokenNote(file_name=item.name, error=str(exc)))
+                continue
             except OSError as exc:
                 broken.append(BrokenNote(file_name=item.name, error=_unreadable(exc)))
+                continue
+            if stamp is not None:
+                stamps[item.name] = stamp
         digests = {name: _digest(raw) for name, raw in raws.items()}  # each file hashed once
         renames = {name: _rename_digest(raw, digests[name]) for name, raw in raws.items()}
+        digests.update((name, known.digest) for name, known in unchanged.items())
+        renames.update((name, known.rename) for name, known in unchanged.items())
         with self._lock:
             self._take_back_ids(digests, renames)
             ids = self._ids.resolve(renames)
         parsed: list[_Loaded] = []
-        for name, raw in raws.items():
+        now_indexed: dict[str, IndexedFile] = {}
+        for item in files:
+            name = item.name
+            known = unchanged.get(name)
+            if known is not None:
+                parsed.append(_taken_back(name, known, ids[name], cached, used))
+                now_indexed[name] = known
+                continue
+            raw = raws.get(name)
+            if raw is None:
+                continue  # could not be read: listed as broken
             try:
                 view = _CacheView(cached, used)
-                parsed.append(self._parse(raw, name, ids[name], view, digest=digests[name]))
+                loaded = self._parse(raw, name, ids[name], view, digest=digests[name])
             except NoteError as exc:
                 error = str(exc)
                 if len(raw) > front_matter.MAX_NOTE_BYTES:  # read in part: its size on disk
                     with contextlib.suppress(OSError):
                         error = str(front_matter.too_big(os.stat(self._folder / name).st_size))
                 broken.append(BrokenNote(file_name=name, error=error))
+                continue
+            parsed.append(loaded)
+            if name in stamps:
+                now_indexed[name] = IndexedFile(
+                    stamps[name], read_ns, loaded.digest, renames[name], loaded.parsed
+                )
         with self._lock:  # the id map is shared with saves on the writer thread
             for loaded in self._one_file_per_id(parsed, raws, ids):
                 by_id[loaded.parsed.note.id] = loaded
@@ -265,6 +305,8 @@ class MarkdownNoteStore:
         entries = [NoteEntry(note=v.parsed.note, file_name=v.file_name) for v in by_id.values()]
         if used.keys() != cached.keys():
             self._write_cache(used)
+        if raws or now_indexed.keys() != indexed.keys():
+            self._write_index(now_indexed)
         broken.sort(key=lambda b: b.file_name)
         return KnowledgeBaseSnapshot(
             location=str(self._folder),
@@ -295,10 +337,17 @@ class MarkdownNoteStore:
             self._ids.claim(note_id, same[0].file_name)
             for other in same[1:]:
                 log.info("%s has the id of %s; using its own", other.file_name, same[0].file_name)
-                kept.append(
-                    self._parse(raws[other.file_name], other.file_name, ids[other.file_name],
-                                None, ignore_id=True)
-                )  # fmt: skip
+                raw = raws.get(other.file_name)
+                try:  # taken from the note index: read now
+                    if raw is None:
+                        path = self._folder / other.file_name
+                        raw = read_limited(path, front_matter.MAX_NOTE_BYTES)
+                    kept.append(
+                        self._parse(raw, other.file_name, ids[other.file_name], None,
+                                    ignore_id=True)
+                    )  # fmt: skip
+                except (OSError, NoteError) as exc:  # changed since it was listed: next time
+                    log.info("%s could not be read again: %s", other.file_name, exc)
         return kept
 
     def _mtime(self, name: str) -> float:
@@ -325,6 +374,15 @@ class MarkdownNoteStore:
     def _record_write(self, note_id: str, loaded: _Loaded | None) -> None:
         self._write_seq += 1
         self._recent[note_id] = (self._write_seq, loaded)
+
+    def _read_index(self) -> dict[str, IndexedFile]:
+        if self._index_file is None:
+            return {}
+        return read_index(self._index_file, str(self._folder))
+
+    def _write_index(self, files: dict[str, IndexedFile]) -> None:
+        if self._index_file is not None:
+            write_index(self._index_file, str(self._folder), files)
 
     def _read_cache(self) -> dict[str, Any]:
         if self._cache_file is None:
@@ -740,6 +798,22 @@ def _rename_digest(raw: bytes, digest: str | None = None) -> str:
     if len(raw) < _MIN_RENAME_BYTES:
         return ""
     return digest or _digest(raw)
+
+
+def _taken_back(
+    name: str, known: IndexedFile, kept_id: str, cached: dict[str, Any], used: dict[str, Any]
+) -> _Loaded:
+    """A file as the note index has it (unchanged since it was read), with the id Coach
+    keeps for its path now when it has none of its own; its parsed front matter stays in
+    the front-matter cache."""
+    parsed = known.parsed
+    if not parsed.has_id and parsed.note.id != kept_id:
+        parsed = _without_own_id(parsed, kept_id)
+    if parsed.front_matter_text is not None:
+        key = front_matter.yaml_cache_key(parsed.front_matter_text)
+        if key in cached:
+            used[key] = cached[key]
+    return _Loaded(file_name=name, parsed=parsed, digest=known.digest)
 
 
 def _without_own_id(parsed: front_matter.ParsedFile, kept_id: str) -> front_matter.ParsedFile:
