@@ -17,6 +17,8 @@ Anki: `python3 -m venv ~/anki-venv && ~/anki-venv/bin/pip install aqt`; the benc
 `anki` on PATH or in ../anki-venv, ~/anki-venv, /work/anki-venv, and prepares a profile of
 its own (no language dialog). Without it (or without the bundle) that peer is skipped with
 a note. `--listed` also prints when the notes are listed (`coach --smoke`, offscreen).
+`--listed-only` (issue 38) times only that, on Xvfb, interleaved with a bare window's
+paint, for the sample notes and 3,000- and `--vault-notes`-note vaults.
 
 `--segmentation` prints only what text segmentation (issue 32, ADR 0032) adds to start-up,
 with no display: the import of `domain/text_segments.py` and `function_words.py` (self time
@@ -171,11 +173,18 @@ def anki_run(anki: Path, pristine: Path, scratch: Path) -> list[str]:
     return [str(anki), "-b", str(scratch)]
 
 
-def listed_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float] | None:
-    """(window shown, notes listed) as `coach --smoke` reports them (offscreen)."""
+def listed_seconds(
+    args: list[str], env: dict[str, str], display: str | None = None
+) -> tuple[float, float] | None:
+    """(window shown, notes listed) as `coach --smoke` reports them: on `display` (Xvfb)
+    when given, else offscreen."""
+    run_env = {**env, "QT_QPA_PLATFORM": "offscreen"}
+    if display is not None:
+        run_env.pop("QT_QPA_PLATFORM")
+        run_env["DISPLAY"] = display
     done = subprocess.run(
         [*args, "--smoke"],
-        env={**env, "QT_QPA_PLATFORM": "offscreen"},
+        env=run_env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -184,6 +193,58 @@ def listed_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float] 
         r"shown ([0-9.]+) s after process start; .*?listed at ([0-9.]+) s", done.stdout
     )
     return (float(found[1]), float(found[2])) if found else None
+
+
+def listed_side_by_side(runs: int, sizes: tuple[int, ...]) -> None:
+    """Issue 38: the notes listed (`coach --smoke`'s own figure, on Xvfb) against a bare
+    PySide6 window's first paint, one of each in turn; targets ≤ 2.5× with the sample
+    notes, ≤ 4× with 3,000 notes, ≤ 6× with 13,000."""
+    python = [sys.executable, "-m", "coach_gui"]
+    targets = {3000: 4.0, 13000: 6.0}
+    load_before = os.getloadavg()
+    print(
+        f"notes listed against a bare window's paint (Xvfb, interleaved, {runs} runs each), "
+        f"{os.cpu_count()} CPUs, load average {load_before[0]:.2f} {load_before[1]:.2f}"
+    )
+    with tempfile.TemporaryDirectory(prefix="coach-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        homes = {"sample notes": prepare_home(tmp / "sample", None)}
+        for size in sizes:
+            homes[f"{size:,}-note vault"] = prepare_home(tmp / f"v{size}", size, vault=True)
+        for env in homes.values():
+            warm_up(python, env)  # seeds, writes the config and the kept listing
+        bare: list[float] = []
+        shown: dict[str, list[float]] = {name: [] for name in homes}
+        listed: dict[str, list[float]] = {name: [] for name in homes}
+        with Xvfb() as display:
+            for _ in range(runs):
+                bare.append(
+                    time_to_first_window(
+                        [sys.executable, "-c", BARE], homes["sample notes"], display
+                    )[1]
+                )
+                for name, env in homes.items():
+                    found = listed_seconds(python, env, display)
+                    if found:
+                        shown[name].append(found[0])
+                        listed[name].append(found[1])
+        bare_median = statistics.median(bare)
+        print(f"{'bare PySide6 window':<22} painted: median {bare_median:.3f} s")
+        for name in homes:
+            if not listed[name]:
+                print(f"{name:<22} never listed")
+                continue
+            median = statistics.median(listed[name])
+            size = next((s for s in sizes if name.startswith(f"{s:,}")), 0)
+            target = targets.get(size, 6.0 if size > 3000 else 4.0) if size else 2.5
+            print(
+                f"{name:<22} shown: median {statistics.median(shown[name]):.3f} s; listed: "
+                f"median {median:.3f} s (min {min(listed[name]):.3f}, max "
+                f"{max(listed[name]):.3f}) = {median / bare_median:.2f}× the bare window "
+                f"(target ≤ {target:g}×)"
+            )
+        load_after = os.getloadavg()
+        print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f}")
 
 
 _SCRIPTS_SAMPLE = (
@@ -266,11 +327,19 @@ def main() -> None:
     parser.add_argument("--anki", help="Anki's launcher (default: found on PATH or a venv)")
     parser.add_argument("--listed", action="store_true", help="also time the notes listed")
     parser.add_argument(
+        "--listed-only",
+        action="store_true",
+        help="only the notes listed against a bare window, sample/3,000/13,000 notes (issue 38)",
+    )
+    parser.add_argument(
         "--segmentation", action="store_true", help="only what text segmentation adds"
     )
     args = parser.parse_args()
     if args.segmentation:
         segmentation_cost()
+        return
+    if args.listed_only:
+        listed_side_by_side(args.runs, (3000, args.vault_notes))
         return
     python = [sys.executable, "-m", "coach_gui"]
     bundle = Path(args.bundle)

@@ -5,6 +5,7 @@ connects at import, and the journal opens on first use."""
 
 from __future__ import annotations
 
+import json
 import logging
 import logging.handlers
 import os
@@ -20,7 +21,7 @@ from coach_gui.domain.errors import ConfigError
 from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
 
     from coach_gui.adapters.gemini import GeminiJudge
     from coach_gui.adapters.journal.backups import JournalBackups
@@ -40,7 +41,8 @@ if TYPE_CHECKING:
     from coach_gui.config import Config
     from coach_gui.domain.backups import Restored
     from coach_gui.domain.local_servers import Candidate, FoundServer
-    from coach_gui.domain.notes import KnowledgeBaseSnapshot
+    from coach_gui.domain.note_search import KeptListing, NoteSearchIndex
+    from coach_gui.domain.notes import BrokenNote, KnowledgeBaseSnapshot, NoteEntry
     from coach_gui.domain.sync_pairing import Pairing
     from coach_gui.operations.cases import UseCases
     from coach_gui.operations.keys import Keys
@@ -235,6 +237,16 @@ class AppContext:
     def open_notes_folder(self, folder: Path) -> None:
         """Make `folder` the notes folder of this context (the caller saves the config)."""
         self.notes = note_store(folder, self.data_dir)
+
+    def keep_listing(
+        self, location: str, index: NoteSearchIndex[NoteEntry], broken: Sequence[BrokenNote]
+    ) -> None:
+        """Keep the listing of the notes folder `location` to show at the next start."""
+        from coach_gui.adapters.kept_listing import write_kept
+        from coach_gui.domain.note_search import KeptBroken
+
+        kept_broken = [KeptBroken(b.file_name, b.error) for b in broken]
+        write_kept(paths.kept_listing_file(self.data_dir), location, index, kept_broken)
 
     def ollama_client(self, *, read_timeout: float | None = None) -> OllamaClient:
         """A client for the configured local model server, in its wire format (loopback
@@ -494,6 +506,7 @@ def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
         cache_file=data / "cache" / "front-matter.json",
         ids_file=data / "note-ids" / f"{vault_key(kb)}.json",  # never inside the vault
         deleted_file=data / "deleted-notes" / f"{vault_key(kb)}.json",  # to undo a delete
+        index_file=data / "note-index" / f"{vault_key(kb)}.json",  # the files as last read
     )
 
 
@@ -517,6 +530,26 @@ def use_cases(context: AppContext) -> UseCases:
 def build_cases(*, seed: bool = True) -> UseCases:
     """`use_cases` over a context built as `build_context` builds it."""
     return use_cases(build_context(seed=seed))
+
+
+def kept_listing() -> KeptListing | None:
+    """The notes as the window last listed them, if they are of the notes folder the
+    settings name now: read before the settings are validated (the frame lists them at
+    once, ADR 0036), so only `kb.path` is taken from the settings file, as JSON. None when
+    nothing is kept, it is another folder's, or the settings file cannot be read (the
+    settings' own check then says why)."""
+    from coach_gui.adapters.kept_listing import read_kept
+    from coach_gui.files import read_limited
+
+    try:
+        raw = read_limited(paths.config_file(), paths.MAX_CONFIG_BYTES)
+        kb = json.loads(raw).get("kb", {}).get("path")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if len(raw) > paths.MAX_CONFIG_BYTES or not isinstance(kb, str | None):
+        return None
+    data = paths.data_dir()
+    return read_kept(paths.kept_listing_file(data), str(paths.kb_dir(kb)))
 
 
 def build_context(*, seed: bool = True) -> AppContext:

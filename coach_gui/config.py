@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import json
-import os
 import shutil
 import stat
 from pathlib import Path
@@ -19,8 +18,9 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from coach_gui.domain.errors import ConfigError
-
-CONFIG_FILE_NAME = "coach.config.json"
+from coach_gui.paths import CONFIG_FILE_NAME as CONFIG_FILE_NAME
+from coach_gui.paths import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
+from coach_gui.paths import config_file
 
 
 class _Section(BaseModel):
@@ -432,15 +432,7 @@ def parse_config(text: str, *, path: str | None = None) -> Config:
 
 def config_path() -> Path:
     """`COACH_CONFIG` if set, else coach.config.json in the user's config folder."""
-    override = os.environ.get("COACH_CONFIG")
-    if override:
-        return Path(override).expanduser()
-    from coach_gui.paths import config_dir
-
-    return config_dir() / CONFIG_FILE_NAME
-
-
-MAX_CONFIG_BYTES = 1_000_000  # Coach writes ~2 KB; anything near this is not its file
+    return config_file()
 
 
 def load_config(path: Path | None = None, *, create: bool = True) -> Config:

@@ -23,6 +23,24 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(_APP, appauthor=False))
 
 
+CONFIG_FILE_NAME = "coach.config.json"
+MAX_CONFIG_BYTES = 1_000_000  # Coach writes ~2 KB; anything near this is not its file
+
+
+def config_file() -> Path:
+    """`COACH_CONFIG` if set, else coach.config.json in the user's config folder."""
+    override = os.environ.get("COACH_CONFIG")
+    if override:
+        return Path(override).expanduser()
+    return config_dir() / CONFIG_FILE_NAME
+
+
+def kept_listing_file(data: Path) -> Path:
+    """The note listing kept in the data folder `data` to show at the next start (issue
+    38): never in the notes folder."""
+    return data / "cache" / "listing.json"
+
+
 def log_dir() -> Path:
     return data_dir() / "logs"
 

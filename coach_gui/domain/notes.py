@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 import unicodedata
 import uuid
@@ -14,6 +13,8 @@ from pydantic import AfterValidator, Field
 
 from coach_gui.domain import text_segments
 from coach_gui.domain.errors import NoteNotFound
+from coach_gui.domain.note_search import NoteSearchIndex as NoteSearchIndex
+from coach_gui.domain.note_search import in_list_order
 from coach_gui.domain.records import Record
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -172,13 +173,9 @@ class AmbiguousNote(NoteNotFound):
         self.file_names = file_names
 
 
-def sort_key(entry: NoteEntry) -> tuple[str, str]:
-    """Notes are listed by title, case- and accent-insensitively, then by file name."""
-    return (fold(entry.note.title), entry.file_name)
-
-
 def ordered(entries: Iterable[NoteEntry]) -> list[NoteEntry]:
-    return sorted(entries, key=sort_key)
+    """In list order: by title, case- and accent-insensitively, then by file name."""
+    return in_list_order(entries)
 
 
 def fold(text: str) -> str:
@@ -196,18 +193,6 @@ def slug(title: str, *, taken: Sequence[str] = ()) -> str:
     while candidate.casefold() in taken_folded:
         candidate, n = f"{base}-{n}", n + 1
     return candidate
-
-
-NO_ASSERTIONS = "no:assertions"  # the search word that keeps notes without assertions
-
-
-def _tag_query(word: str) -> str | None:
-    """The tag prefix a query word asks for (`#evo`, `tag:evo`, `tag:#evo`), or None."""
-    if word.startswith("tag:"):
-        word = word[4:]
-    elif not word.startswith("#"):
-        return None
-    return word.lstrip("#")
 
 
 # Characters no file name may hold on Windows, macOS or Linux (and '#^[]|' that break an
@@ -236,155 +221,6 @@ def note_file_stem(title: str, *, taken: Iterable[str] = ()) -> str:
     while candidate.casefold() in folded:
         candidate, n = f"{base} {n}", n + 1
     return candidate
-
-
-class NoteSearchIndex:
-    """Search as you type: every word of the query must appear in the title, an alias,
-    the tags (front matter and inline), source, assertions or body; `#x` or `tag:x` keeps
-    the notes with a tag starting with x (`#area` finds `area/sub`, as Obsidian's tag
-    search does); `no:assertions` keeps the notes without core assertions. Title and
-    alias hits rank first, then tag hits, then the rest, each group in list order.
-
-    The folded text of all notes is kept in one string, so the first word of a query is
-    found by C-speed `str.find` jumps rather than a Python loop over every note; and a
-    query that only extends the previous one (the learner typing on) searches only the
-    previous hits.
-    """
-
-    _SEPARATOR = "\x00"  # never in a folded query word
-
-    def __init__(self, entries: Sequence[NoteEntry]) -> None:
-        self._entries = ordered(entries)
-        self._titles = [fold(" ".join((e.note.title, *e.note.aliases))) for e in self._entries]
-        self._position = {id(e): i for i, e in enumerate(self._entries)}
-        all_tags = [tuple(fold(t) for t in e.note.all_tags) for e in self._entries]
-        self._tag_pairs = sorted((tag, i) for i, tags in enumerate(all_tags) for tag in tags)
-        self._tags = [" ".join(tags) for tags in all_tags]
-        # Each note's distinct whitespace-separated tokens: a query word never spans
-        # whitespace, so this finds the same notes as the full text in about half the bytes.
-        self._texts = [
-            " ".join(
-                dict.fromkeys(
-                    fold(
-                        " ".join(
-                            (n.title, *n.aliases, *n.tags, n.source, *n.core_assertions, n.body)
-                        )
-                    ).split()
-                )
-            )
-            for n in (e.note for e in self._entries)
-        ]
-        self._starts: list[int] = []
-        position = 0
-        for text in self._texts:
-            self._starts.append(position)
-            position += len(text) + 1
-        self._blob = self._SEPARATOR.join(self._texts)
-        self._last: tuple[list[str], list[int]] = ([], list(range(len(self._entries))))
-
-    @property
-    def entries(self) -> list[NoteEntry]:
-        return list(self._entries)
-
-    def _scan(self, word: str) -> list[int]:
-        """Indexes of the notes whose text contains `word`, in order.
-
-        A common word is found early in most texts, so testing each text is cheapest; a
-        rare one is cheapest to find by jumping through the joined text. A sample of the
-        first notes tells which case this is.
-        """
-        texts = self._texts
-        sample = texts[:200]
-        if sample and sum(word in t for t in sample) * 4 > len(sample):
-            return [i for i, text in enumerate(texts) if word in text]
-        hits: list[int] = []
-        starts, find = self._starts, self._blob.find
-        position = find(word)
-        while position >= 0:
-            index = bisect.bisect_right(starts, position) - 1
-            hits.append(index)
-            if index + 1 >= len(starts):
-                break
-            position = find(word, starts[index + 1])
-        return hits
-
-    def _matching(self, words: list[str]) -> list[int]:
-        previous_words, previous_hits = self._last
-        narrows = bool(previous_words) and all(
-            any(old in new for new in words) for old in previous_words
-        )
-        if narrows:
-            candidates, remaining = previous_hits, words
-        else:
-            longest = max(words, key=len)
-            candidates = self._scan(longest)
-            remaining = [w for w in words if w != longest]
-        texts = self._texts
-        hits = candidates
-        for word in remaining:  # one C-level substring test per candidate and word
-            hits = [i for i in hits if word in texts[i]]
-        self._last = (words, hits)
-        return hits
-
-    def _with_tags(self, prefixes: list[str], among: list[NoteEntry] | None) -> list[NoteEntry]:
-        prefixes = [p for p in prefixes if p]  # a bare '#' (typing on) asks nothing yet
-        pool = self._entries if among is None else among
-        if not prefixes:
-            return list(pool)
-        wanted: set[int] | None = None
-        for prefix in prefixes:  # each prefix: a bisect into the sorted (tag, note) pairs
-            tagged = self._tag_pairs
-            found: set[int] = set()
-            at = bisect.bisect_left(tagged, (prefix, -1))
-            while at < len(tagged) and tagged[at][0].startswith(prefix):
-                found.add(tagged[at][1])
-                at += 1
-            wanted = found if wanted is None else wanted & found
-        assert wanted is not None
-        if among is None:
-            return [self._entries[i] for i in sorted(wanted)]
-        position = self._position
-        return [e for e in among if position[id(e)] in wanted]
-
-    def search(self, query: str) -> list[NoteEntry]:
-        words = fold(query).split()
-        if NO_ASSERTIONS in words:  # the notes still to distil: a filter, then the rest
-            rest = " ".join(w for w in words if w != NO_ASSERTIONS)
-            pool = self.search(rest) if rest else list(self._entries)
-            return [e for e in pool if not e.note.core_assertions]
-        prefixes = [_tag_query(w) for w in words if _tag_query(w) is not None]
-        if prefixes:
-            rest = " ".join(w for w in words if _tag_query(w) is None)
-            found = self._search_words(rest.split()) if rest else None
-            return self._with_tags([p for p in prefixes if p is not None], found)
-        return self._search_words(words)
-
-    def _search_words(self, words: list[str]) -> list[NoteEntry]:
-        if not words:
-            return list(self._entries)
-        title_hits: list[NoteEntry] = []
-        tag_hits: list[NoteEntry] = []
-        other_hits: list[NoteEntry] = []
-        titles, tags, entries = self._titles, self._tags, self._entries
-        hits = self._matching(words)
-        if len(words) == 1:  # the common case while typing: no generator per hit
-            (word,) = words
-            in_title = [i for i in hits if word in titles[i]]
-            in_title_set = set(in_title)
-            rest = [i for i in hits if i not in in_title_set]
-            in_tags = [i for i in rest if word in tags[i]]
-            in_tags_set = set(in_tags)
-            others = [i for i in rest if i not in in_tags_set]
-            return [entries[i] for i in (*in_title, *in_tags, *others)]
-        for i in hits:
-            title = titles[i]
-            if all(w in title for w in words):
-                title_hits.append(entries[i])
-            elif any(w in tags[i] for w in words):
-                tag_hits.append(entries[i])
-            else:
-                other_hits.append(entries[i])
-        return title_hits + tag_hits + other_hits
 
 
 class LinkTargets:

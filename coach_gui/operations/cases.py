@@ -41,7 +41,8 @@ from coach_gui.operations.today import DuePractice, today_with_plans
 if TYPE_CHECKING:
     from coach_gui.config import Config
     from coach_gui.domain.local_servers import FoundServer
-    from coach_gui.domain.notes import KnowledgeBaseSnapshot, Note, NoteEntry
+    from coach_gui.domain.note_search import NoteSearchIndex
+    from coach_gui.domain.notes import BrokenNote, KnowledgeBaseSnapshot, Note, NoteEntry
     from coach_gui.domain.practice import Attempt, GapPlan
     from coach_gui.domain.schedule_control import AppliedParameters, HoldAction, ScheduleHold
     from coach_gui.domain.session_records import SentRequest
@@ -98,6 +99,10 @@ class NotesPorts(HasNotes, Protocol):
     def read_notes_folder(self, folder: Path) -> KnowledgeBaseSnapshot: ...
 
     def open_notes_folder(self, folder: Path) -> None: ...
+
+    def keep_listing(
+        self, location: str, index: NoteSearchIndex[NoteEntry], broken: Sequence[BrokenNote]
+    ) -> None: ...
 
     def watch_vault(
         self, folder: Path, on_change: Callable[[frozenset[str]], None]
@@ -227,6 +232,17 @@ class Notes:
 
     def watch(self, folder: Path, on_change: Callable[[frozenset[str]], None]) -> VaultWatch:
         return self._ports.watch_vault(folder, on_change)
+
+    def search_index(
+        self, location: str, entries: Sequence[NoteEntry], broken: Sequence[BrokenNote]
+    ) -> NoteSearchIndex[NoteEntry]:
+        """The search index of a listing of the notes folder `location` (folding every
+        note: on a worker), kept with the listing so the next start lists them at once."""
+        from coach_gui.domain.note_search import NoteSearchIndex
+
+        index = NoteSearchIndex(entries)
+        self._ports.keep_listing(location, index, broken)
+        return index
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ def test_smoke_opens_the_window_lists_the_notes_and_exits_0(tmp_path: Path) -> N
     assert lines[0].startswith("coach --smoke: main window shown ")
     samples = len(list(SAMPLES.glob("*.md")))
     assert f"; {samples} notes listed at " in lines[0]
+    assert f"; {samples} read from the files at " in lines[0]
     assert "Traceback" not in result.stderr
     kb = Path(os.environ["COACH_HOME"]) / "kb"
     assert len(list(kb.glob("*.md"))) == samples  # the sample knowledge base, seeded on first run

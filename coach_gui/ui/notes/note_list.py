@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -31,14 +31,14 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from coach_gui.domain.notes import BrokenNote, NoteEntry, NoteSearchIndex
+    from coach_gui.domain.note_search import ListedBroken, ListedEntry, NoteSearchIndex
 
 _Index = QModelIndex | QPersistentModelIndex
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
-def _detail(entry: NoteEntry, *, same_title: bool = False) -> str:
+def _detail(entry: ListedEntry, *, same_title: bool = False) -> str:
     """`same_title`: another listed note has this title (an edit kept beside the file
     another program changed, a sync-conflict copy): the file's own name tells them apart."""
     count = len(entry.note.core_assertions)
@@ -53,16 +53,22 @@ def _detail(entry: NoteEntry, *, same_title: bool = False) -> str:
     return "  ·  ".join(parts)
 
 
+def count_text(notes: int, broken: int) -> str:
+    """The status line's count: "12 notes · 2 unreadable"."""
+    text = f"{notes} note{'s' if notes != 1 else ''}"
+    return f"{text} · {broken} unreadable" if broken else text
+
+
 class NoteListModel(QAbstractListModel):
     """The notes currently listed; replacing the list is one model reset, so a keystroke
     costs the search plus a repaint of the visible rows, whatever the number of notes."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._entries: list[NoteEntry] = []
+        self._entries: list[ListedEntry] = []
         self._shared_titles: set[str] = set()  # titles more than one listed note has
 
-    def set_entries(self, entries: Sequence[NoteEntry]) -> None:
+    def set_entries(self, entries: Sequence[ListedEntry]) -> None:
         self.beginResetModel()
         self._entries = list(entries)
         seen: set[str] = set()
@@ -72,10 +78,10 @@ class NoteListModel(QAbstractListModel):
             (self._shared_titles if key in seen else seen).add(key)
         self.endResetModel()
 
-    def detail(self, entry: NoteEntry) -> str:
+    def detail(self, entry: ListedEntry) -> str:
         return _detail(entry, same_title=entry.note.title.casefold() in self._shared_titles)
 
-    def entry(self, row: int) -> NoteEntry:
+    def entry(self, row: int) -> ListedEntry:
         return self._entries[row]
 
     def row_of(self, note_id: str) -> int | None:
@@ -156,9 +162,9 @@ class NoteListPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._notes: list[NoteEntry] = []  # every note, in list order
-        self._by_id: dict[str, NoteEntry] = {}
-        self._index: NoteSearchIndex | None = None  # may trail `_notes` while it is rebuilt
+        self._notes: list[ListedEntry] = []  # every note, in list order
+        self._by_id: dict[str, ListedEntry] = {}
+        self._index: NoteSearchIndex[Any] | None = None  # may trail `_notes` while it is rebuilt
         self._index_fresh = False  # built from exactly the notes listed now
         self._current_id = ""
         self._broken_count = 0
@@ -229,19 +235,19 @@ class NoteListPane(QWidget):
         self.placeholder.setText(text)
         self.stack.setCurrentWidget(self.placeholder)
 
-    def set_notes(self, notes: Sequence[NoteEntry]) -> None:
+    def set_notes(self, notes: Sequence[ListedEntry]) -> None:
         """Every note, in list order; shown at once, filtered once the index catches up."""
         self._notes = list(notes)
         self._by_id = {entry.note.id: entry for entry in self._notes}
         self._index_fresh = False
         self.apply_filter(self.search_box.text())
 
-    def set_index(self, index: NoteSearchIndex, *, fresh: bool = True) -> None:
+    def set_index(self, index: NoteSearchIndex[Any], *, fresh: bool = True) -> None:
         """`fresh`: built from the notes last given to `set_notes` (not an older list)."""
         self._index, self._index_fresh = index, fresh
         self.apply_filter(self.search_box.text())
 
-    def set_broken(self, broken: Sequence[BrokenNote]) -> None:
+    def set_broken(self, broken: Sequence[ListedBroken]) -> None:
         self.broken_list.clear()
         for item in broken:
             self.broken_list.addItem(f"{item.file_name} — {item.error}")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from coach_gui.domain.changes import Changes
     from coach_gui.domain.notes import (
+        BrokenNote,
         KnowledgeBaseSnapshot,
         LinkTargets,
         Note,
@@ -76,6 +77,7 @@ class ListingHost(Protocol):
 
 class NotesListing(QObject):
     search_ready = Signal()  # each time the search index has caught up with the notes
+    load_ended = Signal()  # each time a load of the notes is over, listed or failed
 
     def __init__(self, host: ListingHost, parent: QWidget) -> None:
         super().__init__(parent)
@@ -86,8 +88,9 @@ class NotesListing(QObject):
         self._watcher: VaultWatch | None = None  # from the first listing on
         self.loading = False  # a load of the notes is under way
         self._load_again: str | None = None  # "quiet" or "loud": load again after this one
-        self._index_task: Task[NoteSearchIndex] | None = None
-        self._broken_count = 0
+        self._index_task: Task[NoteSearchIndex[NoteEntry]] | None = None
+        self._broken: tuple[BrokenNote, ...] = ()
+        self._location = ""  # of the notes listed now
         self._first = True
 
     # --- the notes as last listed -------------------------------------------------------
@@ -109,7 +112,7 @@ class NotesListing(QObject):
     def forget(self) -> None:
         """Another notes folder: nothing of this one stays listed or watched."""
         self.stop_watching()
-        self.entries, self._first = {}, False
+        self.entries, self._first, self._broken, self._location = {}, False, (), ""
         self._host.note_list.set_notes(())
 
     # --- loading ------------------------------------------------------------------------
@@ -143,7 +146,8 @@ class NotesListing(QObject):
         first = self._first
         if first:
             if not editor.has_note():  # reopen the note open when Coach last closed
-                last = window_state.last_note_id()
+                # or the one picked in the kept listing meanwhile (ADR 0036)
+                last = note_list.current_note_id() or window_state.last_note_id()
                 if last in self.entries:
                     editor.show_note(self.entries[last])
             host.views.restore()
@@ -155,12 +159,13 @@ class NotesListing(QObject):
         note_list.select_note(editor.current_note_id() or "")
         note_list.set_notes(snapshot.notes)
         note_list.set_broken(snapshot.broken)
-        self._broken_count = len(snapshot.broken)
+        self._broken, self._location = snapshot.broken, snapshot.location
         self.show_count()
         host.listed()
         if not first:  # the views showing notes read the new listing (Today's counts)
             host.views.broadcast(NOTES_LISTED)
         self.rebuild_index()  # folding 10,000 notes takes a while: list them first
+        self.load_ended.emit()
         if self._load_again is not None:  # more changed while this load ran, or F5
             again, self._load_again = self._load_again, None
             self.load(quietly=again == "quiet")
@@ -170,6 +175,7 @@ class NotesListing(QObject):
         self._host.note_list.show_loading(
             "The notes could not be loaded.\nSee the message, then press F5."
         )
+        self.load_ended.emit()
         show_failure(self._widget, error)
 
     def _show_open_note_as_on_disk(self, quietly: bool) -> None:
@@ -218,11 +224,9 @@ class NotesListing(QObject):
 
     # --- what shows the listing ---------------------------------------------------------
     def show_count(self) -> None:
-        n = len(self.entries)
-        text = f"{n} note{'s' if n != 1 else ''}"
-        if self._broken_count:
-            text += f" · {self._broken_count} unreadable"
-        self._host.count_label.setText(text)
+        from coach_gui.ui.notes.note_list import count_text
+
+        self._host.count_label.setText(count_text(len(self.entries), len(self._broken)))
 
     def show_all(self) -> None:
         """The list again from the entries (after a save, a delete or a restore)."""
@@ -233,19 +237,20 @@ class NotesListing(QObject):
         self.show_count()
 
     def rebuild_index(self) -> None:
-        from coach_gui.domain.notes import NoteSearchIndex as build_index
-
+        """The search index of the notes listed now, built on a worker and kept with the
+        listing for the next start."""
         if self._index_task is not None:
             self._index_task.cancel()
         entries = tuple(self.entries.values())
+        notes, location, broken = self._host.cases.notes, self._location, self._broken
         self._index_task = Task(
             self._widget,
-            op=lambda _p: build_index(entries),
+            op=lambda _p: notes.search_index(location, entries, broken),
             success=self._index_ready,
             name="index notes",
         ).run()
 
-    def _index_ready(self, index: NoteSearchIndex) -> None:
+    def _index_ready(self, index: NoteSearchIndex[NoteEntry]) -> None:
         self._host.note_list.set_index(index)
         self.search_ready.emit()
 

@@ -147,6 +147,19 @@ def open_use_cases(*, ask: bool = True, parent: QWidget | None = None) -> UseCas
     return use_cases(context)
 
 
+def list_kept(window: MainWindow, then: Callable[[], None]) -> None:
+    """After the first paint: the notes as Coach last listed them, on screen and
+    searchable at once (ADR 0036), then, once they are painted, `then` (the rest of
+    Coach, which reads the files and corrects the list)."""
+    from coach_gui.bootstrap import kept_listing
+
+    kept = kept_listing()
+    if kept is not None:
+        window.show_kept(kept, then)
+    else:
+        QTimer.singleShot(0, then)
+
+
 def process_age() -> float:
     """Seconds since this process was created (Linux: from /proc, so interpreter start-up
     and every import count), else since the interpreter imported this module."""
@@ -224,6 +237,7 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
     exit 1 if the reference counts of None or True move."""
     shown_at: list[float] = []
     outcome: list[int] = []
+    first_listed: list[tuple[float, int]] = []  # when, and how many, first on screen
 
     def finish(code: int) -> None:
         if outcome:
@@ -232,13 +246,17 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
         window.close()
         app.quit()
 
+    def notes_shown() -> None:
+        first_listed.append((process_age(), window.note_list.model.rowCount()))
+
     def listed() -> None:
-        listed_at = process_age()
-        shown = shown_at[0] if shown_at else listed_at
-        count = window.note_list.model.rowCount()
+        read_at = process_age()
+        shown = shown_at[0] if shown_at else read_at
+        listed_at, count = first_listed[0] if first_listed else (read_at, 0)
         print(
             f"coach --smoke: main window shown {shown:.3f} s after process start; "
             f"{count} notes listed at {listed_at:.3f} s; "
+            f"{window.note_list.model.rowCount()} read from the files at {read_at:.3f} s; "
             f"{modules_at_show[0]} modules loaded when the window was shown",
             flush=True,
         )
@@ -265,12 +283,13 @@ def _smoke(app: QApplication, window: MainWindow, *, soak: bool = False) -> int:
         else:
             window.attach(cases)
 
+    window.notes_shown.connect(notes_shown)
     window.notes_listed.connect(listed)
     QTimer.singleShot(SMOKE_TIMEOUT_MS, timed_out)
     window.show()
     shown_at.append(process_age())
     modules_at_show = [len(sys.modules)]  # the first paint's import budget (issue 16)
-    window.after_first_paint(attach)
+    window.after_first_paint(lambda: list_kept(window, attach))
     app.exec()
     from coach_gui.ui.kit import tasks
 
@@ -311,7 +330,7 @@ def run_gui(argv: list[str], *, smoke: bool = False, soak: bool = False) -> int:
             return
         QTimer.singleShot(0, lambda: maybe_welcome(window))
 
-    window.after_first_paint(attach)
+    window.after_first_paint(lambda: list_kept(window, attach))
     exit_code = app.exec()
     return leave(code[0] or exit_code)
 

@@ -11,16 +11,18 @@ from PySide6.QtWidgets import QWidget
 
 
 class FirstPaint(QObject):
-    """Calls `run` once, after the window's first paint (or after FALLBACK_MS)."""
+    """Calls `run` once, after the widget's next paint (or after `fallback_ms`)."""
 
     FALLBACK_MS = 1000
 
-    def __init__(self, window: QWidget, run: Callable[[], None]) -> None:
+    def __init__(
+        self, window: QWidget, run: Callable[[], None], *, fallback_ms: int = FALLBACK_MS
+    ) -> None:
         super().__init__(window)
         self._window = window
         self._run: Callable[[], None] | None = run
         window.installEventFilter(self)
-        QTimer.singleShot(self.FALLBACK_MS, self, self._go)
+        QTimer.singleShot(fallback_ms, self, self._go)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self._window and event.type() == QEvent.Type.Paint:

@@ -3,9 +3,11 @@
 It opens in two steps, so it is on screen before the rest of Coach is loaded (issue 16):
 `MainWindow()` builds the frame the first paint shows — menus, toolbar, the note list with
 its search box (typing works at once), the status bar — from Qt and a few light modules;
-`attach(cases)` then adds what needs the use cases (the editor, the other views, the
-privacy switches) and starts loading the notes. `MainWindow(cases)` does both at once; the
-window is given the use cases (`operations.cases.UseCases`) and nothing else.
+`show_kept(listing)` lists the notes as Coach last listed them, searchable, before a note
+file is read (issue 38, ADR 0036); `attach(cases)` then adds what needs the use cases (the
+editor, the other views, the privacy switches) and starts loading the notes, which correct
+the list in place. `MainWindow(cases)` does both at once; the window is given the use cases
+(`operations.cases.UseCases`) and nothing else.
 """
 
 from __future__ import annotations
@@ -29,13 +31,14 @@ from PySide6.QtWidgets import (
 from coach_gui.ui.kit import window_state
 from coach_gui.ui.kit.eliding_label import ElidingLabel
 from coach_gui.ui.kit.tasks import Lane, Task, wait_for_writes
-from coach_gui.ui.notes.note_list import NoteListPane
+from coach_gui.ui.notes.note_list import NoteListPane, count_text
 from coach_gui.ui.shell.first_paint import FirstPaint
 from coach_gui.ui.shell.main_actions import build_main_actions
 from coach_gui.ui.shell.view_switcher import ViewSwitcher
 
 if TYPE_CHECKING:
     from coach_gui.domain.deleted_notes import DeletedNote, RestoredNote
+    from coach_gui.domain.note_search import KeptListing
     from coach_gui.domain.notes import (
         Note,
         NoteEntry,
@@ -52,10 +55,12 @@ if TYPE_CHECKING:
 
 WRITES_WAIT_MS = 10_000  # a note, config or key write: milliseconds, unless a disk stalls
 OPENING_TEXT = "Opening your notes…"
+KEPT_PAINT_FALLBACK_MS = 200  # the kept list not painted (a minimised window): go on anyway
 
 
 class MainWindow(QMainWindow):
     notes_listed = Signal()  # each time a load of the knowledge base is on screen
+    notes_shown = Signal()  # once: the notes first on screen, kept or read (searchable)
     search_ready = Signal()  # each time the search index has caught up with the notes
     attached = Signal()  # the use cases are in: every view and action works
 
@@ -78,6 +83,7 @@ class MainWindow(QMainWindow):
         self._when_attached: list[Callable[[], None]] = []  # keys pressed while opening
         self._when_listed: list[Callable[[], None]] = []
         self._listed_once = False
+        self._shown_once = False
         self.setWindowTitle("Coach")
         self.setAccessibleName("Coach")
 
@@ -180,6 +186,39 @@ class MainWindow(QMainWindow):
         for run in waiting:  # after the loads are queued: a dialog opened here holds none up
             QTimer.singleShot(0, self, run)
 
+    def show_kept(self, kept: KeptListing, then: Callable[[], None]) -> None:
+        """List the notes as Coach last listed them, searchable at once, while the rest of
+        Coach opens, and run `then` (which loads the rest) once the list is on screen, so
+        it cannot hold the list up. The files are read once the use cases are in and the
+        list corrected in place (ADR 0036)."""
+        from coach_gui.operations.vocabulary import short_path  # loaded with the frame
+
+        if self._shown_once:  # the files were read already
+            then()
+            return
+        note_list = self.note_list
+        note_list.select_note(window_state.last_note_id() or "")
+        note_list.set_notes(kept.entries)
+        note_list.set_index(kept.index)
+        note_list.set_broken(kept.broken)
+        self.count_label.setText(count_text(len(kept.entries), len(kept.broken)))
+        self.where_label.setText(f"Notes in {short_path(kept.location)}")
+        self.where_label.setToolTip(kept.location)
+        # The rows are painted in the view's viewport; no rows: the placeholder says why.
+        current = note_list.stack.currentWidget() or note_list
+        shown = note_list.view.viewport() if current is note_list.view else current
+
+        def painted() -> None:
+            self._notes_shown()
+            then()
+
+        FirstPaint(shown, painted, fallback_ms=KEPT_PAINT_FALLBACK_MS)
+
+    def _notes_shown(self) -> None:
+        if not self._shown_once:
+            self._shown_once = True
+            self.notes_shown.emit()
+
     @property
     def is_attached(self) -> bool:
         return self._attached
@@ -214,10 +253,16 @@ class MainWindow(QMainWindow):
             self._load_started = True
             # After the first frame: on 2 cores a loading thread slows the first paint.
             QTimer.singleShot(0, self.listing.load)
-            QTimer.singleShot(0, self.views.tier1_status.refresh)
-            QTimer.singleShot(0, self._recover_sessions)
-            QTimer.singleShot(0, self.read_key_status)  # the status line's words depend on it
-            QTimer.singleShot(0, self.sync_status.run)  # what the other computers did
+            # The rest once that first load is over (listed or not): on 2 cores, checking
+            # the model server, the journal and the sync folder meanwhile slows it down.
+            self.listing.load_ended.connect(self._after_first_load)
+
+    def _after_first_load(self) -> None:
+        self.listing.load_ended.disconnect(self._after_first_load)
+        self.views.tier1_status.refresh()
+        self._recover_sessions()
+        self.read_key_status()  # the status line's words depend on it
+        self.sync_status.run()  # what the other computers did
 
     def _recover_sessions(self) -> None:
         """Seal sessions a crash left open (as interrupted, every submitted answer kept)."""
@@ -266,6 +311,7 @@ class MainWindow(QMainWindow):
         """A listing of the notes is on screen: the actions follow it, and what waited for
         the first one (Ctrl+P while opening) runs."""
         self._update_actions()
+        self._notes_shown()
         self.notes_listed.emit()
         if not self._listed_once:
             self._listed_once = True
@@ -374,6 +420,9 @@ class MainWindow(QMainWindow):
         self.guard_unsaved(go_to_it, cancelled=stay)
 
     def open_note(self, note_id: str) -> None:
+        if not self._listed_once:  # a kept row picked before the files are read
+            self.when_listed(lambda: self.open_note(note_id))
+            return
         entry = self.listing.entry_for(note_id)
         self.note_list.select_note(note_id if entry else "")
         self.editor.show_note(entry)
