@@ -544,12 +544,15 @@ def kept_listing() -> KeptListing | None:
     try:
         raw = read_limited(paths.config_file(), paths.MAX_CONFIG_BYTES)
         kb = json.loads(raw).get("kb", {}).get("path")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     if len(raw) > paths.MAX_CONFIG_BYTES or not isinstance(kb, str | None):
         return None
-    data = paths.data_dir()
-    return read_kept(paths.kept_listing_file(data), str(paths.kb_dir(kb)))
+    try:
+        location = str(paths.kb_dir(kb))
+    except RuntimeError:  # "~nosuchuser/notes": the settings' own check says so
+        return None
+    return read_kept(paths.kept_listing_file(paths.data_dir()), location)
 
 
 def build_context(*, seed: bool = True) -> AppContext:

@@ -94,7 +94,7 @@ def read_kept(path: Path, location: str) -> KeptListing | None:
         broken = [KeptBroken(_text(f), _text(e)) for f, e in kept["broken"]]
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, TypeError, KeyError) as exc:  # damaged: the files are read
+    except (OSError, ValueError, TypeError, KeyError, RecursionError) as exc:  # damaged
         log.info("the kept note listing was not used: %s", exc)
         return None
     return KeptListing(

@@ -92,7 +92,7 @@ def read_index(path: Path, location: str) -> dict[str, IndexedFile]:
         return files
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         log.info("the note index was not used: %s", exc)
         return {}
 

@@ -139,6 +139,9 @@ class MarkdownNoteStore:
         self._deleted_by_us: set[str] = set()  # so the watcher's report of it is no news
         self._write_seq = 0  # Coach's own writes, in order, for a load running meanwhile
         self._recent: dict[str, tuple[int, _Loaded | None]] = {}
+        # Files whose bytes were seen to differ from what was read with an unchanged stamp
+        # possible (Windows' st_ctime is the creation time): read at the next load.
+        self._distrusted: set[str] = set()
 
     @property
     def location(self) -> str:
@@ -222,9 +225,10 @@ class MarkdownNoteStore:
         self._attachments = tuple(sorted(attachments))
         return found, sum(len(paths) - 1 for paths in by_real.values())
 
-    def load(self) -> KnowledgeBaseSnapshot:
+    def load(self, *, fresh: bool = False) -> KnowledgeBaseSnapshot:
         """Read every note; writes nothing to the folder (ADR 0016). A file whose stamp is
-        as when it was last read is taken from the note index, not read again (ADR 0036)."""
+        as when it was last read is taken from the note index, not read again (ADR 0036),
+        unless `fresh` (F5) or its bytes were seen to differ from what was read."""
         if not self._folder.is_dir():
             raise NoteError(
                 f"The notes folder {self._folder} does not exist. Create it, or choose "
@@ -234,9 +238,10 @@ class MarkdownNoteStore:
         by_id: dict[str, _Loaded] = {}
         cached = self._read_cache()
         used: dict[str, Any] = {}
-        indexed = self._read_index()
+        indexed = {} if fresh else self._read_index()
         with self._lock:
             started = self._write_seq  # Coach's writes from here on win over what is read
+            distrusted, self._distrusted = self._distrusted, set()
         files, _ = self._files()
         read_ns = time.time_ns()  # before any stamp is taken: a stamp is trusted later
         raws: dict[str, bytes] = {}
@@ -247,7 +252,7 @@ class MarkdownNoteStore:
                 stamp: Stamp | None = stamp_of(os.stat(item.path))
             except OSError:
                 stamp = None
-            known = indexed.get(item.name)
+            known = indexed.get(item.name) if item.name not in distrusted else None
             if known is not None and stamp is not None and known.still(stamp):
                 unchanged[item.name] = known
                 continue
@@ -480,6 +485,7 @@ class MarkdownNoteStore:
                 except (OSError, NotANoteFile):
                     return True  # gone (moved or deleted by someone else), or no file now
                 if _digest(raw) != loaded.digest:
+                    self._distrusted.add(path)
                     return True
             return False
 
@@ -541,6 +547,7 @@ class MarkdownNoteStore:
         except OSError as exc:
             raise NoteError(f"{previous.file_name} cannot be read ({exc.strerror}).") from None
         if current != previous.digest:
+            self._distrusted.add(previous.file_name)  # read it again, whatever its stamp
             raise NoteConflict(
                 f"{previous.file_name} was changed by another program since Coach opened it. "
                 "Copy your changes, then reload the notes (F5) so nothing is overwritten."

@@ -234,14 +234,20 @@ class Notes:
         return self._ports.watch_vault(folder, on_change)
 
     def search_index(
-        self, location: str, entries: Sequence[NoteEntry], broken: Sequence[BrokenNote]
+        self,
+        location: str,
+        entries: Sequence[NoteEntry],
+        broken: Sequence[BrokenNote],
+        still_wanted: Callable[[], bool] = lambda: True,
     ) -> NoteSearchIndex[NoteEntry]:
         """The search index of a listing of the notes folder `location` (folding every
-        note: on a worker), kept with the listing so the next start lists them at once."""
+        note: on a worker), kept with the listing so the next start lists them at once —
+        unless a newer listing has taken its place meanwhile (`still_wanted`)."""
         from coach_gui.domain.note_search import NoteSearchIndex
 
         index = NoteSearchIndex(entries)
-        self._ports.keep_listing(location, index, broken)
+        if still_wanted():
+            self._ports.keep_listing(location, index, broken)
         return index
 
 

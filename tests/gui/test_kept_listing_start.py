@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
+import pytest
 from fakes.vaults import file_hashes, obsidian_vault
 from pytestqt.qtbot import QtBot
 
 from coach_gui import paths
+from coach_gui.adapters import note_index
 from coach_gui.bootstrap import build_cases, kept_listing, note_store
 from coach_gui.domain.notes import ordered
 from coach_gui.ui.kit import tasks
@@ -38,9 +41,21 @@ def _titles(window: MainWindow) -> list[str]:
     return [model.entry(row).note.title for row in range(model.rowCount())]
 
 
+@pytest.fixture(autouse=True)
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vault's files count as settled at once (a learner's were written long before
+    Coach opens them; here they are a moment old), so the note index is used."""
+    monkeypatch.setattr(note_index, "RACY_NS", -(10**12))
+
+
 def _listing(vault: Path) -> list[tuple[str, str]]:
-    """The notes as a fresh read of the folder lists them (title, file), in list order."""
-    snapshot = note_store(vault, paths.data_dir()).load()
+    """The notes as reading every file lists them (title, file), in list order: the ids
+    Coach keeps, but nothing of its note index or kept listing."""
+    data = paths.data_dir()
+    fresh = data.parent / "fresh-read"
+    shutil.rmtree(fresh, ignore_errors=True)
+    shutil.copytree(data / "note-ids", fresh / "note-ids")
+    snapshot = note_store(vault, fresh).load()
     return [(e.note.title, e.file_name) for e in ordered(snapshot.notes)]
 
 
@@ -55,20 +70,29 @@ class _Start:
     """`coach` opening: the frame, the kept listing after its first paint, then the rest;
     what the window showed before the rest arrived is recorded."""
 
-    def __init__(self, qtbot: QtBot, search: str = "") -> None:
+    def __init__(self, qtbot: QtBot, search: str = "", pick_row: int | None = None) -> None:
         self.before_attach: list[tuple[str, str]] = []
         self.searched: list[str] = []
+        self.picked = ""
+        self.list_while_reading = False
         self.window = window = MainWindow()
         qtbot.addWidget(window)
+        note_list = window.note_list
 
         def attach() -> None:
             assert not window.is_attached
             self.before_attach = _shown(window)
             if search:  # the search works on the kept listing, before the rest is loaded
-                window.note_list.search_box.setText(search)
+                note_list.search_box.setText(search)
                 self.searched = _titles(window)
-                window.note_list.search_box.clear()
+                note_list.search_box.clear()
+            if pick_row is not None:  # the learner clicks a row of the kept listing
+                note_list.view.setCurrentIndex(note_list.model.index(pick_row))
+                self.picked = note_list.model.entry(pick_row).note.title
             window.attach(build_cases())
+            # The first read runs; the kept listing stays on screen meanwhile.
+            qtbot.waitUntil(lambda: window.listing.loading, timeout=WAIT_MS)
+            self.list_while_reading = note_list.stack.currentWidget() is note_list.view
 
         with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
             window.show()
@@ -113,6 +137,7 @@ def test_notes_changed_while_coach_was_closed_are_shown_as_they_are_now(
     second = _Start(qtbot, search=titled.title)
     # The kept listing, on screen and searchable before anything else was loaded …
     assert second.before_attach == listed
+    assert second.list_while_reading
     assert titled.title in second.searched
     assert len(second.searched) < len(listed)
     # … then every note as it is now, in place.
@@ -140,4 +165,20 @@ def test_a_listing_kept_for_another_folder_is_never_shown(qtbot: QtBot, tmp_path
     second = _Start(qtbot)
     assert second.before_attach == []  # nothing of the first folder, not for a moment
     assert _shown(second.window) == _listing(other.root)
+    second.close(qtbot)
+
+
+def test_a_note_picked_in_the_kept_listing_is_the_one_opened_once_the_files_are_read(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    vault = obsidian_vault(tmp_path / "vault")
+    _configure(vault.root)
+    _Start(qtbot).close(qtbot)
+    second = _Start(qtbot, pick_row=5)
+    assert second.picked
+    qtbot.waitUntil(lambda: second.window.editor.has_note(), timeout=WAIT_MS)
+    assert second.window.editor.display_title() == second.picked
+    current = second.window.note_list.current_note_id()
+    assert second.window.listing.entry_for(current) is not None
+    assert second.window.listing.entry_for(current).note.title == second.picked  # type: ignore[union-attr]
     second.close(qtbot)

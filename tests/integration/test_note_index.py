@@ -31,10 +31,10 @@ def reads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     """The files of the notes folder the store opens, relative to it ('/'-separated)."""
     opened: list[str] = []
     real = notes_fs.read_limited
-    vault = (tmp_path / "vault").resolve()
+    vault = tmp_path / "vault"
 
     def counting(path: str | os.PathLike[str], limit: int) -> bytes:
-        where = Path(path).resolve()
+        where = Path(path)  # as reached from the folder, through any link
         if where.is_relative_to(vault):
             opened.append(where.relative_to(vault).as_posix())
         return real(path, limit)
@@ -145,7 +145,8 @@ def test_a_save_is_read_back_as_saved(tmp_path: Path, settled: None) -> None:
 
 @pytest.mark.parametrize(
     "damage",
-    ["", "{", "[]", '{"format":"coach-note-index","version":1,"location":"x","files":[]}'],
+    ["", "{", "[]", "[" * 100_000 + "]" * 100_000, "other folder"],
+    ids=["empty", "cut", "not-an-object", "too-deep", "other-folder"],
 )
 def test_a_damaged_or_other_folders_index_costs_only_a_full_read(
     tmp_path: Path, settled: None, reads: list[str], damage: str
@@ -154,10 +155,15 @@ def test_a_damaged_or_other_folders_index_costs_only_a_full_read(
     data = tmp_path / "data"
     first = note_store(vault.root, data).load()
     (index,) = (data / "note-index").iterdir()
+    if damage == "other folder":  # a whole index, of the folder this one was copied from
+        kept = json.loads(index.read_text("utf-8"))
+        assert len(kept["files"]) == len(first.notes)
+        kept["location"] = str(tmp_path / "elsewhere")
+        damage = json.dumps(kept)
     index.write_text(damage, "utf-8")
     reads.clear()
     assert _seen(note_store(vault.root, data).load()) == _seen(first)
-    assert len(reads) >= len(first.notes)
+    assert set(reads) >= {e.file_name for e in first.notes}  # every note read again
 
 
 def test_a_row_that_breaks_a_notes_rules_is_read_from_its_file(
@@ -198,3 +204,36 @@ def test_a_stamp_is_the_files_times_size_and_inode(tmp_path: Path) -> None:
     path.write_text("x", "utf-8")
     info = path.stat()
     assert stamp_of(info) == (info.st_mtime_ns, info.st_ctime_ns, 1, info.st_ino)
+
+
+def _as_if_unchanged(data: Path, vault: Path, rel_path: str) -> None:
+    """Give the index row of `rel_path` the file's stamp as it is now: what Windows shows
+    after an in-place rewrite of the same size with its modification time put back (its
+    st_ctime is the creation time)."""
+    (index,) = (data / "note-index").iterdir()
+    kept = json.loads(index.read_text("utf-8"))
+    for row in kept["files"]:
+        if row[0] == rel_path:
+            row[1] = list(stamp_of((vault / rel_path).stat()))
+    index.write_text(json.dumps(kept), "utf-8")
+
+
+def test_f5_and_a_file_seen_to_differ_are_read_whatever_their_stamp(
+    tmp_path: Path, settled: None
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "apple.md").write_text("---\ntitle: Apple\n---\nA fruit.\n", "utf-8")
+    data = tmp_path / "data"
+    store = note_store(vault, data)
+    assert [e.note.title for e in store.load().notes] == ["Apple"]
+    (vault / "apple.md").write_text("---\ntitle: Grape\n---\nA fruit.\n", "utf-8")
+    _as_if_unchanged(data, vault, "apple.md")
+    assert [e.note.title for e in store.load().notes] == ["Apple"]  # the stamp is believed …
+    assert [e.note.title for e in store.load(fresh=True).notes] == ["Grape"]  # … but not by F5
+
+    (vault / "apple.md").write_text("---\ntitle: Pear\n---\nA fruit.\n", "utf-8")
+    _as_if_unchanged(data, vault, "apple.md")
+    store.load()
+    assert store.changed_elsewhere({"apple.md"})  # the watcher's report: the bytes differ
+    assert [e.note.title for e in store.load().notes] == ["Pear"]  # read again, stamp or not

@@ -88,8 +88,18 @@ def test_a_listing_of_another_folder_is_not_shown(tmp_path: Path) -> None:
         lambda text: text.replace('"notes":[[', '"notes":[[1,', 1),  # a row of other shape
         lambda text: text.replace('"broken":[', '"broken":[7,', 1),
         lambda text: text.replace('"notes":[[', '"notes":[null,[', 1),
+        lambda text: "[" * 100_000 + "]" * 100_000,  # past the parser's depth
     ],
-    ids=["truncated", "empty", "not-an-object", "newer-version", "bad-row", "bad-broken", "null"],
+    ids=[
+        "truncated",
+        "empty",
+        "not-an-object",
+        "newer-version",
+        "bad-row",
+        "bad-broken",
+        "null",
+        "too-deep",
+    ],
 )
 def test_a_damaged_kept_listing_is_not_shown_and_nothing_is_raised(
     tmp_path: Path, damage: object
@@ -152,6 +162,8 @@ def test_the_listing_shown_at_start_is_the_one_of_the_folder_the_settings_name(
         json.dumps({}),  # the default folder (in Coach's data folder)
         json.dumps({"kb": {"path": 5}}),  # not a folder: the settings' check says so later
         json.dumps({"kb": "no"}),
+        json.dumps({"kb": {"path": "~no-such-user-here/notes"}}),  # expanduser raises
+        "[" * 100_000 + "]" * 100_000,  # deeper than the JSON parser goes
         "{not json",
         "",
     ):

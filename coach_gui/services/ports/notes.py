@@ -17,8 +17,10 @@ class NoteStore(Protocol):
         """Where the notes live, for the learner (a folder path)."""
         ...
 
-    def load(self) -> KnowledgeBaseSnapshot:
-        """Read every note; files that do not parse are listed in `broken`."""
+    def load(self, *, fresh: bool = False) -> KnowledgeBaseSnapshot:
+        """Read every note; files that do not parse are listed in `broken`. A store may
+        take a file unchanged since it last read it from what it kept then; `fresh`: read
+        every file again (F5)."""
         ...
 
     def save(self, note: Note, *, folder: str = "", file_name: str | None = None) -> NoteEntry:

@@ -77,7 +77,6 @@ class ListingHost(Protocol):
 
 class NotesListing(QObject):
     search_ready = Signal()  # each time the search index has caught up with the notes
-    load_ended = Signal()  # each time a load of the notes is over, listed or failed
 
     def __init__(self, host: ListingHost, parent: QWidget) -> None:
         super().__init__(parent)
@@ -88,6 +87,7 @@ class NotesListing(QObject):
         self._watcher: VaultWatch | None = None  # from the first listing on
         self.loading = False  # a load of the notes is under way
         self._load_again: str | None = None  # "quiet" or "loud": load again after this one
+        self._fresh_again = False  # and read every file then (F5 while loading)
         self._index_task: Task[NoteSearchIndex[NoteEntry]] | None = None
         self._broken: tuple[BrokenNote, ...] = ()
         self._location = ""  # of the notes listed now
@@ -116,11 +116,14 @@ class NotesListing(QObject):
         self._host.note_list.set_notes(())
 
     # --- loading ------------------------------------------------------------------------
-    def load(self, *, quietly: bool = False) -> None:
-        """(Re)read the knowledge base. `quietly`: another program changed it; the list
-        stays on screen meanwhile and the open note's unsaved edits are never touched."""
+    def load(self, *, quietly: bool = False, fresh: bool = False) -> None:
+        """(Re)read the knowledge base. `quietly`: another program changed it, or the kept
+        listing is on screen; the list stays on screen meanwhile and the open note's
+        unsaved edits are never touched. `fresh` (F5): every file is read again, none
+        taken from what the store kept of it."""
         if self.loading:  # once this load is on screen; F5 (not quiet) wins over quiet
             self._load_again = "loud" if not quietly or self._load_again == "loud" else "quiet"
+            self._fresh_again = self._fresh_again or fresh
             return
         self.loading = True
         if not quietly:
@@ -128,17 +131,25 @@ class NotesListing(QObject):
         store = self._host.cases.notes.store
         Task(
             self._widget,
-            op=lambda _p: store.load(),
+            op=lambda _p: store.load(fresh=fresh),
             success=lambda snapshot: self._loaded(snapshot, quietly=quietly),
             failure=self._failed,
             name="load notes",
         ).run()
 
     def reload(self) -> None:
-        """F5: read the folder again, once unsaved edits are saved or discarded."""
-        self._host.guard_unsaved(self.load)
+        """F5: read the folder again, every file, once unsaved edits are saved or
+        discarded."""
+        self._host.guard_unsaved(lambda: self.load(fresh=True))
 
     def _loaded(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool = False) -> None:
+        self._show(snapshot, quietly=quietly)
+        if self._load_again is not None:  # more changed while this load ran, or F5
+            again, self._load_again = self._load_again, None
+            fresh, self._fresh_again = self._fresh_again, False
+            self.load(quietly=again == "quiet", fresh=fresh)
+
+    def _show(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool) -> None:
         host = self._host
         editor, note_list = host.editor, host.note_list
         self.loading = False
@@ -165,17 +176,12 @@ class NotesListing(QObject):
         if not first:  # the views showing notes read the new listing (Today's counts)
             host.views.broadcast(NOTES_LISTED)
         self.rebuild_index()  # folding 10,000 notes takes a while: list them first
-        self.load_ended.emit()
-        if self._load_again is not None:  # more changed while this load ran, or F5
-            again, self._load_again = self._load_again, None
-            self.load(quietly=again == "quiet")
 
     def _failed(self, error: Exception) -> None:
-        self.loading, self._load_again = False, None
+        self.loading, self._load_again, self._fresh_again = False, None, False
         self._host.note_list.show_loading(
             "The notes could not be loaded.\nSee the message, then press F5."
         )
-        self.load_ended.emit()
         show_failure(self._widget, error)
 
     def _show_open_note_as_on_disk(self, quietly: bool) -> None:
@@ -245,7 +251,9 @@ class NotesListing(QObject):
         notes, location, broken = self._host.cases.notes, self._location, self._broken
         self._index_task = Task(
             self._widget,
-            op=lambda _p: notes.search_index(location, entries, broken),
+            op=lambda p: notes.search_index(
+                location, entries, broken, still_wanted=lambda: not p.cancelled
+            ),
             success=self._index_ready,
             name="index notes",
         ).run()

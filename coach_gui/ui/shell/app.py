@@ -153,11 +153,14 @@ def list_kept(window: MainWindow, then: Callable[[], None]) -> None:
     Coach, which reads the files and corrects the list)."""
     from coach_gui.bootstrap import kept_listing
 
-    kept = kept_listing()
-    if kept is not None:
-        window.show_kept(kept, then)
-    else:
-        QTimer.singleShot(0, then)
+    try:
+        kept = kept_listing()
+        if kept is not None:
+            window.show_kept(kept, then)  # runs `then` once the list is painted
+            return
+    except Exception:  # it only saves time: Coach opens as it would without it
+        log.exception("the kept note listing could not be shown")
+    QTimer.singleShot(0, then)
 
 
 def process_age() -> float:

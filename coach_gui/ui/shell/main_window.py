@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self._when_listed: list[Callable[[], None]] = []
         self._listed_once = False
         self._shown_once = False
+        self._picks_kept = False  # the kept listing's picks are the list's own until attach
         self.setWindowTitle("Coach")
         self.setAccessibleName("Coach")
 
@@ -170,6 +171,9 @@ class MainWindow(QMainWindow):
         self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
         self._update_actions()
+        if self._picks_kept:  # from now on a pick opens the note (once the files are read)
+            self.note_list.current_note_changed.disconnect(self.note_list.select_note)
+            self.note_list.note_chosen.disconnect(self.note_list.select_note)
         self.note_list.current_note_changed.connect(self._on_note_picked)
         self.note_list.note_chosen.connect(self._on_note_chosen)
         self.editor.body_tabs.note_link_activated.connect(self._on_note_link)
@@ -198,6 +202,10 @@ class MainWindow(QMainWindow):
             return
         note_list = self.note_list
         note_list.select_note(window_state.last_note_id() or "")
+        # A row picked now is the one opened once the files are read.
+        note_list.current_note_changed.connect(note_list.select_note)
+        note_list.note_chosen.connect(note_list.select_note)
+        self._picks_kept = True
         note_list.set_notes(kept.entries)
         note_list.set_index(kept.index)
         note_list.set_broken(kept.broken)
@@ -252,17 +260,13 @@ class MainWindow(QMainWindow):
         if not self._load_started:
             self._load_started = True
             # After the first frame: on 2 cores a loading thread slows the first paint.
-            QTimer.singleShot(0, self.listing.load)
-            # The rest once that first load is over (listed or not): on 2 cores, checking
-            # the model server, the journal and the sync folder meanwhile slows it down.
-            self.listing.load_ended.connect(self._after_first_load)
-
-    def _after_first_load(self) -> None:
-        self.listing.load_ended.disconnect(self._after_first_load)
-        self.views.tier1_status.refresh()
-        self._recover_sessions()
-        self.read_key_status()  # the status line's words depend on it
-        self.sync_status.run()  # what the other computers did
+            # The kept listing on screen stays there while the files are read (ADR 0036).
+            quietly = self._shown_once
+            QTimer.singleShot(0, lambda: self.listing.load(quietly=quietly))
+            QTimer.singleShot(0, self.views.tier1_status.refresh)
+            QTimer.singleShot(0, self._recover_sessions)
+            QTimer.singleShot(0, self.read_key_status)  # the status line's words depend on it
+            QTimer.singleShot(0, self.sync_status.run)  # what the other computers did
 
     def _recover_sessions(self) -> None:
         """Seal sessions a crash left open (as interrupted, every submitted answer kept)."""
@@ -420,8 +424,8 @@ class MainWindow(QMainWindow):
         self.guard_unsaved(go_to_it, cancelled=stay)
 
     def open_note(self, note_id: str) -> None:
-        if not self._listed_once:  # a kept row picked before the files are read
-            self.when_listed(lambda: self.open_note(note_id))
+        if not self._listed_once:  # a kept row: the first listing opens the one selected
+            self.note_list.select_note(note_id)
             return
         entry = self.listing.entry_for(note_id)
         self.note_list.select_note(note_id if entry else "")
