@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "today",
     "stats",
     "schedule",
+    "correct",
     "optimize",
     "judge_pending",
     "verify",

@@ -104,6 +104,7 @@ def _item(
     elif attempt is not None:
         reason = attempt.unjudged_reason
     return {
+        "attempt_id": attempt.id if attempt else None,  # what `coach correct` takes
         "challenge": challenge.text,
         "kind": challenge.kind.value,
         "origin": challenge.origin,

@@ -38,5 +38,6 @@ NOTES_LISTED = Changes(notes=True)
 SESSION_SEALED = Changes(sessions=True, verdicts=True, reviews=True)
 ANSWERS_JUDGED = Changes(verdicts=True, reviews=True)
 REVIEW_TAKEN_BACK = Changes(reviews=True)  # Undo review, Redo review
+KEY_POINT_CORRECTED = Changes(verdicts=True, reviews=True)  # the learner's word on a verdict
 SCHEDULE_CHANGED = Changes(schedule=True)  # suspend, bury, resume; Settings; parameters
 RECORDS_ARRIVED = Changes(sessions=True, verdicts=True, reviews=True, synced=True)

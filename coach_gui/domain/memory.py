@@ -27,6 +27,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from coach_gui.domain.corrections import (
+    LearnerCorrection,
+    correctable,
+    correction_gap_id,
+    in_force,
+)
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import (
     Attempt,
@@ -74,6 +80,7 @@ class AssertionRating(Record):
     gap_id: str | None = None
     explanation: str | None = None  # the judge's, for a gap
     later: bool = False  # the verdict came after the session (judged later)
+    key_point: int | None = None  # named: its index among the verdict's key points
 
 
 class SelfRating(Record):
@@ -105,7 +112,12 @@ def self_ratings_for(
 
 
 def ratings_from_verdict(
-    attempt: Attempt, verdict: VerdictRecord, *, follow_up: bool = False, later: bool = False
+    attempt: Attempt,
+    verdict: VerdictRecord,
+    *,
+    follow_up: bool = False,
+    later: bool = False,
+    corrected: Mapping[int, LearnerCorrection] | None = None,
 ) -> list[AssertionRating]:
     """What a verdict says about each assertion it was judged against. A failed verdict
     that names none of them (one recorded before the judge assessed each key point, or
@@ -114,10 +126,13 @@ def ratings_from_verdict(
 
     A `follow_up` asks about one part of the answer before it, so a key point its answer
     does not explain is no evidence of a gap: only what it explains and what it gets
-    wrong are rated (ADR 0023). A coarse verdict on a follow-up rates nothing."""
+    wrong are rated (ADR 0023). A coarse verdict on a follow-up rates nothing.
+
+    Where the learner corrected the judge's word on a key point (`corrected`, from
+    `corrections.in_force`), theirs counts instead: explained rates Good and closes the
+    gap; not explained or wrong rates Again and keeps (or opens) one (issue 36)."""
     count = len(verdict.assertions)
-    names_one = any(g.assertion is not None and 0 <= g.assertion < count for g in verdict.gaps)
-    if not verdict.assertions_sent or (not verdict.passed and not names_one):
+    if not correctable(verdict):
         if follow_up:
             return []
         rating = GOOD if verdict.passed else HARD
@@ -134,13 +149,12 @@ def ratings_from_verdict(
             )
             for text in dict.fromkeys(verdict.assertions)
         ]
+    corrected = corrected or {}
     found: list[AssertionRating] = []
-    for index, text in enumerate(verdict.assertions):
-        gaps = [(n, g) for n, g in enumerate(verdict.gaps) if g.assertion == index]
-        # A misconception outranks an omission when both are listed.
-        gaps.sort(key=lambda pair: pair[1].problem != "wrong")
-        first = gaps[0] if gaps else None
-        if follow_up and first is not None and first[1].problem != "wrong":
+    for index in range(count):
+        text = verdict.assertions[index]
+        problem, gap_ref, explanation = _judged(verdict, index, corrected.get(index))
+        if follow_up and problem == "unexplained":
             continue  # not explained in an answer to a narrower question: no evidence
         found.append(
             AssertionRating(
@@ -148,17 +162,40 @@ def ratings_from_verdict(
                 attempt_id=attempt.id,
                 digest=assertion_digest(text),
                 text=text,
-                rating=AGAIN if first else GOOD,
+                rating=AGAIN if problem else GOOD,
                 at=attempt.submitted_at,
                 source="verdict",
                 named=True,
-                gap=first[1].problem if first else None,
-                gap_id=gap_id(verdict.id, first[0]) if first else None,
-                explanation=first[1].explanation if first else None,
+                gap=problem,
+                gap_id=gap_ref,
+                explanation=explanation,
                 later=later,
+                key_point=index,
             )
         )
     return found
+
+
+def _judged(
+    verdict: VerdictRecord, index: int, correction: LearnerCorrection | None
+) -> tuple[GapProblem | None, str | None, str | None]:
+    """(problem, gap id, explanation) of one key point: the judge's word, or the learner's
+    where they corrected it. A misconception outranks an omission when both are listed."""
+    gaps = [(n, g) for n, g in enumerate(verdict.gaps) if g.assertion == index]
+    gaps.sort(key=lambda pair: pair[1].problem != "wrong")
+    first = gaps[0] if gaps else None
+    if correction is None:
+        if first is None:
+            return None, None, None
+        return first[1].problem, gap_id(verdict.id, first[0]), first[1].explanation
+    if correction.status == "explained":
+        return None, None, None
+    ref = gap_id(verdict.id, first[0]) if first else correction_gap_id(correction)
+    said = correction.note or (first[1].explanation if first else "") or LEARNER_SAID
+    return correction.status, ref, said
+
+
+LEARNER_SAID = "You marked this key point as not explained in your answer."
 
 
 def ratings_from_self(attempt: Attempt, ratings: Iterable[SelfRating]) -> list[AssertionRating]:
@@ -199,8 +236,13 @@ def note_ratings(
             follow_up = state.challenge is not None and state.challenge.origin == "follow_up"
             if state.verdict is not None:
                 later = state.attempt.status == "unjudged"  # bound to a verdict afterwards
+                corrected = in_force(session.corrections, state.verdict)
                 ratings += ratings_from_verdict(
-                    state.attempt, state.verdict, follow_up=follow_up, later=later
+                    state.attempt,
+                    state.verdict,
+                    follow_up=follow_up,
+                    later=later,
+                    corrected=corrected,
                 )
             elif not follow_up:  # a follow-up is one part: rating every key point won't fit
                 ratings += ratings_from_self(state.attempt, by_attempt.get(state.attempt.id, ()))
@@ -240,6 +282,8 @@ class AssertionGap:
     session_id: str  # the session that left it open
     at: str  # that session's last answer on it
     missed: int  # sessions whose named review missed it, over the whole history
+    attempt_id: str = ""  # the answer whose verdict left it open (what `coach correct` takes)
+    key_point: int | None = None  # its index among that verdict's key points
 
 
 def _when(review: AssertionRating) -> tuple[str, str]:
@@ -285,6 +329,8 @@ class GapLedger:
                 session_id=latest.session_id,
                 at=latest.at,
                 missed=self._missed.get(digest, 0),
+                attempt_id=latest.attempt_id,
+                key_point=latest.key_point,
             )
             for digest, latest in self._latest.items()
             if latest.gap is not None and latest.gap_id is not None

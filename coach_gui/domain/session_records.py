@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field
 
 from coach_gui.domain.challenges import Challenge, ChallengeKind, ChallengeOrigin
+from coach_gui.domain.corrections import LearnerCorrection
 from coach_gui.domain.digests import content_id, digest
 from coach_gui.domain.practice import (
     Attempt,
@@ -193,6 +194,9 @@ class SessionRecords(Record):
     outbox: tuple[OutboxRecord, ...] = ()  # the rows the verdicts and refusals refer to
     traces: tuple[StoredTrace, ...] = ()
     broken: tuple[BrokenRow, ...] = ()
+    # The learner's corrections of its verdicts (issue 36): records of their own, joined
+    # here by what reads the schedule (`AssertionScheduler.history`), not part of the seal.
+    corrections: tuple[LearnerCorrection, ...] = ()
 
 
 RowRecord = SessionRecord | ChallengeRecord | RejectionRecord | Attempt | OutboxRecord

@@ -70,8 +70,9 @@ SYNC_FOLDER_HOLDS = (
     "answers, the judge's verdicts, feedback and gaps, and the texts of the note's key "
     "points (core assertions) your answers were judged against, even for verdicts made "
     "with \u201cSend core assertions\u201d off; what was sent to the judge and its "
-    "replies; answers judged later and your own ratings; and your schedule changes "
-    "(holds, undos, parameter sets). Never a key: this computer's signing key stays in "
+    "replies; answers judged later and your own ratings; your corrections of the judge's "
+    "word on a key point, with your note; and your schedule changes (holds, undos, "
+    "parameter sets). Never a key: this computer's signing key stays in "
     "its keyring."
 )
 

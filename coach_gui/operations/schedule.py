@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coach_gui.domain.corrections import Corrected, KeyPointStatus
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.schedule_control import HoldAction, ScheduleHold
 from coach_gui.operations.app import SchedulePorts
@@ -38,6 +39,14 @@ def undo_last_review(
     """Take back the latest review (None: nothing to undo, or the latest is no longer
     `expected_session`'s, the one the learner was shown). Its records stay."""
     return app.scheduler().undo_last_review(expected_session)
+
+
+def correct(
+    app: SchedulePorts, attempt_id: str, key_point: int, status: KeyPointStatus, note: str = ""
+) -> Corrected:
+    """The learner's word on key point `key_point` (1-based, as the screen numbers them)
+    of answer `attempt_id`'s verdict (issue 36). CorrectionRefused says why it cannot be."""
+    return app.scheduler().correct(attempt_id, key_point - 1, status, note)
 
 
 def redo_review(app: SchedulePorts, expected_session: str | None = None) -> UndoneReview | None:

@@ -203,6 +203,8 @@ class OpenGap:
     missed: int  # sessions whose judged answers missed it
     problem: str  # of the session that left it open: unexplained | wrong
     explanation: str
+    attempt_id: str = ""  # the answer whose verdict left it open (`coach correct` takes it)
+    key_point: int | None = None  # that verdict's number for it (from 1, as shown)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -218,7 +220,8 @@ def placed_gaps(note: Note, gaps: Mapping[str, AssertionGap]) -> list[OpenGap]:
         if gap is not None:
             found.append(
                 OpenGap(note.id, note.title, gap.gap_id, index, text, gap.missed, gap.problem,
-                        gap.explanation)
+                        gap.explanation, gap.attempt_id,
+                        None if gap.key_point is None else gap.key_point + 1)
             )  # fmt: skip
     found.sort(key=lambda g: (-g.missed, g.assertion_index))
     return found

@@ -18,6 +18,15 @@ from fsrs import Card, Rating, Scheduler
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from coach_gui.domain.changes import REVIEW_TAKEN_BACK, Changes
+from coach_gui.domain.corrections import (
+    Corrected,
+    CorrectionRefused,
+    KeyPointStatus,
+    LearnerCorrection,
+    correctable,
+    judge_status,
+    learner_correction,
+)
 from coach_gui.domain.digests import digest
 from coach_gui.domain.memory import (
     AGAIN,
@@ -55,6 +64,7 @@ from coach_gui.domain.schedule_control import (
     undone_sessions,
 )
 from coach_gui.domain.session_records import SessionRecords
+from coach_gui.domain.session_state import attempt_states
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.ports.practice import Clock
 from coach_gui.services.ports.schedule import MemoryJournal
@@ -394,6 +404,21 @@ class UndoneReview:
         return REVIEW_TAKEN_BACK
 
 
+def with_corrections(
+    records: Sequence[SessionRecords], corrections: Sequence[LearnerCorrection]
+) -> list[SessionRecords]:
+    """Each session with the learner's corrections of its verdicts (issue 36)."""
+    by_session: dict[str, list[LearnerCorrection]] = {}
+    for c in corrections:
+        by_session.setdefault(c.session_id, []).append(c)
+    return [
+        r.model_copy(update={"corrections": tuple(by_session[r.session.id])})
+        if r.session.id in by_session
+        else r
+        for r in records
+    ]
+
+
 class AssertionScheduler:
     """The use cases of issues 7 and 19 over the journal's ports."""
 
@@ -450,8 +475,64 @@ class AssertionScheduler:
         self._memory.mark_all_stale()
 
     def history(self, note_ids: Sequence[str]) -> list[SessionRecords]:
-        """The sessions practised on these notes, and only those."""
-        return self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
+        """The sessions practised on these notes, and only those, each with the learner's
+        corrections of its verdicts (issue 36)."""
+        records = self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
+        return with_corrections(records, self._memory.corrections(note_ids))
+
+    def correct(
+        self, attempt_id: str, key_point: int, status: KeyPointStatus, note: str = ""
+    ) -> Corrected:
+        """The learner's word on key point `key_point` (0-based) of the verdict that counts
+        for answer `attempt_id`: recorded, bound to that verdict; the note is replayed with
+        it. Giving the judge's own word back takes an earlier correction back."""
+        session_id = self._memory.session_of_attempt(attempt_id)
+        found = self._reader.records_for([session_id]) if session_id is not None else []
+        if not found:
+            raise CorrectionRefused(
+                f"No answer has the id {attempt_id!r}. Copy it from `coach practice --json`"
+                " or `coach gaps --json`."
+            )
+        records = found[0]
+        state = next(s for s in attempt_states(records) if s.attempt.id == attempt_id)
+        verdict = state.verdict
+        if verdict is None:
+            raise CorrectionRefused(
+                "This answer has not been judged yet, so there is no verdict to correct."
+                " Judge it first (`coach judge-pending`), or rate it yourself in the window."
+            )
+        if not correctable(verdict):
+            raise CorrectionRefused(
+                "The judge did not judge this answer key point by key point (your key points"
+                " were not sent with it), so there is no word on one to correct."
+            )
+        count = len(verdict.assertions)
+        if not 0 <= key_point < count:
+            raise CorrectionRefused(
+                f"This answer was judged on {count} key point{'s' if count != 1 else ''};"
+                f" give a number from 1 to {count}."
+            )
+        note_id = records.session.note_id
+        earlier = [
+            c.created_at
+            for c in self._memory.corrections([note_id])
+            if c.verdict_id == verdict.id and c.assertion == key_point
+        ]
+        at = later_than(self._clock.now(), max(earlier, key=utc, default=None))
+        correction = learner_correction(
+            note_id=note_id,
+            session_id=records.session.id,
+            attempt_id=attempt_id,
+            verdict_id=verdict.id,
+            assertion=key_point,
+            status=status,
+            note=" ".join(note.split()),
+            at=at,
+        )
+        self._memory.record_correction(correction)
+        return Corrected(
+            correction, verdict.assertions[key_point], judge_status(verdict, key_point)
+        )
 
     def undone(self, note_ids: Sequence[str]) -> frozenset[str]:
         """The sessions of these notes whose review the learner undid (ADR 0026)."""

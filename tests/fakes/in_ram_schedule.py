@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from coach_gui.domain.corrections import LearnerCorrection
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.practice import (
     Attempt,
@@ -132,6 +133,7 @@ class InRamMemoryJournal:
     rows: list[ReviewRow] = field(default_factory=list)
     changes: list[ReviewChange] = field(default_factory=list)
     hold_records: list[ScheduleHold] = field(default_factory=list)
+    learner_corrections: list[LearnerCorrection] = field(default_factory=list)
     applied: list[AppliedParameters] = field(default_factory=list)
     seen: dict[str, str] = field(default_factory=dict)
 
@@ -182,6 +184,20 @@ class InRamMemoryJournal:
     def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
         found = [c for c in self.changes if note_ids is None or c.note_id in note_ids]
         return sorted(found, key=lambda c: (c.created_at, c.id))
+
+    def record_correction(self, correction: LearnerCorrection) -> None:
+        if correction not in self.learner_corrections:
+            self.learner_corrections.append(correction)
+
+    def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
+        found = [c for c in self.learner_corrections if note_ids is None or c.note_id in note_ids]
+        return sorted(found, key=lambda c: (c.created_at, c.id))
+
+    def session_of_attempt(self, attempt_id: str) -> str | None:
+        for records in self.sessions.sessions.values():
+            if any(a.id == attempt_id for a in records.attempts):
+                return records.session.id
+        return None
 
     def record_hold(self, hold: ScheduleHold) -> None:
         self.hold_records.append(hold)

@@ -21,6 +21,7 @@ TABLES = {
     "assertion_review_minutes",
     "assertion_reviews",
     "fsrs_parameters",
+    "learner_corrections",
     "note_first_seen",
     "review_changes",
     "schedule_holds",

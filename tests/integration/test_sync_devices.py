@@ -408,3 +408,28 @@ def test_a_note_without_an_id_at_another_path_on_each_computer_has_one_history(
     assert sorted(s["session_id"] for s in sessions) == sorted([a["session_id"], b["session_id"]])
     (note_id,) = {s["note_id"] for s in sessions}  # one note, both sessions
     assert [n["note_id"] for n in views["today"]["notes"]] == [note_id]
+
+
+def test_a_learners_correction_travels_and_both_computers_count_it(make_device: Any) -> None:
+    """Issue 36: a key point corrected on the laptop counts on the desktop too: the same
+    open gaps, Today and history on both, and both verify."""
+    laptop, desktop = make_device("laptop"), make_device("desktop")
+    done = laptop.practise(["No idea."])
+    judged = next(i for i in done["items"] if i["assessments"])
+    missed = [n + 1 for n, a in enumerate(judged["assessments"]) if a["status"] != "explained"]
+    assert missed  # the fake judge found key points missing
+    before = {g["key_point"] for g in laptop.ok("gaps")["open"]}
+    laptop.later(minutes=2)
+    corrected = laptop.ok("correct", judged["attempt_id"], str(missed[0]), "explained")
+    assert corrected["in_force"] is True
+    assert {g["key_point"] for g in laptop.ok("gaps")["open"]} == before - {missed[0]}
+    for _ in range(2):
+        sync_all([laptop, desktop])
+        SyncTool([laptop, desktop], seed=3).settle()
+    sync_all([laptop, desktop])
+    views = agree([laptop, desktop])
+    assert {g["key_point"] for g in views["gaps"]["open"]} == before - {missed[0]}
+    for device in (laptop, desktop):
+        with sqlite3.connect(device.home / "journal.sqlite3") as conn:
+            (count,) = conn.execute("SELECT count(*) FROM learner_corrections").fetchone()
+        assert count == 1

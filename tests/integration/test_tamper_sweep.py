@@ -205,7 +205,7 @@ def test_no_false_alarm_after_vacuum_or_a_backup_and_restore(copy: Path) -> None
     assert sweep.check(path).ok
     restored = sweep.backed_up_and_restored(copy)
     report = sweep.check(restored)
-    assert report.ok and report.log is not None and report.log.size == 27
+    assert report.ok and report.log is not None and report.log.size == 28
 
 
 def test_verify_reports_the_head_the_count_and_the_first_failure(
@@ -216,16 +216,16 @@ def test_verify_reports_the_head_the_count_and_the_first_failure(
     assert main(["verify", "--json"]) == 0
     clean = json.loads(capsys.readouterr().out)
     head = clean["log"]["head"]
-    assert clean["ok"] and clean["log"]["size"] == head["position"] == 27
+    assert clean["ok"] and clean["log"]["size"] == head["position"] == 28
     assert head["signed"] and len(head["link"]) == 64
     assert main(["verify"]) == 0
     out = capsys.readouterr().out
-    assert f"head 27 {head['link'][:16]}" in out and f"key {head['key_id']}" in out
+    assert f"head 28 {head['link'][:16]}" in out and f"key {head['key_id']}" in out
     sweep.delete_session(_journal(copy))
     assert main(["verify"]) == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("FAIL ") and "entries checked" in captured.out
-    assert "trace log: 27 traces" in captured.out and "Restore a backup" in captured.err
+    assert "trace log: 28 traces" in captured.out and "Restore a backup" in captured.err
 
 
 def _undo_v8(conn: sqlite3.Connection) -> None:
@@ -240,8 +240,11 @@ def _undo_v8(conn: sqlite3.Connection) -> None:
 
 
 def _without_sync(conn: sqlite3.Connection) -> None:
-    """Undo schema v9 (sync, ADR 0027) and v11 (paired computers, ADR 0033), as a journal
-    from before them has none of it."""
+    """Undo schema v9 (sync, ADR 0027), v11 (paired computers, ADR 0033) and v12 (the
+    learner's corrections, issue 36), as a journal from before them has none of it."""
+    for event in ("update", "delete"):
+        conn.execute(f"DROP TRIGGER learner_corrections_no_{event}")
+    conn.execute("DROP TABLE learner_corrections")
     for event in ("update", "delete"):
         conn.execute(f"DROP TRIGGER sync_pairings_no_{event}")
     conn.execute("DROP TABLE sync_pairings")
@@ -316,7 +319,7 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 11
+        assert journal.schema_version == LATEST_VERSION == 12
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -346,7 +349,7 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A development build put `outbox.provider` in v5 for a while: such a journal opens."""
-    path = sweep.record_journal(tmp_path, failures=False)
+    path = sweep.record_journal(tmp_path, failures=False, correct=False)  # as before v12
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     conn = sqlite3.connect(path, isolation_level=None)
     try:
@@ -356,7 +359,7 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 11
+        assert journal.schema_version == LATEST_VERSION == 12
     assert sweep.check(path).ok
 
 
@@ -364,7 +367,7 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """v7 adds only an index (an open gap is always due, ADR 0023): nothing else changes."""
-    path = sweep.record_journal(tmp_path, failures=False)
+    path = sweep.record_journal(tmp_path, failures=False, correct=False)  # as before v12
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     conn = sqlite3.connect(path, isolation_level=None)
@@ -376,7 +379,7 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 11
+        assert journal.schema_version == LATEST_VERSION == 12
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
     plan = _rows(
@@ -393,7 +396,7 @@ def test_a_v7_journal_gains_the_schedule_tables_and_rebuilds_its_memory(
 ) -> None:
     """v8 (issue 19) adds the learner's schedule decisions and the review rows; the memory
     cache made by v7 is rebuilt once, and what was recorded reads and verifies the same."""
-    path = sweep.record_journal(tmp_path, failures=False)
+    path = sweep.record_journal(tmp_path, failures=False, correct=False)  # as before v12
     monkeypatch.setenv("COACH_TEST_KEYRING", str(tmp_path / "keyring" / "keys.json"))
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     conn = sqlite3.connect(path, isolation_level=None)
@@ -404,7 +407,7 @@ def test_a_v7_journal_gains_the_schedule_tables_and_rebuilds_its_memory(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 11
+        assert journal.schema_version == LATEST_VERSION == 12
         assert journal.counts()["assertion_reviews"] == 0  # derived: filled on the next read
     fingerprint = _rows(path, "SELECT value FROM assertion_memory_meta WHERE key = 'fingerprint'")
     assert fingerprint == []  # so the next read replays every note

@@ -75,12 +75,17 @@ def _coach(*argv: str, stdin: str = "") -> dict[str, Any]:
 
 
 def record_journal(
-    home: Path, *, failures: bool = True, practise_with_assertions: bool = True
+    home: Path,
+    *,
+    failures: bool = True,
+    practise_with_assertions: bool = True,
+    correct: bool = True,
 ) -> Path:
     """Record the journal under `home` (its own COACH_HOME, config and keyring); returns
     the journal's path. Without `failures`, every call succeeds (no refusal is stored).
     Without `practise_with_assertions`, practice sends no assertions (so its verdicts hold
-    no assessments, as every verdict before schema v5); the eval still does."""
+    no assessments, as every verdict before schema v5); the eval still does. Without
+    `correct`, the learner corrects no key point (as before schema v12)."""
     from fakes.gemini_server import FakeGemini, Fault, passes_items_whose_answer_contains
     from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 
@@ -112,14 +117,18 @@ def record_journal(
         configure(practise_with_assertions)
         _coach("key", "set", stdin=KEY + "\n")
 
-        def practise(*answers: str) -> None:
+        def practise(*answers: str) -> dict[str, Any]:
             for n in range(len(answers)):
                 ollama.queue_challenge(f"Question {n}: why would this take so long?")
             path = home / "answers.json"
             path.write_text(json.dumps(list(answers)), encoding="utf-8")
-            _coach("practice", "natural-selection", "--answers", str(path), "--json")
+            return _coach("practice", "natural-selection", "--answers", str(path), "--json")
 
-        practise("It changes slowly because each step is slight.", "No idea at all.")
+        first = practise("It changes slowly because each step is slight.", "No idea at all.")
+        judged = [i for i in first["items"] if i["assessments"]]
+        if judged and correct:  # the learner's word on a key point (issue 36), sealed too
+            attempt = judged[0]["attempt_id"]
+            _coach("correct", attempt, "1", "wrong", "--note", "I mixed it up.", "--json")
         if not failures:
             configure(True)
             _coach("eval", "--repeats", "2", "--json")

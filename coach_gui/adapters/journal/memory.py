@@ -17,6 +17,7 @@ from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
 from coach_gui.adapters.journal.trace_log import log_record
+from coach_gui.domain.corrections import LearnerCorrection
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.schedule_control import (
     AppliedParameters,
@@ -245,6 +246,43 @@ class SqliteMemoryJournal:
             for r in rows
         ]
         return sorted(changes, key=lambda c: (c.created_at, c.id))
+
+    def record_correction(self, correction: LearnerCorrection) -> None:
+        key = self._journal.head_key()  # before the writer: the keyring may ask to unlock
+        c = correction
+        with self._journal.write() as conn:
+            stored = conn.execute(
+                "INSERT OR IGNORE INTO learner_corrections (id, note_id, session_id, attempt_id,"
+                " verdict_id, assertion, status, note, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (c.id, c.note_id, c.session_id, c.attempt_id, c.verdict_id, c.assertion,
+                 c.status, c.note, c.created_at),
+            )  # fmt: skip
+            log_record(conn, stored.rowcount == 1, c.id, c.created_at, key)
+
+    def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
+        sql = (
+            "SELECT id, note_id, session_id, attempt_id, verdict_id, assertion, status, note,"
+            " created_at FROM learner_corrections"
+        )
+        rows: list[tuple[Any, ...]] = []
+        if note_ids is None:
+            rows = self._tuples(sql, ())
+        else:
+            for chunk in _chunks(note_ids):
+                rows += self._tuples(f"{sql} WHERE note_id IN ({_marks(len(chunk))})", chunk)
+        found = [
+            LearnerCorrection(
+                id=r[0], note_id=r[1], session_id=r[2], attempt_id=r[3], verdict_id=r[4],
+                assertion=r[5], status=r[6], note=r[7], created_at=r[8],
+            )
+            for r in rows
+        ]  # fmt: skip
+        return sorted(found, key=lambda c: (c.created_at, c.id))
+
+    def session_of_attempt(self, attempt_id: str) -> str | None:
+        rows = self._tuples("SELECT session_id FROM attempts WHERE id = ?", (attempt_id,))
+        return str(rows[0][0]) if rows else None
 
     def record_hold(self, hold: ScheduleHold) -> None:
         key = self._journal.head_key()

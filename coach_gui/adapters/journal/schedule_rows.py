@@ -16,6 +16,7 @@ SCHEDULE_TABLES = {
     "schedule_holds": "schedule_hold",
     "fsrs_parameters": "fsrs_parameters",
     "scheduler_decisions": "scheduler_decision",
+    "learner_corrections": "learner_correction",
 }
 
 
@@ -34,6 +35,10 @@ def schedule_fields(table: str, row: Mapping[str, Any]) -> dict[str, object] | N
         if table == "fsrs_parameters":
             return {"parameters": json.loads(row["parameters"]), "fit": json.loads(row["fit"]),
                     "applied_at": row["applied_at"]}  # fmt: skip
+        if table == "learner_corrections":
+            names = ("note_id", "session_id", "attempt_id", "verdict_id", "assertion",
+                     "status", "note", "created_at")  # fmt: skip
+            return {name: row[name] for name in names}
         if table == "scheduler_decisions":
             fields = json.loads(row["fields"])
             return fields if isinstance(fields, dict) else None

@@ -574,6 +574,27 @@ CREATE INDEX sync_pairings_by_device ON sync_pairings (device_id);
 """
 
 
+# v12 (issue 36): the learner's corrections of a verdict's key point. A record of its own,
+# bound to the verdict it corrects (which never changes), write-once, logged as it is made
+# (`log_record`); its note's memory goes stale, so the review is replayed with it.
+_V12 = f"""
+CREATE TABLE learner_corrections (
+    id TEXT PRIMARY KEY {_hex("id")},
+    note_id TEXT NOT NULL,
+    session_id TEXT NOT NULL REFERENCES sessions (id),
+    attempt_id TEXT NOT NULL REFERENCES attempts (id),
+    verdict_id TEXT NOT NULL REFERENCES verdicts (id),
+    assertion INTEGER NOT NULL CHECK (assertion >= 0),
+    status TEXT NOT NULL CHECK (status IN ('explained', 'unexplained', 'wrong')),
+    note TEXT NOT NULL,
+    created_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX learner_corrections_by_note ON learner_corrections (note_id);
+{_immutable("learner_corrections")}
+{_marks_stale("corrections_stale", "INSERT ON learner_corrections FOR EACH ROW", "NEW.note_id")}
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -597,6 +618,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, _V9),
     Migration(10, _V10),
     Migration(11, _V11),
+    Migration(12, _V12),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -222,6 +222,16 @@ _SCHEDULE_KINDS: tuple[Kind, ...] = (
         lambda row: id_problem("review_changes", row),
     ),
     Kind(
+        "learner_correction",
+        "learner_corrections",
+        ("id",),
+        "SELECT t.session_id AS owner, t.* FROM learner_corrections t JOIN sessions s"
+        f" ON s.id = t.session_id AND {_SEALED_SESSION}"
+        f" WHERE {_not_yet_synced('learner_correction', 't.id')}",
+        None,
+        lambda row: id_problem("learner_corrections", row),
+    ),
+    Kind(
         "schedule_hold",
         "schedule_holds",
         ("id",),

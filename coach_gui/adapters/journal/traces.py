@@ -175,7 +175,12 @@ class SqliteTraceJournal:
     def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:
         found: list[tuple[str, str, dict[str, object]]] = []
         with self._journal.read() as conn:
-            for table in ("review_changes", "schedule_holds", "fsrs_parameters"):
+            for table in (
+                "review_changes",
+                "schedule_holds",
+                "fsrs_parameters",
+                "learner_corrections",
+            ):
                 for row in conn.execute(f"SELECT * FROM {table}"):
                     fields = schedule_fields(table, dict(row))
                     found.append((SCHEDULE_TABLES[table], str(row["id"]), fields or {}))

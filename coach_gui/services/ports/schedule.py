@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from coach_gui.domain.corrections import LearnerCorrection
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.schedule_control import AppliedParameters, ReviewChange, ScheduleHold
 
@@ -66,6 +67,18 @@ class MemoryJournal(Protocol):
 
     def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
         """Every undo and redo (of these notes' sessions), oldest first."""
+        ...
+
+    def record_correction(self, correction: LearnerCorrection) -> None:
+        """Store the learner's correction of a verdict's key point (its note goes stale)."""
+        ...
+
+    def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
+        """Every correction (of these notes' answers), oldest first."""
+        ...
+
+    def session_of_attempt(self, attempt_id: str) -> str | None:
+        """The session an answer was given in, or None when there is no such answer."""
         ...
 
     def record_hold(self, hold: ScheduleHold) -> None: ...

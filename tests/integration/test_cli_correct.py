@@ -1,0 +1,188 @@
+"""The learner has the last word (issue 36): `coach correct` on a judged key point, over a
+real journal and the fake Gemini on loopback. From then on the learner's word is what counts
+for that key point in Today, `coach today`, the gap board, the progress chart and `coach
+gaps`; the key point's next review is where FSRS puts it for that rating; the correction
+survives a restart, verifies, and an edited or deleted one fails `coach verify`."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+import fsrs
+import pytest
+import test_open_gaps_agreement
+from test_cli_sessions import _coach
+from test_open_gaps_agreement import NOTES, Month
+
+from coach_gui.bootstrap import build_context
+from coach_gui.cli import main
+
+month = test_open_gaps_agreement.month  # the learner's month: notes, judge, clock
+
+
+@pytest.fixture
+def learner(request: pytest.FixtureRequest) -> Month:
+    found: Month = request.getfixturevalue("month")
+    return found
+
+
+NS = "natural-selection"
+_, _, KEY_POINTS = NOTES[NS]
+
+
+def _correct(m: Month, *argv: str) -> dict[str, object]:
+    code, data, err = _coach(m.capsys, "correct", *argv, "--json")
+    assert code == 0, err
+    return data
+
+
+def _due(text: str) -> str:
+    """When the key point `text` of Natural selection is next due, as Coach replays it."""
+    context = build_context()
+    try:
+        scheduler = context.scheduler()
+        scheduler.refresh()
+        (state,) = [s for s in scheduler.memory.memory_for("n1") if s.text == text]
+        return state.due
+    finally:
+        context.close()
+
+
+def _fsrs_due(at: str, rating: fsrs.Rating) -> datetime:
+    """An independent FSRS: one review of a new card, as Coach schedules (no steps, no fuzz)."""
+    scheduler = fsrs.Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+    when = datetime.fromisoformat(at)
+    card, _ = scheduler.review_card(fsrs.Card(card_id=1, due=when), rating, when)
+    return card.due
+
+
+def test_a_corrected_key_point_counts_as_the_learner_says_everywhere(
+    learner: Month, capsys: pytest.CaptureFixture[str]
+) -> None:
+    m = learner
+    m.practise(0, NS, ["1u 2w"], judge="named")  # key points 2 and 3 (from 1) missed
+    code, data, err = _coach(capsys, "gaps", "--json")
+    assert code == 0, err
+    opened = {g["key_point"]: g for g in data["open"]}
+    assert sorted(opened) == [2, 3]
+    attempt = opened[2]["attempt_id"]
+    assert attempt and opened[3]["attempt_id"] == attempt
+    judged_at = m.sessions[-1]
+    m.check(0.1, {("n1", KEY_POINTS[1], "unexplained"), ("n1", KEY_POINTS[2], "wrong")})
+
+    # "I did explain it": the gap closes everywhere, the verdict stays as it was.
+    done = _correct(m, attempt, "2", "explained", "--note", "I said it takes ages.")
+    assert done["judge_status"] == "unexplained" and done["status"] == "explained"
+    assert done["in_force"] is True and done["text"] == KEY_POINTS[1]
+    assert done["note"] == "I said it takes ages." and done["key_point"] == 2
+    m.check(0.2, {("n1", KEY_POINTS[2], "wrong")})
+    code, data, err = _coach(capsys, "sessions", "--json")
+    assert code == 0, err
+
+    # The key point's next review: where FSRS puts one review rated Good at the answer.
+    answered = _answer_time(judged_at.session_id)
+    assert datetime.fromisoformat(_due(KEY_POINTS[1])) == _fsrs_due(answered, fsrs.Rating.Good)
+    assert datetime.fromisoformat(_due(KEY_POINTS[2])) == _fsrs_due(answered, fsrs.Rating.Again)
+
+    # "Not wrong, only not explained"; and a gap the judge did not see.
+    _correct(m, attempt, "3", "unexplained")
+    _correct(m, attempt, "1", "unexplained", "--note", "I never said where variation comes from.")
+    m.check(0.3, {("n1", KEY_POINTS[2], "unexplained"), ("n1", KEY_POINTS[0], "unexplained")})
+    code, data, err = _coach(capsys, "gaps", "--json")
+    assert code == 0, err
+    mine = next(g for g in data["open"] if g["key_point"] == 1)
+    assert mine["explanation"] == "I never said where variation comes from."
+
+    # Giving the judge's word back takes a correction back (undo).
+    back = _correct(m, attempt, "2", "unexplained")
+    assert back["in_force"] is False
+    m.check(
+        0.4,
+        {
+            ("n1", KEY_POINTS[1], "unexplained"),
+            ("n1", KEY_POINTS[2], "unexplained"),
+            ("n1", KEY_POINTS[0], "unexplained"),
+        },
+    )
+    code, data, err = _coach(capsys, "verify", "--json")
+    assert code == 0 and data["ok"], err
+
+
+def _answer_time(session_id: str) -> str:
+    context = build_context()
+    try:
+        (records,) = context.traces().records_for([session_id])
+        return records.attempts[0].submitted_at
+    finally:
+        context.close()
+
+
+def test_bad_corrections_say_why_and_change_nothing(
+    learner: Month, capsys: pytest.CaptureFixture[str]
+) -> None:
+    m = learner
+    m.practise(0, NS, ["1u"], judge="named")
+    offline = m.practise(0.1, NS, ["2u"], judge="off")
+    code, data, err = _coach(capsys, "gaps", "--json")
+    attempt = data["open"][0]["attempt_id"]
+    cases = [
+        (["no-such-answer", "1", "explained"], "No answer has the id"),
+        ([attempt, "9", "explained"], "give a number from 1 to 4"),
+        ([attempt, "0", "explained"], "give a number from 1 to 4"),
+        ([_attempt_of(offline.session_id), "1", "explained"], "has not been judged yet"),
+    ]
+    for argv, words in cases:
+        code, _data, err = _coach(capsys, "correct", *argv, "--json")
+        assert code == 2 and words in err, (argv, err)
+        assert "Traceback" not in err
+    with pytest.raises(SystemExit) as usage:  # argparse's own check of the word
+        main(["correct", attempt, "1", "maybe"])
+    assert usage.value.code == 2 and "invalid choice" in capsys.readouterr().err
+    m.check(0.2, {("n1", KEY_POINTS[1], "unexplained")})
+
+
+def _attempt_of(session_id: str) -> str:
+    context = build_context()
+    try:
+        (records,) = context.traces().records_for([session_id])
+        return records.attempts[0].id
+    finally:
+        context.close()
+
+
+def test_a_correction_survives_a_restart_and_an_edited_or_deleted_one_fails_verify(
+    learner: Month, capsys: pytest.CaptureFixture[str], coach_home: Path
+) -> None:
+    m = learner
+    m.practise(0, NS, ["1u"], judge="named")
+    code, data, err = _coach(capsys, "gaps", "--json")
+    attempt = data["open"][0]["attempt_id"]
+    _correct(m, attempt, "2", "explained")
+    m.check(0.1, set())  # read by a new process's worth of objects: a fresh context
+    journal = coach_home / "journal.sqlite3"
+    for tamper in (
+        "UPDATE learner_corrections SET status = 'wrong'",
+        "UPDATE learner_corrections SET note = 'not what I wrote'",
+        "DELETE FROM learner_corrections",
+    ):
+        copy = journal.with_name("tampered.sqlite3")
+        copy.write_bytes(journal.read_bytes())
+        conn = sqlite3.connect(copy, isolation_level=None)
+        try:
+            for event in ("update", "delete"):  # what an attacker with the file can do
+                conn.execute(f"DROP TRIGGER learner_corrections_no_{event}")
+            conn.execute(tamper)
+        finally:
+            conn.close()
+        journal.with_name("journal.sqlite3").rename(journal.with_name("kept.sqlite3"))
+        copy.rename(journal)
+        try:
+            code, data, _err = _coach(capsys, "verify", "--json")
+            assert code == 1 and not data["ok"], tamper
+        finally:
+            journal.unlink()
+            journal.with_name("kept.sqlite3").rename(journal)
+    code, data, err = _coach(capsys, "verify", "--json")
+    assert code == 0 and data["ok"], err
