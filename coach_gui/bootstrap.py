@@ -384,6 +384,7 @@ class AppContext:
             judge_temperature=config.judge.temperature,
             judge_seed=config.judge.seed,
             judge_thinking_budget=config.judge.sent_thinking_budget,
+            judge_strictness=config.judge.strictness,
         )
 
     def close(self) -> None:

@@ -169,6 +169,9 @@ class JudgeConfig(_Section):
     timeout_seconds: float = Field(default=30.0, gt=0, le=600, alias="timeoutSeconds")
     max_retries: int = Field(default=2, ge=0, le=10, alias="maxRetries")
     review_payloads: bool = Field(default=False, alias="reviewPayloads")
+    # What an answer must show for a key point to count as explained (issue 36): said in
+    # the judge's instructions, sealed in each session's config digest.
+    strictness: Literal["lenient", "standard", "strict"] = "standard"
 
     @field_validator("base_url")
     @classmethod
@@ -313,6 +316,7 @@ SETTING_NAMES = {
     "tier1.maxRegenerations": "Tries at a challenge that does not quote the note",
     "judge.enabled": "Judge answers",
     "judge.includeAssertions": "Send core assertions to the judge",
+    "judge.strictness": "How strictly the judge grades",
     "judge.provider": "Who grades",
     "judge.localModel": "Local judge model",
     "judge.localTimeoutSeconds": "Local judge time limit",

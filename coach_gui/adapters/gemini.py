@@ -52,6 +52,7 @@ from coach_gui.domain.tier2 import (
     OutboxEntry,
     OutboxOutcome,
     PayloadRejected,
+    Strictness,
     Tier2Payload,
     judge_prompt,
     revalidated,
@@ -113,6 +114,7 @@ class GeminiJudge:
         outbox: JudgeOutbox,
         seed: int | None = None,
         thinking_budget: int | None = None,
+        strictness: Strictness = "standard",
         include_assertions: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         retry_initial_delay: float = 1.0,
@@ -140,6 +142,7 @@ class GeminiJudge:
         self.temperature = temperature
         self.seed = seed
         self.thinking_budget = thinking_budget
+        self.strictness: Strictness = strictness
         self._outbox = outbox
         allowed = include_assertions
         self._include_assertions = allowed if callable(allowed) else (lambda: bool(allowed))
@@ -205,6 +208,7 @@ class GeminiJudge:
             outbox=outbox,
             seed=judge.seed,
             thinking_budget=judge.thinking_budget,
+            strictness=judge.strictness,
             include_assertions=(
                 judge.include_assertions if include_assertions is None else include_assertions
             ),
@@ -243,7 +247,7 @@ class GeminiJudge:
             raise JudgeDisabled()
         self._check_current()
         checked = revalidated(payload, include_assertions=self._include_assertions())
-        system, user = judge_prompt(checked, boundary or new_boundary())
+        system, user = judge_prompt(checked, boundary or new_boundary(), self.strictness)
         config = types.GenerateContentConfig(
             system_instruction=system,
             temperature=self.temperature,

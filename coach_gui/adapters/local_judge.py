@@ -45,6 +45,7 @@ from coach_gui.domain.tier1_errors import (
 from coach_gui.domain.tier2 import (
     OutboxEntry,
     OutboxOutcome,
+    Strictness,
     Tier2Payload,
     judge_prompt,
     revalidated,
@@ -77,6 +78,7 @@ class OllamaJudge:
         include_assertions: bool | Callable[[], bool] = True,
         enabled_now: Callable[[], bool] | None = None,
         on_progress: Callable[[int], None] | None = None,
+        strictness: Strictness = "standard",
         still_current: Callable[[], bool] | None = None,
     ) -> None:
         """`on_progress(characters)`: how much of the reply has streamed in so far (a
@@ -86,6 +88,7 @@ class OllamaJudge:
         self._client = client
         self.model = model
         self.temperature = temperature
+        self.strictness: Strictness = strictness
         self.timeout_seconds = timeout_seconds
         self._options: dict[str, Any] = {
             "temperature": temperature,
@@ -133,6 +136,7 @@ class OllamaJudge:
             keep_alive=tier1.keep_alive,
             timeout_seconds=judge.local_timeout_seconds,
             outbox=outbox,
+            strictness=judge.strictness,
             include_assertions=(
                 judge.include_assertions if include_assertions is None else include_assertions
             ),
@@ -173,7 +177,7 @@ class OllamaJudge:
         if refused is not None:
             raise refused
         checked = revalidated(payload, include_assertions=self._include_assertions())
-        system, user = judge_prompt(checked, boundary or new_boundary())
+        system, user = judge_prompt(checked, boundary or new_boundary(), self.strictness)
         try:  # an OpenAI-compatible server may be asked first how it takes a schema (a
             # probe with no learner data): a server down or without the model says so here
             stream = self._client.chat_stream(

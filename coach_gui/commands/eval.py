@@ -80,7 +80,12 @@ class _ProgressBar:
 
 
 def _as_json(run: EvalRun) -> dict[str, Any]:
-    return {**run.report.to_json(), "key_id": run.key_id, "signature": run.signature}
+    found = {**run.report.to_json(), "key_id": run.key_id, "signature": run.signature}
+    # How strictly each arm's judge graded (issue 36): sealed in the run's sampling, which
+    # both arms share; a run from before strictness existed graded as standard.
+    strictness = (run.report.judge_sampling or {}).get("judge_strictness", "standard")
+    found["arms"] = [{**arm, "strictness": strictness} for arm in found["arms"]]
+    return found
 
 
 def _print(run: EvalRun) -> None:

@@ -187,7 +187,31 @@ def revalidated(payload: object, *, include_assertions: bool) -> Tier2Payload:
 # --- the judge's prompt --------------------------------------------------------------------
 
 
-def _system_instruction(boundary: str) -> str:
+Strictness = Literal["lenient", "standard", "strict"]
+STRICTNESS_LEVELS: tuple[Strictness, ...] = ("lenient", "standard", "strict")
+# What each level of `judge.strictness` requires for "explained" (issue 36, DESIGN §4): the
+# one sentence of the judge's instructions that differs between levels.
+STRICTNESS_RULES: dict[Strictness, str] = {
+    "lenient": (
+        "Strictness: lenient. Count an assertion as explained when the answer conveys its "
+        "main idea in any words, even loosely or with a minor detail missing; call it "
+        '"unexplained" only when its idea is absent, and "wrong" only for a clear '
+        "contradiction.\n"
+    ),
+    "standard": (
+        "Strictness: standard. Count an assertion as explained when the answer states its "
+        "idea clearly enough that a reader could tell the learner understands it; a mere "
+        'mention of its words, or a vague gesture at it, is "unexplained".\n'
+    ),
+    "strict": (
+        "Strictness: strict. Count an assertion as explained only when the answer states it "
+        "precisely and completely, with its reason or mechanism where it has one; anything "
+        'partial, imprecise or only implied is "unexplained".\n'
+    ),
+}
+
+
+def _system_instruction(boundary: str, strictness: Strictness = "standard") -> str:
     return (
         "You are a fair, strict examiner. A learner answered practice challenges in their "
         "own words; grade each answer.\n"
@@ -207,7 +231,8 @@ def _system_instruction(boundary: str) -> str:
         'from the answer does not count as explained. "reason" is one sentence. Leave '
         '"gaps" empty. The verdict is "pass" only when every assertion is explained and none '
         'is wrong; otherwise "fail".\n'
-        'When an item has no core assertions, leave "assessments" empty, grade the answer '
+        + STRICTNESS_RULES[strictness]
+        + 'When an item has no core assertions, leave "assessments" empty, grade the answer '
         'against the challenge alone and list each gap with "assertion": null, "problem" '
         '"unexplained" or "wrong" and a one-sentence "explanation".\n'
         '"feedback" is two or three sentences to the learner: what was good and what to '
@@ -240,13 +265,16 @@ def _item_prompt(index: int, item: Tier2Item, boundary: str) -> str:
     return "\n".join(lines)
 
 
-def judge_prompt(payload: Tier2Payload, boundary: str) -> tuple[str, str]:
+def judge_prompt(
+    payload: Tier2Payload, boundary: str, strictness: Strictness = "standard"
+) -> tuple[str, str]:
     """(system instruction, user text) for one request; `boundary` is fresh per request
-    (`fencing.new_boundary()`), so fenced text cannot guess how to close its fence."""
+    (`fencing.new_boundary()`), so fenced text cannot guess how to close its fence;
+    `strictness`: what "explained" requires (`judge.strictness`)."""
     count = len(payload.items)
     header = f"Grade {count} item{'s' if count != 1 else ''}, indexes 0 to {count - 1}."
     parts = [header, *(_item_prompt(n, item, boundary) for n, item in enumerate(payload.items))]
-    return _system_instruction(boundary), "\n\n".join(parts)
+    return _system_instruction(boundary, strictness), "\n\n".join(parts)
 
 
 _GAP_SCHEMA: dict[str, Any] = {

@@ -82,7 +82,9 @@ def run(
             concurrency=concurrency,
             include_assertions=config.include_assertions,
             judge_model=config.judge_model,
-            sampling=judge_sampling(config.temperature, config.seed, config.sent_thinking_budget),
+            sampling=judge_sampling(
+                config.temperature, config.seed, config.sent_thinking_budget, config.strictness
+            ),
             on_progress=on_progress,
             cancelled=cancelled,
             config_file=str(app.config_path),
@@ -117,7 +119,9 @@ def compare_judges(
             concurrency=concurrency,
             include_assertions=config.include_assertions,
             judge_model=f"{local_model_name(config.local_model)} vs {config.model}",
-            sampling=judge_sampling(config.temperature, config.seed, config.thinking_budget),
+            sampling=judge_sampling(
+                config.temperature, config.seed, config.thinking_budget, config.strictness
+            ),
             on_progress=on_progress,
             cancelled=cancelled,
             config_file=str(app.config_path),

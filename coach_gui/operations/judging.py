@@ -83,7 +83,9 @@ def judge_pending_answers(
             note_lookup=notes_by_id(app),
             # A model on this computer may take tens of seconds per answer: small requests.
             batch_size=config.local_batch_size if config.local else JUDGE_BATCH,
-            sampling=judge_sampling(config.temperature, config.seed, config.sent_thinking_budget),
+            sampling=judge_sampling(
+                config.temperature, config.seed, config.sent_thinking_budget, config.strictness
+            ),
         )
 
 

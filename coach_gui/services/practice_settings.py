@@ -9,15 +9,23 @@ from coach_gui.domain.practice import SessionMode
 
 
 def judge_sampling(
-    temperature: float, seed: int | None, thinking_budget: int | None
+    temperature: float,
+    seed: int | None,
+    thinking_budget: int | None,
+    strictness: str = "standard",
 ) -> dict[str, object]:
-    """How the judge samples (DESIGN §4): sealed with every session and every bound trace,
-    so a verdict can be reproduced with the settings it was made with."""
-    return {
+    """How the judge samples and how strictly it grades (DESIGN §4): sealed with every
+    session and every bound trace, so a verdict can be reproduced with the settings it was
+    made with. The standard strictness is left out, so the digests of sessions judged
+    before strictness existed read as what they were: standard."""
+    found: dict[str, object] = {
         "judge_temperature": temperature,
         "judge_seed": seed,
         "judge_thinking_budget": thinking_budget,
     }
+    if strictness != "standard":
+        found["judge_strictness"] = strictness
+    return found
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,7 @@ class PracticeSettings:
     judge_temperature: float = 0.0
     judge_seed: int | None = None
     judge_thinking_budget: int | None = None
+    judge_strictness: str = "standard"
 
     @property
     def mode(self) -> SessionMode:
@@ -47,7 +56,12 @@ class PracticeSettings:
         return SessionMode.JUDGED_WITHOUT
 
     def judge_sampling(self) -> dict[str, object]:
-        return judge_sampling(self.judge_temperature, self.judge_seed, self.judge_thinking_budget)
+        return judge_sampling(
+            self.judge_temperature,
+            self.judge_seed,
+            self.judge_thinking_budget,
+            self.judge_strictness,
+        )
 
     def digest(self) -> str:
         """The config digest sealed with a session (DESIGN §6)."""

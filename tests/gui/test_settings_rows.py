@@ -78,7 +78,7 @@ def test_every_row_shows_its_setting_and_saves_what_is_changed_in_it(
     qtbot.addWidget(dialog)
     before = owner.config
     rows = _rows()
-    assert len({row.key for row in rows}) == len(rows) == 23
+    assert len({row.key for row in rows}) == len(rows) == 24
     expected: dict[str, Any] = {}
     for row in rows:
         field = getattr(dialog, row.attr)

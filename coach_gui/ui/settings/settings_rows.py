@@ -164,6 +164,13 @@ JUDGE = Group("Judge (Tier 2)", (
         Switch(),
         "On: the judge gets each challenge, your answer and the note's core assertions. "
         "Off: only the challenge and your answer. Never the note's text, title or tags"),
+    Row("judge.strictness", "judge_strictness", "How strictly the judge grades",
+        Choice((("lenient", "Lenient: the main idea in any words counts"),
+                ("standard", "Standard: the idea stated clearly counts"),
+                ("strict", "Strict: only precise and complete counts"))),
+        "What an answer must show for a key point to count as explained; said in the "
+        "judge's instructions and kept with each session. Disagree with a verdict? Correct "
+        "the key point: your word counts"),
     Row("judge.reviewPayloads", "review_payloads", "Review each payload &before it is sent",
         Switch(), "Shows exactly what would go to the judge and waits for Send or Don't send"),
     Row("judge.model", "judge_model", "&Gemini model", Text(),
