@@ -5,12 +5,14 @@ buried, the leeches, and the next 14 days."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from coach_gui.commands.output import EXIT_OK, emit_json
 
 if TYPE_CHECKING:
     from coach_gui.bootstrap import House
+    from coach_gui.domain.agreement import Agreement
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,14 +27,21 @@ def _percent(rate: float | None) -> str:
 
 def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
+    from coach_gui.domain.agreement import suggestion
     from coach_gui.operations.app import note_catalogue
     from coach_gui.operations.schedule import statistics
 
     with opened_journal(house) as context:
         lookup, entries = note_catalogue(context)
         stats = statistics(context, lookup, entries)
+        suggested = suggestion(stats.judge_agreement, context.config.judge.strictness)
     if args.json:
-        emit_json(stats.to_json())
+        emit_json(
+            {
+                **stats.to_json(),
+                "strictness_suggestion": None if suggested is None else suggested.to_json(),
+            }
+        )
         return EXIT_OK
     c = stats.counts
     print(f"Due today: {c.due} key point(s), {c.overdue} overdue, {c.open_gaps} with an open gap.")
@@ -57,9 +66,29 @@ def run(args: argparse.Namespace, house: House) -> int:
         for leech in stats.leeches:
             print(f"  {leech.title}: {leech.text} (missed {leech.lapses} times)")
     print("Next 14 days: " + "  ".join(f"{day[5:]} {n}" for day, n in stats.forecast))
+    _print_agreement(stats.judge_agreement)
+    if suggested is not None:
+        print(suggested.text)
     if stats.can_optimize:
         fitted = "fitted to your history" if stats.parameters_fitted else "the defaults"
         print(f"Schedule: {fitted}; {stats.reviews} reviews, enough to fit it again.")
     else:
         print(f"Schedule: the defaults until {400 - stats.reviews} more review(s) allow a fit.")
     return EXIT_OK
+
+
+def _print_agreement(rows: Sequence[Agreement]) -> None:
+    """The judge measured against you: per judge, model and strictness, all months."""
+    from coach_gui.domain.agreement import totals
+
+    summed = totals(rows)
+    if not summed:
+        return
+    print("The judge and you (key points judged one by one; your corrections):")
+    for r in summed:
+        where = "this computer" if r.judge == "local" else "cloud"
+        print(
+            f"  {r.model} ({where}, {r.strictness}): {r.judged - r.corrected} of {r.judged} left"
+            f" as judged ({r.agreement or 0:.0%}); too strict {r.too_strict}, too lenient"
+            f" {r.too_lenient}"
+        )

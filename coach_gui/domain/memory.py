@@ -191,11 +191,14 @@ def _judged(
     if correction.status == "explained":
         return None, None, None
     ref = gap_id(verdict.id, first[0]) if first else correction_gap_id(correction)
-    said = correction.note or (first[1].explanation if first else "") or LEARNER_SAID
-    return correction.status, ref, said
+    said = correction.note or (first[1].explanation if first else "")
+    return correction.status, ref, said or LEARNER_SAID[correction.status]
 
 
-LEARNER_SAID = "You marked this key point as not explained in your answer."
+LEARNER_SAID = {
+    "unexplained": "You marked this key point as not explained in your answer.",
+    "wrong": "You marked this key point as wrong in your answer.",
+}
 
 
 def ratings_from_self(attempt: Attempt, ratings: Iterable[SelfRating]) -> list[AssertionRating]:

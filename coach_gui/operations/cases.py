@@ -40,6 +40,7 @@ from coach_gui.operations.today import DuePractice, today_with_plans
 
 if TYPE_CHECKING:
     from coach_gui.config import Config
+    from coach_gui.domain.corrections import Corrected, KeyPointStatus
     from coach_gui.domain.local_servers import FoundServer
     from coach_gui.domain.note_search import NoteSearchIndex
     from coach_gui.domain.notes import BrokenNote, KnowledgeBaseSnapshot, Note, NoteEntry
@@ -171,6 +172,13 @@ class Practice:
 
     def rate_unjudged(self, attempt: Attempt, note: Note, rating: int) -> None:
         self._ports.scheduler().rate_unjudged(attempt, note, rating)
+
+    def correct(
+        self, attempt_id: str, key_point: int, status: KeyPointStatus, note: str = ""
+    ) -> Corrected:
+        """The learner's word on key point `key_point` (0-based) of an answer's verdict
+        (issue 36); CorrectionRefused says why it cannot be."""
+        return self._ports.scheduler().correct(attempt_id, key_point, status, note)
 
     def pending_count(self) -> int:
         from coach_gui.operations.judging import pending_count

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from coach_gui.domain.challenges import Challenge
 from coach_gui.domain.changes import SESSION_SEALED, Changes
+from coach_gui.domain.corrections import LearnerCorrection, in_force
 from coach_gui.domain.errors import CoachError
 from coach_gui.domain.judge_errors import JudgeError, KeyringUnavailable
 from coach_gui.domain.memory import open_gaps, ratings_from_verdict
@@ -59,16 +60,20 @@ class MissedPoint:
 
 def missed_points(
     judged: Sequence[tuple[Attempt, VerdictRecord, bool]],
+    corrections: Sequence[LearnerCorrection] = (),
 ) -> tuple[MissedPoint, ...]:
     """Each assertion this session's judged answers left a gap on, once, by the one rule
     of open gaps (`domain.memory.open_gaps`, ADR 0023) over this session alone: only
     verdicts given with the assertions sent name one; the worst of the session counts (a
     misconception outranks an omission), even if a later answer explained it; a follow-up
-    (the bool) counts only for what it explained or got wrong."""
+    (the bool) counts only for what it explained or got wrong. Where the learner corrected
+    a key point in the thread (`corrections`), their word counts (issue 36)."""
     ratings = [
         r
         for attempt, verdict, follow_up in judged
-        for r in ratings_from_verdict(attempt, verdict, follow_up=follow_up)
+        for r in ratings_from_verdict(
+            attempt, verdict, follow_up=follow_up, corrected=in_force(corrections, verdict)
+        )
     ]
     return tuple(
         MissedPoint(gap.text, gap.problem, gap.explanation, gap.gap_id)
@@ -126,8 +131,11 @@ class OpenedPractice:
                 self.journal.release(run.session.id)
             self._release()
 
-    def end(self, saved: int, skipped: int) -> SessionEnded:
-        """Close the session and say what it came to."""
+    def end(
+        self, saved: int, skipped: int, corrections: Sequence[LearnerCorrection] = ()
+    ) -> SessionEnded:
+        """Close the session and say what it came to (the learner's corrections made in
+        it counting where they differ from the judge's word)."""
         sealed = self.close()
         run = self.run
         judged = [
@@ -146,7 +154,7 @@ class OpenedPractice:
             sealed.disposition,
             passed,
             len(verdicts) - passed,
-            missed_points(judged),
+            missed_points(judged, corrections),
         )
 
     def _release(self) -> None:

@@ -480,6 +480,12 @@ class AssertionScheduler:
         records = self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
         return with_corrections(records, self._memory.corrections(note_ids))
 
+    def judged_history(self) -> list[SessionRecords]:
+        """Every session, each with the learner's corrections of its verdicts: what the
+        judge–learner agreement is counted over (issue 36)."""
+        records = self._reader.records_for(self._reader.session_ids())
+        return with_corrections(records, self._memory.corrections())
+
     def correct(
         self, attempt_id: str, key_point: int, status: KeyPointStatus, note: str = ""
     ) -> Corrected:

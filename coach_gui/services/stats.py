@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from coach_gui.domain.agreement import Agreement, agreement
 from coach_gui.domain.memory import RATING_NAMES, SOURCE_WORDS, ReviewRow, assertion_digest
 from coach_gui.domain.notes import NoteEntry
 from coach_gui.domain.schedule_control import Hold
@@ -127,6 +128,8 @@ class Statistics:
     reviews: int  # counted reviews in all (the optimizer needs OPTIMIZE_MIN_REVIEWS)
     parameters_fitted: bool  # the learner applied fitted FSRS parameters
     held: tuple[Hold, ...]  # what the learner holds back now
+    # The judge measured against its learner (issue 36): per judge, model, strictness, month.
+    judge_agreement: tuple[Agreement, ...] = ()
 
     @property
     def reviews_this_year(self) -> int:
@@ -146,6 +149,7 @@ class Statistics:
             "retention": [m.to_json() for m in self.retention],
             "desired_retention": self.desired_retention,
             "forecast": [{"date": d, "due": n} for d, n in self.forecast],
+            "judge_agreement": [row.to_json() for row in self.judge_agreement],
             "leech_lapses": self.leech_lapses,
             "leeches": [leech.to_json() for leech in self.leeches],
             "held": [hold_json(h) for h in self.held],
@@ -276,6 +280,7 @@ def statistics(
         reviews=memory.review_count(),
         parameters_fitted=applied is not None and applied.parameters is not None,
         held=held,
+        judge_agreement=tuple(agreement(scheduler.judged_history())),
     )
 
 

@@ -186,3 +186,52 @@ def test_a_correction_survives_a_restart_and_an_edited_or_deleted_one_fails_veri
             journal.with_name("kept.sqlite3").rename(journal)
     code, data, err = _coach(capsys, "verify", "--json")
     assert code == 0 and data["ok"], err
+
+
+def _strictness(level: str) -> None:
+    import json
+    import os
+
+    config = Path(os.environ["COACH_CONFIG"])
+    settings = json.loads(config.read_text("utf-8"))
+    settings["judge"]["strictness"] = level
+    config.write_text(json.dumps(settings), encoding="utf-8")
+
+
+def test_coach_stats_measures_the_judge_against_its_learner(
+    learner: Month, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Counted here from what the test did, not from the journal: which key points the
+    judge missed and which the learner corrected, which way."""
+    m = learner
+    m.practise(0, NS, ["1u 2w"], judge="named")  # 4 key points: 1 and 2 missed (0-based)
+    m.practise(1, "opportunity-cost", ["0w"], judge="named")  # 3 key points: 0 wrong
+    code, data, err = _coach(capsys, "gaps", "--json")
+    ns = next(g["attempt_id"] for g in data["open"] if g["note_id"] == "n1")
+    oc = next(g["attempt_id"] for g in data["open"] if g["note_id"] == "n2")
+    _correct(m, ns, "2", "explained")  # too strict
+    _correct(m, ns, "4", "unexplained")  # too lenient
+    _correct(m, oc, "1", "unexplained")  # wrong -> not explained: neither way
+    _correct(m, ns, "3", "explained")
+    _correct(m, ns, "3", "wrong")  # taken back: the judge's word again
+    m.at(2)
+    _strictness("strict")  # judged strictly: all 4 explained
+    answers = m.tmp_path / "strict.json"
+    answers.write_text('["My answer misses none here."]', encoding="utf-8")
+    code, data, err = _coach(capsys, "practice", NS, "--answers", str(answers), "--json")
+    assert code == 0 and data["items"][0]["verdict"] == "pass", err
+    code, stats, err = _coach(capsys, "stats", "--json")
+    assert code == 0, err
+    rows = {(r["strictness"], r["month"]): r for r in stats["judge_agreement"]}
+    standard = rows[("standard", "2026-11")]
+    assert (standard["judged"], standard["corrected"]) == (7, 3)
+    assert (standard["too_strict"], standard["too_lenient"]) == (1, 1)
+    assert standard["agreement"] == round(4 / 7, 4)
+    assert standard["judge"] == "cloud" and standard["model"] == "gemini-2.5-flash"
+    strict = rows[("strict", "2026-11")]
+    assert (strict["judged"], strict["corrected"]) == (4, 0) and strict["agreement"] == 1.0
+    assert stats["strictness_suggestion"] is None  # three corrections are no pattern
+    code, text, err = _coach(capsys, "stats")
+    assert code == 0, err
+    assert "gemini-2.5-flash (cloud, standard): 4 of 7 left as judged (57%)" in text
+    assert "too strict 1, too lenient 1" in text

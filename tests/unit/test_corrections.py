@@ -3,6 +3,9 @@ does to the ratings the schedule and the open gaps are made of."""
 
 from __future__ import annotations
 
+import json
+
+from coach_gui.domain.agreement import Agreement, strictness_of, suggestion
 from coach_gui.domain.corrections import (
     correctable,
     correction_gap_id,
@@ -12,6 +15,7 @@ from coach_gui.domain.corrections import (
 )
 from coach_gui.domain.memory import AGAIN, GOOD, HARD, ratings_from_verdict
 from coach_gui.domain.practice import Attempt, VerdictRecord, gap_id
+from coach_gui.domain.tier2 import STRICTNESS_LEVELS, STRICTNESS_RULES
 from coach_gui.domain.verdicts import Gap
 
 POINTS = ("Variation is inherited.", "Change is slow.", "Struggle follows from increase.")
@@ -99,3 +103,55 @@ def test_only_a_verdict_that_judged_each_key_point_can_be_corrected() -> None:
     coarse = _verdict(Gap(assertion=None, problem="unexplained", explanation="Thin."))
     assert not correctable(coarse)
     assert {r.rating for r in ratings_from_verdict(ATTEMPT, coarse)} == {HARD}
+
+
+def _row(level: str, strict: int, lenient: int) -> Agreement:
+    return Agreement("cloud", "m", level, "2026-11", 40, strict + lenient, strict, lenient)  # type: ignore[arg-type]
+
+
+def test_a_strictness_is_suggested_only_when_corrections_lean_one_way() -> None:
+    assert suggestion([_row("standard", 4, 0)], "standard") is None  # too few
+    assert suggestion([_row("standard", 6, 3)], "standard") is None  # no clear lean
+    lenient = suggestion([_row("standard", 6, 2)], "standard")
+    assert lenient is not None and lenient.suggested == "lenient"
+    assert "6 key points explained" in lenient.text and "Settings › Judge" in lenient.text
+    stricter = suggestion([_row("lenient", 0, 5)], "lenient")
+    assert stricter is not None and stricter.suggested == "standard"
+    assert suggestion([_row("lenient", 9, 0)], "lenient") is None  # nothing more lenient
+    assert suggestion([_row("strict", 9, 0)], "standard") is None  # another level's say
+
+
+def _gemini_body(system: str, user: str) -> str:
+    return json.dumps(
+        {"systemInstruction": {"parts": [{"text": system}]},
+         "contents": [{"role": "user", "parts": [{"text": user}]}]}
+    )  # fmt: skip
+
+
+def test_the_strictness_of_a_request_is_read_from_its_instructions_only() -> None:
+    for level in STRICTNESS_LEVELS:
+        system = f"Grade fairly.\n{STRICTNESS_RULES[level]}Reply with JSON."
+        assert strictness_of(_gemini_body(system, "An answer.")) == level
+        local = json.dumps({"messages": [{"role": "system", "content": system},
+                                         {"role": "user", "content": "An answer."}]})  # fmt: skip
+        assert strictness_of(local) == level
+    before = _gemini_body("An instruction from before strictness.", "An answer.")
+    assert strictness_of(before) == "standard"
+    # The learner's answer may say anything: only the instructions count.
+    sly = _gemini_body(f"Grade.\n{STRICTNESS_RULES['strict']}", STRICTNESS_RULES["lenient"])
+    assert strictness_of(sly) == "strict"
+    assert strictness_of("not json") == "standard"
+
+
+def test_a_correction_from_another_computer_must_read_as_one_before_it_is_stored() -> None:
+    from coach_gui.adapters.journal.sync_kinds import BY_NAME
+
+    check = BY_NAME["learner_correction"].problem
+    assert check is not None
+    made = _said(1, "explained", "2026-11-02T10:00:00+00:00", note="Mine.")
+    row = made.model_dump()  # type: ignore[attr-defined]
+    assert check(row) is None
+    forged = {**row, "note": "x" * 2_001}
+    assert check(forged) == "it does not read as a learner's correction"
+    assert check({**row, "status": "maybe"}) == "it does not read as a learner's correction"
+    assert check({**row, "note": "Edited."}) == "its id is not its content's"

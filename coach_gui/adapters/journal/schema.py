@@ -586,7 +586,7 @@ CREATE TABLE learner_corrections (
     verdict_id TEXT NOT NULL REFERENCES verdicts (id),
     assertion INTEGER NOT NULL CHECK (assertion >= 0),
     status TEXT NOT NULL CHECK (status IN ('explained', 'unexplained', 'wrong')),
-    note TEXT NOT NULL,
+    note TEXT NOT NULL CHECK (length(note) <= 2000),
     created_at TEXT NOT NULL
 ) STRICT;
 CREATE INDEX learner_corrections_by_note ON learner_corrections (note_id);

@@ -60,6 +60,20 @@ class Kind:
     id_in_sql: bool = True
 
 
+def _correction_problem(row: Row) -> str | None:
+    """A learner's correction from another computer reads as one (its note within bounds,
+    its status one of the three), and its id is its content's."""
+    from pydantic import ValidationError
+
+    from coach_gui.domain.corrections import LearnerCorrection
+
+    try:
+        LearnerCorrection.model_validate({k: row.get(k) for k in LearnerCorrection.model_fields})
+    except ValidationError:
+        return "it does not read as a learner's correction"
+    return id_problem("learner_corrections", row)
+
+
 def _sealed_session(row: Row) -> str | None:
     return None if row.get("sealed_trace_id") else "an unsealed session never travels"
 
@@ -229,7 +243,7 @@ _SCHEDULE_KINDS: tuple[Kind, ...] = (
         f" ON s.id = t.session_id AND {_SEALED_SESSION}"
         f" WHERE {_not_yet_synced('learner_correction', 't.id')}",
         None,
-        lambda row: id_problem("learner_corrections", row),
+        lambda row: _correction_problem(row),
     ),
     Kind(
         "schedule_hold",

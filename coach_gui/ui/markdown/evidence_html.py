@@ -11,7 +11,7 @@ answer are marked: `evidence.evidence_ranges` places them.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtGui import QPalette
 
@@ -102,10 +102,17 @@ def _claim(assessment: Assessment) -> str:
 
 
 def assessments_html(
-    assessments: Sequence[Assessment], assertions: Sequence[str], palette: QPalette, muted: str
+    assessments: Sequence[Assessment],
+    assertions: Sequence[str],
+    palette: QPalette,
+    muted: str,
+    corrected: Mapping[int, tuple[str, str]] | None = None,
 ) -> str:
     """One paragraph per key point: its number on its tint, its status, the learner's own
-    words, and the judge's reason (or, when the domain overruled the judge, why)."""
+    words, and the judge's reason (or, when the domain overruled the judge, why). Where
+    the learner corrected the judge (`corrected`: key point index -> their status and
+    note), their word stands beside the judge's (issue 36)."""
+    corrected = corrected or {}
     parts: list[str] = []
     for assessment in assessments:
         number = assessment.assertion + 1
@@ -118,7 +125,8 @@ def assessments_html(
             f"<b style='color: {status_colour(assessment.status, palette)}'>"
             f"{STATUS_WORDS[assessment.status]}</b>"
         )
-        lines = [(f"{swatch} <b>Key point {number}</b> — {status}", False)]
+        whose = "the judge: " if assessment.assertion in corrected else ""
+        lines = [(f"{swatch} <b>Key point {number}</b> — {whose}{status}", False)]
         if own:  # the learner's own words, kept apart from the judge's
             lines.append(
                 (f"<span style='color: {muted}'>“{_esc(own)}”</span>", reads_right_to_left(own))
@@ -126,6 +134,15 @@ def assessments_html(
         reason = _claim(assessment) if assessment.downgraded else assessment.reason
         if reason.strip():
             lines.append((_esc(reason), reads_right_to_left(reason)))
+        if assessment.assertion in corrected:
+            status_, note = corrected[assessment.assertion]
+            said = (
+                f"<b>Your word: <span style='color: {status_colour(status_, palette)}'>"
+                f"{STATUS_WORDS[status_]}</span></b> — this is what counts"
+            )
+            lines.append((said, False))
+            if note.strip():
+                lines.append((f"“{_esc(note)}”", reads_right_to_left(note)))
         parts.append(indented_lines(lines))
     return "".join(parts)
 

@@ -23,6 +23,9 @@ from coach_gui.ui.practice.practice_view import Phase
 from coach_gui.ui.practice.verdict_view import VerdictState
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+
+    from coach_gui.domain.corrections import Corrected, LearnerCorrection
     from coach_gui.domain.judge_wait import JudgeWait
     from coach_gui.domain.notes import Note
     from coach_gui.domain.practice import Attempt
@@ -46,6 +49,7 @@ class Session(Protocol):
     view: PracticeView
     jobs: SessionJobs
     steps: PracticeSteps
+    changed: SignalInstance  # what the session changed that other views show
 
     @property
     def phase(self) -> Phase: ...
@@ -69,10 +73,14 @@ class Answers(QObject):
         self._session = session
         self.turn: Turn | None = None  # the latest saved answer's turn in the thread
         self._main_turn: Turn | None = None  # the main challenge's: follow-ups nest in it
+        # The learner's corrections in this session's thread, appended on the session's
+        # lane as each is recorded (its summary, made on the lane after them, reads them).
+        self.corrections: list[LearnerCorrection] = []
 
     def reset(self) -> None:
         """A new session: no turns yet."""
         self.turn = self._main_turn = None
+        self.corrections = []
 
     # --- saving -------------------------------------------------------------------------
     def submit(self) -> None:
@@ -158,6 +166,7 @@ class Answers(QObject):
             lambda rated, rating, panel=turn.rating: self._record_rating(rated, rating, panel)
         )
         turn.rating.skipped.connect(lambda panel=turn.rating: self._skip_rating(panel))
+        turn.correct_requested.connect(lambda shown=turn: self._correct(shown))
         self.turn = turn
         turn.notice.setText(view.notice_label.text())  # what was said about its challenge
         view.challenge_view.clear()
@@ -235,6 +244,70 @@ class Answers(QObject):
             turn.rating.take_focus()
         else:
             session.follow_up()
+
+    # --- the learner's word on a judged key point (issue 36) ------------------------------
+    def _correct(self, turn: Turn) -> None:
+        """Correct a key point of the turn's verdict: the dialog, then the record on the
+        session's lane (in order with its other writes); the turn shows both words."""
+        from coach_gui.domain.corrections import judge_status
+        from coach_gui.ui.practice.correct_dialog import CorrectKeyPointDialog
+
+        if turn.shown_verdict is None:
+            return
+        verdict, assertions, _subject = turn.shown_verdict
+        judged = [judge_status(verdict, n) for n in range(len(assertions))]
+        current = {n: word for n, (word, _note) in turn.corrected.items()}
+        first = next((n for n, status in enumerate(judged) if status != "explained"), 0)
+        dialog = CorrectKeyPointDialog(
+            assertions,
+            judged,
+            current,
+            self._session.view,
+            first=first,
+        )
+        chosen = dialog.ask()
+        dialog.deleteLater()
+        if chosen is None:
+            return
+        practice, attempt_id, kept = self._session.practice, turn.attempt_id, self.corrections
+
+        def record(_progress: TaskProgress) -> Corrected:
+            done = practice.correct(attempt_id, chosen.key_point, chosen.status, chosen.note)
+            kept.append(done.correction)
+            return done
+
+        self._session.jobs.submit(
+            record,
+            lambda done: self._corrected(turn, done),
+            self._correction_not_saved,
+            supersede=False,
+            durable=True,
+        )
+
+    def _corrected(self, turn: Turn, done: Corrected) -> None:
+        c = done.correction
+        turn.show_corrected(c.assertion, c.status, c.note, done.judge)
+        words = {"explained": "explained", "unexplained": "not explained", "wrong": "wrong"}
+        if c.status == done.judge:
+            said = f"Key point {c.assertion + 1} counts as the judge said again."
+        elif turn.follow_up and c.status == "unexplained":
+            said = (
+                f"Key point {c.assertion + 1}: noted as not explained. A follow-up asks about "
+                "one part of your answer, so a key point it leaves out does not count against "
+                "you."
+            )
+        else:
+            said = (
+                f"Key point {c.assertion + 1} now counts as {words[c.status]}: Today, open gaps "
+                "and the schedule follow your word; the judge's stays on record."
+            )
+        self._session.view.status_label.setText(said)
+        self._session.changed.emit(done.changes)
+
+    def _correction_not_saved(self, error: Exception) -> None:
+        self._session.view.status_label.setText(
+            f"Your correction was not saved: {learner_message(error)}"
+        )
 
     # --- the learner's own rating of an unjudged answer ----------------------------------
     def _offer_self_rating(self, turn: Turn, attempt: Attempt) -> None:

@@ -55,6 +55,7 @@ def _begins_new_note(plan: GapPlan) -> bool:
 class PracticeController(QObject):
     session_started = Signal(str)  # the note's title
     session_finished = Signal(object)  # SessionEnded
+    changed = Signal(object)  # Changes made in the session's thread (a key point corrected)
     next_due_requested = Signal()  # "Practise the next due note" on the summary
     model_downloaded = Signal(str)
     add_assertions_requested = Signal(str)  # the note's id: open it to add assertions
@@ -277,11 +278,18 @@ class PracticeController(QObject):
                     judge_on=self.practice.config.judge.enabled,
                 )
                 self._phase = Phase.FINISHED
+            # The summary counted the corrections made so far; a later one would leave it
+            # out of date, so the session's own thread takes no more (its history does).
+            for turn in self.view.thread_view.turns:
+                turn.correct_button.hide()
             self.session_finished.emit(summary)
 
         if show:
             self.set_phase(Phase.BUSY)
-        self.jobs.submit(lambda _p: opened.end(saved, skipped), ended, supersede=show)
+        corrected = self.answers.corrections  # filled on the lane, before this job runs
+        self.jobs.submit(
+            lambda _p: opened.end(saved, skipped, tuple(corrected)), ended, supersede=show
+        )
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Before the window closes: end the session and wait for the lane, at most

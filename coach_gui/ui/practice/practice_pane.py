@@ -44,6 +44,7 @@ class PracticePane(QWidget):
         controller = self.controller
         self.session_started: SignalInstance = controller.session_started
         self.session_finished: SignalInstance = controller.session_finished
+        self.changed: SignalInstance = controller.changed
         self.next_due_requested: SignalInstance = controller.next_due_requested
         self.model_downloaded: SignalInstance = controller.model_downloaded
         self.add_assertions_requested: SignalInstance = controller.add_assertions_requested

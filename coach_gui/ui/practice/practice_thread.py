@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from coach_gui.domain.text_segments import reads_right_to_left
+from coach_gui.ui.kit.buttons import button
 from coach_gui.ui.practice.practice_widgets import Message
 from coach_gui.ui.practice.self_rating import SelfRatingPanel
 from coach_gui.ui.practice.verdict_view import VerdictView
@@ -29,6 +30,7 @@ from coach_gui.ui.practice.verdict_view import VerdictView
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from coach_gui.domain.corrections import KeyPointStatus
     from coach_gui.domain.practice import VerdictRecord
 
 FOLLOW_UP_INDENT = 3  # follow-ups sit this many average character widths in
@@ -53,7 +55,10 @@ def _text_label(text: str, name: str, parent: QWidget) -> QLabel:
 
 class Turn(QFrame):
     """One challenge and what became of it: the challenge, the answer, the verdict (or why
-    it is unjudged, with the self-rating); its follow-up turns nest under it."""
+    it is unjudged, with the self-rating); its follow-up turns nest under it. A verdict that
+    judged each key point can be corrected (`correct_requested`, issue 36)."""
+
+    correct_requested = Signal()
 
     def __init__(
         self,
@@ -89,6 +94,19 @@ class Turn(QFrame):
         # In the thread a verdict is never squeezed into a scroll box: the thread scrolls.
         self.verdict.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.verdict.details.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.correct_button = button(
+            self,
+            "Correct a key point…",
+            f"{caption}: correct a key point",
+            "Disagree with the judge on a key point? Say what your answer did: your word "
+            "counts from now on, and the judge's stays on record.",
+        )
+        self.correct_button.hide()  # until a verdict that judged each key point is shown
+        self.correct_button.clicked.connect(self.correct_requested)
+        self.shown_verdict: tuple[VerdictRecord, tuple[str, ...], str] | None = None
+        self.corrected: dict[
+            int, tuple[KeyPointStatus, str]
+        ] = {}  # key point -> the learner's word
         self.rating = SelfRatingPanel(self)
         self.rating.setAccessibleName(f"{caption}: rate your answer")
         self.verdict.setAccessibleName(f"{caption}: the verdict")
@@ -97,6 +115,7 @@ class Turn(QFrame):
         for made in (self.caption, self.challenge, self.notice, self.answer_caption, self.answer,
                      self.status, self.verdict, self.rating):  # fmt: skip
             self._column.addWidget(made)
+        self._column.addWidget(self.correct_button, 0, Qt.AlignmentFlag.AlignLeft)
         self._nested = QVBoxLayout()
         self._nested.setContentsMargins(self.fontMetrics().averageCharWidth() * FOLLOW_UP_INDENT,
                                         0, 0, 0)  # fmt: skip
@@ -113,7 +132,9 @@ class Turn(QFrame):
     def show_verdict(self, verdict: VerdictRecord, assertions: Sequence[str], subject: str) -> None:
         """The verdict under the answer; with assessments the verdict shows the answer
         itself with the evidence marked, so the plain copy steps aside."""
-        self.verdict.show_verdict(verdict, assertions, subject, self.answer_text)
+        self.shown_verdict = (verdict, tuple(assertions), subject)
+        self.verdict.show_verdict(verdict, assertions, subject, self.answer_text, self.corrected)
+        self.correct_button.setVisible(bool(verdict.assessments) and bool(self.attempt_id))
         left_out = any(gap.problem == "unexplained" for gap in verdict.gaps)
         if self.follow_up and verdict.assertions_sent and left_out:
             said = "A follow-up asks about one part of your answer: the key points it leaves "
@@ -123,6 +144,21 @@ class Turn(QFrame):
         marked = bool(verdict.assessments) and bool(self.answer_text.strip())
         self.answer_caption.setVisible(not marked)
         self.answer.setVisible(not marked)
+
+    def show_corrected(
+        self, key_point: int, status: KeyPointStatus, note: str, judge: KeyPointStatus
+    ) -> None:
+        """The learner's word on one key point beside the judge's (gone again when it gives
+        the judge's word back); the verdict is shown again with it."""
+        if status == judge:
+            self.corrected.pop(key_point, None)
+        else:
+            self.corrected[key_point] = (status, note)
+        if self.shown_verdict is not None:
+            verdict, assertions, subject = self.shown_verdict
+            self.verdict.show_verdict(
+                verdict, assertions, subject, self.answer_text, self.corrected
+            )
 
 
 class PracticeThread(QScrollArea):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -82,7 +82,11 @@ def gap_label(gap: Gap, assertions: Sequence[str]) -> tuple[str, str]:
 
 
 def verdict_html(
-    verdict: VerdictRecord, assertions: Sequence[str], palette: QPalette, answer: str = ""
+    verdict: VerdictRecord,
+    assertions: Sequence[str],
+    palette: QPalette,
+    answer: str = "",
+    corrected: Mapping[int, tuple[str, str]] | None = None,
 ) -> str:
     """The verdict's details: with assessments (DESIGN §4), the answer with each key
     point's evidence marked and every key point's status and reason; else the gaps."""
@@ -95,7 +99,7 @@ def verdict_html(
                 f"<p style='margin-left: 12px'>"
                 f"{marked_answer_html(answer, verdict.assessments, palette)}</p>"
             )
-        parts.append(assessments_html(verdict.assessments, assertions, palette, muted))
+        parts.append(assessments_html(verdict.assessments, assertions, palette, muted, corrected))
     elif verdict.gaps:
         count = len(verdict.gaps)
         parts.append(f"<p><b>{count} gap{'s' if count != 1 else ''}</b></p>")
@@ -250,17 +254,23 @@ class VerdictView(QFrame):
         )
 
     def show_verdict(
-        self, verdict: VerdictRecord, assertions: Sequence[str], subject: str, answer: str = ""
+        self,
+        verdict: VerdictRecord,
+        assertions: Sequence[str],
+        subject: str,
+        answer: str = "",
+        corrected: Mapping[int, tuple[str, str]] | None = None,
     ) -> None:
         """`answer`: the learner's text the verdict is about, shown with its evidence marked
-        when the judge assessed each key point."""
+        when the judge assessed each key point; `corrected`: the learner's word where they
+        corrected the judge's (key point index -> status, note)."""
         if verdict.passed:
             # A pass without assessments has nothing to point at; with them, the evidence.
             shown = assertions if verdict.assessments else ()
-            details = verdict_html(verdict, shown, self.palette(), answer)
+            details = verdict_html(verdict, shown, self.palette(), answer, corrected)
             self._show(VerdictState.PASSED, f"✓ Pass — {subject}", details)
         else:
-            details = verdict_html(verdict, assertions, self.palette(), answer)
+            details = verdict_html(verdict, assertions, self.palette(), answer, corrected)
             self._show(VerdictState.NEEDS_WORK, f"Needs work — {subject}", details)
 
     def show_unjudged(self, reason: str, subject: str) -> None:

@@ -56,6 +56,7 @@ from coach_gui.ui.kit.tasks import Lane, Task
 from coach_gui.ui.schedule.schedule_read import ScheduleRead
 
 if TYPE_CHECKING:
+    from coach_gui.domain.agreement import Agreement
     from coach_gui.domain.notes import NoteEntry
     from coach_gui.operations.cases import Schedule
     from coach_gui.services.ports.notes import NoteLookup
@@ -181,6 +182,18 @@ class ChartBlock(QStackedWidget):
     def minimumSizeHint(self) -> QSize:
         shown = self.currentWidget()
         return shown.minimumSizeHint() if shown is not None else super().minimumSizeHint()
+
+
+AGREEMENT_NOTE = (
+    "Of the key points each judge judged one by one, how many you left as it said, and "
+    "where you corrected it: too strict (you had explained one it did not count) or too "
+    "lenient (it counted one you had not)."
+)
+AGREEMENT_NONE = (
+    "No key point judged one by one yet. Once the judge grades your answers against your "
+    "key points, this shows how often you agree with it; disagree with a verdict? Correct "
+    "the key point in the practice thread."
+)
 
 
 def schedule_text(stats: Statistics) -> str:
@@ -318,6 +331,18 @@ class StatsView(QWidget, StaleUntilShown):
             page,
         )
         self.retention_note.setWordWrap(True)
+        # The judge measured against you (issue 36): your corrections, per judge.
+        self.agreement_heading = _section("The judge and you", page)
+        self.agreement_note = QLabel(AGREEMENT_NONE, page)
+        self.agreement_note.setWordWrap(True)
+        self.agreement_table = ChartTable(
+            "The judge and you, as a table",
+            ["Judge", "Strictness", "Key points judged", "Left as judged", "Too strict",
+             "Too lenient"],
+            page,
+            numbers=(2, 3, 4, 5),
+        )  # fmt: skip
+        self.agreement_table.hide()
         self.schedule_label = QLabel("", page)
         self.schedule_label.setWordWrap(True)
         self.schedule_label.setAccessibleName("Your schedule's parameters")
@@ -336,6 +361,9 @@ class StatsView(QWidget, StaleUntilShown):
         column.addWidget(self.blocks[1])
         column.addWidget(self.retention_note)
         column.addWidget(self.blocks[2])
+        column.addWidget(self.agreement_heading)
+        column.addWidget(self.agreement_note)
+        column.addWidget(self.agreement_table)
         column.addLayout(fit_row)
         column.addStretch(1)
         scroll = QScrollArea(self)
@@ -509,6 +537,7 @@ class StatsView(QWidget, StaleUntilShown):
         self.forecast.set_days(forecast)
         self.forecast_table.set_rows([[day_words(day), f"{count:,}"] for day, count in forecast])
         self._show_leeches(stats)
+        self._show_agreement(stats.judge_agreement if stats is not None else ())
         if stats is None:
             return
         self.summary_label.setText(
@@ -522,6 +551,21 @@ class StatsView(QWidget, StaleUntilShown):
         empty = not stats.reviews and not stats.counts.assertions
         self.pages.setCurrentWidget(self.empty_label if empty else self.tabs)
         self.tables_box.setVisible(not empty)
+
+    def _show_agreement(self, rows: Sequence[Agreement]) -> None:
+        """Per judge, model and strictness over every month: how often your word and the
+        judge's agree on the key points it judged one by one."""
+        from coach_gui.domain.agreement import totals
+
+        table = [
+            [f"{r.model} ({'this computer' if r.judge == 'local' else 'cloud'})", r.strictness,
+             f"{r.judged:,}", f"{r.judged - r.corrected:,} ({percent(r.agreement or 0.0)})",
+             f"{r.too_strict:,}", f"{r.too_lenient:,}"]
+            for r in totals(rows)
+        ]  # fmt: skip
+        self.agreement_table.set_rows(table)
+        self.agreement_table.setVisible(bool(table))
+        self.agreement_note.setText(AGREEMENT_NOTE if table else AGREEMENT_NONE)
 
     def _show_tables(self, on: bool) -> None:
         for block in self.blocks:

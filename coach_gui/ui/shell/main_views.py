@@ -72,6 +72,7 @@ class MainViews:
         self._due: list[DuePractice] = []  # due notes still to practise, from Today's Start
         self._choose_start_view = False
         self.practice.session_finished.connect(self._after_session)
+        self.practice.changed.connect(lambda made: self.broadcast(made, source=self.practice))
         self.practice.next_due_requested.connect(self._practise_next_due)
         self.tier1_status = Tier1StatusIndicator.for_server(cases.practice.local_server, window)
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
