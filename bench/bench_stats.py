@@ -29,7 +29,7 @@ from coach_gui.adapters.journal.traces import SqliteTraceJournal
 from coach_gui.domain.memory import assertion_digest
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.services.scheduler import AssertionScheduler
-from coach_gui.services.stats import statistics, timeline
+from coach_gui.services.stats import judge_agreement, statistics, timeline
 
 START = datetime(2025, 11, 1, 19, 0, tzinfo=UTC)
 NOW = START + timedelta(days=366)
@@ -142,6 +142,7 @@ def main() -> None:
             with_new = _timed(lambda: scheduler(journal).today(lookup, catalogue=entries),
                               args.repeats)  # fmt: skip
             stats = _timed(lambda: statistics(scheduler(journal), lookup, entries), args.repeats)
+            agreed = _timed(lambda: judge_agreement(scheduler(journal)), 1)
             text = practised[7].note.core_assertions[2]
             line = _timed(
                 lambda: timeline(scheduler(journal), practised[7].note.id, assertion_digest(text)),
@@ -155,6 +156,8 @@ def main() -> None:
               f"{with_new[1]:.1f} ms CPU (target <= 100 ms)")  # fmt: skip
         print(f"statistics view data: median {stats[0]:.1f} ms wall, {stats[1]:.1f} ms CPU "
               f"(target <= 200 ms)")  # fmt: skip
+        print(f"the judge and you (issue 36, its own worker task after the figures above): "
+              f"{agreed[0]:.0f} ms wall over {args.sessions:,} sessions")  # fmt: skip
         print(f"one assertion's timeline ({len(line[2])} reviews): {line[0]:.1f} ms")  # type: ignore[arg-type]
 
 

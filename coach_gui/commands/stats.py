@@ -29,16 +29,18 @@ def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.agreement import suggestion
     from coach_gui.operations.app import note_catalogue
-    from coach_gui.operations.schedule import statistics
+    from coach_gui.operations.schedule import judge_agreement, statistics
 
     with opened_journal(house) as context:
         lookup, entries = note_catalogue(context)
         stats = statistics(context, lookup, entries)
-        suggested = suggestion(stats.judge_agreement, context.config.judge.strictness)
+        agreed = judge_agreement(context)
+        suggested = suggestion(agreed, context.config.judge.strictness)
     if args.json:
         emit_json(
             {
                 **stats.to_json(),
+                "judge_agreement": [row.to_json() for row in agreed],
                 "strictness_suggestion": None if suggested is None else suggested.to_json(),
             }
         )
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace, house: House) -> int:
         for leech in stats.leeches:
             print(f"  {leech.title}: {leech.text} (missed {leech.lapses} times)")
     print("Next 14 days: " + "  ".join(f"{day[5:]} {n}" for day, n in stats.forecast))
-    _print_agreement(stats.judge_agreement)
+    _print_agreement(agreed)
     if suggested is not None:
         print(suggested.text)
     if stats.can_optimize:

@@ -40,6 +40,7 @@ from coach_gui.operations.today import DuePractice, today_with_plans
 
 if TYPE_CHECKING:
     from coach_gui.config import Config
+    from coach_gui.domain.agreement import Agreement
     from coach_gui.domain.corrections import Corrected, KeyPointStatus
     from coach_gui.domain.local_servers import FoundServer
     from coach_gui.domain.note_search import NoteSearchIndex
@@ -341,6 +342,12 @@ class Schedule:
         from coach_gui.operations import schedule as schedule_ops
 
         return schedule_ops.statistics(self._ports, notes, catalogue)
+
+    def judge_agreement(self) -> list[Agreement]:
+        """The judge measured against its learner (slow on a long history: a worker's)."""
+        from coach_gui.operations import schedule as schedule_ops
+
+        return schedule_ops.judge_agreement(self._ports)
 
     def key_points(self, notes: NoteLookup) -> list[KeyPoint]:
         from coach_gui.operations import schedule as schedule_ops

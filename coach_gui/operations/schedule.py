@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from coach_gui.domain.agreement import Agreement
 from coach_gui.domain.corrections import Corrected, KeyPointStatus
 from coach_gui.domain.notes import Note, NoteEntry
 from coach_gui.domain.schedule_control import HoldAction, ScheduleHold
@@ -17,6 +18,7 @@ from coach_gui.services.scheduler import UndoneReview
 from coach_gui.services.stats import OPTIMIZE_MIN_REVIEWS as OPTIMIZE_MIN_REVIEWS  # re-exported
 from coach_gui.services.stats import MonthRetention as MonthRetention  # re-exported
 from coach_gui.services.stats import Statistics, TimelineEntry
+from coach_gui.services.stats import judge_agreement as compute_judge_agreement
 from coach_gui.services.stats import statistics as compute_statistics
 from coach_gui.services.stats import timeline as compute_timeline
 
@@ -26,6 +28,12 @@ def statistics(
 ) -> Statistics:
     """Every figure of the statistics view, in the learner's own days."""
     return compute_statistics(app.scheduler(), notes, catalogue, utc_offset=learners_day_offset())
+
+
+def judge_agreement(app: SchedulePorts) -> list[Agreement]:
+    """How often the learner left the judge's word as it was (issue 36), per judge, model,
+    strictness and month (slow on a long history: on a worker)."""
+    return compute_judge_agreement(app.scheduler())
 
 
 def timeline(app: SchedulePorts, note_id: str, digest: str) -> list[TimelineEntry]:

@@ -128,8 +128,6 @@ class Statistics:
     reviews: int  # counted reviews in all (the optimizer needs OPTIMIZE_MIN_REVIEWS)
     parameters_fitted: bool  # the learner applied fitted FSRS parameters
     held: tuple[Hold, ...]  # what the learner holds back now
-    # The judge measured against its learner (issue 36): per judge, model, strictness, month.
-    judge_agreement: tuple[Agreement, ...] = ()
 
     @property
     def reviews_this_year(self) -> int:
@@ -149,7 +147,6 @@ class Statistics:
             "retention": [m.to_json() for m in self.retention],
             "desired_retention": self.desired_retention,
             "forecast": [{"date": d, "due": n} for d, n in self.forecast],
-            "judge_agreement": [row.to_json() for row in self.judge_agreement],
             "leech_lapses": self.leech_lapses,
             "leeches": [leech.to_json() for leech in self.leeches],
             "held": [hold_json(h) for h in self.held],
@@ -280,8 +277,14 @@ def statistics(
         reviews=memory.review_count(),
         parameters_fitted=applied is not None and applied.parameters is not None,
         held=held,
-        judge_agreement=tuple(agreement(scheduler.judged_history())),
     )
+
+
+def judge_agreement(scheduler: AssertionScheduler) -> list[Agreement]:
+    """The judge measured against its learner (issue 36): per judge, model, strictness and
+    month, over every session. Its own call, not part of `statistics`: it reads every
+    session's records (seconds for 20,000 sessions), and the figures above must not wait."""
+    return agreement(scheduler.judged_history())
 
 
 def timeline(

@@ -146,7 +146,7 @@ def test_a_key_point_corrected_in_the_thread_counts_as_the_learner_says(
         assert finished.args[0].missed == ()  # the summary too
         assert not turn.correct_button.isVisible()  # the summary has counted them
         stats = window.views.stats
-        with qtbot.waitSignal(stats.loaded, timeout=WAIT_MS):
+        with qtbot.waitSignal(stats.agreement_loaded, timeout=WAIT_MS):
             window.views.show_stats()  # the judge measured against its learner
         table = stats.agreement_table
         assert table.isVisibleTo(stats) and table.rowCount() == 1

@@ -220,6 +220,7 @@ class StatsView(QWidget, StaleUntilShown):
 
     loaded = Signal(object)
     key_points_loaded = Signal(object)
+    agreement_loaded = Signal(object)  # list[Agreement]: the judge and you, read after
     timeline_loaded = Signal(object)
     open_note_requested = Signal(str, int)
     fit_requested = Signal()  # Schedule › Fit schedule to my history…
@@ -238,6 +239,7 @@ class StatsView(QWidget, StaleUntilShown):
         self._notes = notes
         self._catalogue = catalogue
         self._points_task: Task[list[KeyPoint]] | None = None
+        self._agreement_task: Task[list[Agreement]] | None = None
         self._points_stale = True  # read when the Timeline page is first wanted
         self._timeline_task: Task[list[TimelineEntry]] | None = None
         self._stale = False
@@ -482,7 +484,35 @@ class StatsView(QWidget, StaleUntilShown):
         self._points_stale = True
         if self.tabs.currentIndex() == 2 and self.isVisible():
             self._read_key_points()
-        self.loaded.emit(stats)
+        # The judge and you next: `loaded` says every figure is on screen.
+        self._read_agreement(lambda: self.loaded.emit(stats))
+
+    def _read_agreement(self, then: Callable[[], None]) -> None:
+        """The judge and you, in the background once the other figures are shown: it reads
+        every session (seconds on 20,000), and they must not wait for it."""
+        if self._agreement_task is not None:
+            self._agreement_task.cancel()
+        schedule = self.schedule
+
+        def done(rows: list[Agreement]) -> None:
+            self._agreement_task = None
+            self._show_agreement(rows)
+            self.agreement_loaded.emit(rows)
+            then()
+
+        def failed(error: Exception) -> None:
+            self._agreement_task = None
+            self.agreement_note.setText(f"Not counted: {learner_message(error)}")
+            then()
+
+        self._agreement_task = Task(
+            self,
+            op=lambda _progress: schedule.judge_agreement(),
+            success=done,
+            failure=failed,
+            lane=Lane.GENERAL,
+            name="count judge agreement",
+        ).run()
 
     def _read_key_points(self, then: Callable[[], None] | None = None) -> None:
         """The Timeline page's key points, in the background (on 10,000 notes, a second)."""
@@ -537,7 +567,6 @@ class StatsView(QWidget, StaleUntilShown):
         self.forecast.set_days(forecast)
         self.forecast_table.set_rows([[day_words(day), f"{count:,}"] for day, count in forecast])
         self._show_leeches(stats)
-        self._show_agreement(stats.judge_agreement if stats is not None else ())
         if stats is None:
             return
         self.summary_label.setText(
