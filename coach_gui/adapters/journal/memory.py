@@ -201,6 +201,15 @@ class SqliteMemoryJournal:
             cursor.row_factory = None  # plain tuples: Today reads tens of thousands of rows
             return cursor.fetchall()
 
+    def _of_notes(self, sql: str, note_ids: Sequence[str] | None) -> list[tuple[Any, ...]]:
+        """The rows `sql` (a SELECT with no WHERE) finds for these notes, or for all."""
+        if note_ids is None:
+            return self._tuples(sql, ())
+        rows: list[tuple[Any, ...]] = []
+        for chunk in _chunks(note_ids):
+            rows += self._tuples(f"{sql} WHERE note_id IN ({_marks(len(chunk))})", chunk)
+        return rows
+
     def due_before(self, until: str) -> list[MemoryState]:
         sql = f"SELECT {_COLUMNS} FROM assertion_memory WHERE due < ? ORDER BY due"
         return [_state(row) for row in self._tuples(sql, (until,))]
@@ -234,13 +243,9 @@ class SqliteMemoryJournal:
             log_record(conn, stored.rowcount == 1, change.id, change.created_at, key)
 
     def review_changes(self, note_ids: Sequence[str] | None = None) -> list[ReviewChange]:
-        sql = "SELECT id, note_id, session_id, action, created_at FROM review_changes"
-        rows: list[tuple[Any, ...]] = []
-        if note_ids is None:
-            rows = self._tuples(sql, ())
-        else:
-            for chunk in _chunks(note_ids):
-                rows += self._tuples(f"{sql} WHERE note_id IN ({_marks(len(chunk))})", chunk)
+        rows = self._of_notes(
+            "SELECT id, note_id, session_id, action, created_at FROM review_changes", note_ids
+        )
         changes = [
             ReviewChange(id=r[0], note_id=r[1], session_id=r[2], action=r[3], created_at=r[4])
             for r in rows
@@ -261,16 +266,11 @@ class SqliteMemoryJournal:
             log_record(conn, stored.rowcount == 1, c.id, c.created_at, key)
 
     def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
-        sql = (
+        rows = self._of_notes(
             "SELECT id, note_id, session_id, attempt_id, verdict_id, assertion, status, note,"
-            " created_at FROM learner_corrections"
+            " created_at FROM learner_corrections",
+            note_ids,
         )
-        rows: list[tuple[Any, ...]] = []
-        if note_ids is None:
-            rows = self._tuples(sql, ())
-        else:
-            for chunk in _chunks(note_ids):
-                rows += self._tuples(f"{sql} WHERE note_id IN ({_marks(len(chunk))})", chunk)
         found = [
             LearnerCorrection(
                 id=r[0], note_id=r[1], session_id=r[2], attempt_id=r[3], verdict_id=r[4],
