@@ -175,9 +175,9 @@ def anki_run(anki: Path, pristine: Path, scratch: Path) -> list[str]:
 
 def listed_seconds(
     args: list[str], env: dict[str, str], display: str | None = None
-) -> tuple[float, float] | None:
-    """(window shown, notes listed) as `coach --smoke` reports them: on `display` (Xvfb)
-    when given, else offscreen."""
+) -> tuple[float, float, float] | None:
+    """(window shown, notes listed, every file read and the list corrected) as `coach
+    --smoke` reports them: on `display` (Xvfb) when given, else offscreen."""
     run_env = {**env, "QT_QPA_PLATFORM": "offscreen"}
     if display is not None:
         run_env.pop("QT_QPA_PLATFORM")
@@ -190,15 +190,11 @@ def listed_seconds(
         timeout=300,
     )
     found = re.search(
-        r"shown ([0-9.]+) s after process start; .*?listed at ([0-9.]+) s", done.stdout
+        r"shown ([0-9.]+) s after process start; .*?listed at ([0-9.]+) s"
+        r".*?read from the files at ([0-9.]+) s",
+        done.stdout,
     )
-    return (float(found[1]), float(found[2])) if found else None
-
-
-def read_seconds(stdout: str) -> float | None:
-    """When `coach --smoke` had read every note file (the list corrected in place)."""
-    found = re.search(r"read from the files at ([0-9.]+) s", stdout)
-    return float(found[1]) if found else None
+    return (float(found[1]), float(found[2]), float(found[3])) if found else None
 
 
 def listed_side_by_side(runs: int, sizes: tuple[int, ...]) -> None:
@@ -231,19 +227,11 @@ def listed_side_by_side(runs: int, sizes: tuple[int, ...]) -> None:
                     )[1]
                 )
                 for name, env in homes.items():
-                    run_env = {k: v for k, v in env.items() if k != "QT_QPA_PLATFORM"}
-                    done = subprocess.run(
-                        [*python, "--smoke"], env={**run_env, "DISPLAY": display},
-                        capture_output=True, text=True, timeout=300,
-                    )  # fmt: skip
-                    found = re.search(
-                        r"shown ([0-9.]+) s after process start; .*?listed at ([0-9.]+) s",
-                        done.stdout,
-                    )
+                    found = listed_seconds(python, env, display)
                     if found:
-                        shown[name].append(float(found[1]))
-                        listed[name].append(float(found[2]))
-                        read[name].append(read_seconds(done.stdout) or float(found[2]))
+                        shown[name].append(found[0])
+                        listed[name].append(found[1])
+                        read[name].append(found[2])
         bare_median = statistics.median(bare)
         print(f"{'bare PySide6 window':<22} painted: median {bare_median:.3f} s")
         for name in homes:
