@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QWidget
 
 REPO = Path(__file__).resolve().parents[2]
@@ -22,3 +23,15 @@ def save_png(widget: QWidget, name: str) -> Path:
     path = SHOTS / name
     assert widget.grab().save(str(path), "PNG")
     return path
+
+
+def dark_palette() -> QPalette:
+    """A dark theme's colours, for the pictures and checks of a view in the dark."""
+    palette = QPalette()
+    roles = QPalette.ColorRole
+    for role, colour in ((roles.Window, "#202020"), (roles.Base, "#262626"),
+                         (roles.Text, "#dcdcdc"), (roles.WindowText, "#dcdcdc"),
+                         (roles.Button, "#303030"), (roles.ButtonText, "#dcdcdc"),
+                         (roles.Highlight, "#2f65ca")):  # fmt: skip
+        palette.setColor(role, QColor(colour))
+    return palette

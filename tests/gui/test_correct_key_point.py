@@ -13,10 +13,10 @@ from pathlib import Path
 from fakes.gemini_server import FakeGemini, RecordedRequest, verdict_json
 from fakes.ollama_server import DEFAULT_MODEL, FakeOllama
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from shots import save_png
+from shots import dark_palette, save_png
 
 from coach_gui.adapters.secrets import KeyStore
 from coach_gui.bootstrap import build_cases, build_context
@@ -43,17 +43,6 @@ def _second_missed(request: RecordedRequest) -> str:
     item["assessments"][1].update(status="unexplained", evidence=[], reason="Time is not said.")
     item["verdict"] = "fail"
     return json.dumps(reply)
-
-
-def _dark() -> QPalette:
-    palette = QPalette()
-    roles = QPalette.ColorRole
-    for role, colour in ((roles.Window, "#202020"), (roles.Base, "#262626"),
-                         (roles.Text, "#dcdcdc"), (roles.WindowText, "#dcdcdc"),
-                         (roles.Button, "#303030"), (roles.ButtonText, "#dcdcdc"),
-                         (roles.Highlight, "#2f65ca")):  # fmt: skip
-        palette.setColor(role, QColor(colour))
-    return palette
 
 
 def _open_gaps() -> set[str]:
@@ -120,7 +109,7 @@ def test_a_key_point_corrected_in_the_thread_counts_as_the_learner_says(
             assert dialog.buttons["explained"].isChecked()  # the opposite: most likely meant
             dialog.note.setText("I said it takes many generations.")
             save_png(dialog, "correct-key-point-dialog-light.png")
-            dialog.setPalette(_dark())
+            dialog.setPalette(dark_palette())
             save_png(dialog, "correct-key-point-dialog-dark.png")
             dialog.setPalette(QPalette())
             dialog.accept()
@@ -134,7 +123,7 @@ def test_a_key_point_corrected_in_the_thread_counts_as_the_learner_says(
         assert "Not explained" in shown  # the judge's word, kept
         assert "Your word: ✓ Explained" in shown and "many generations" in shown
         save_png(turn, "correct-key-point-thread-light.png")
-        turn.setPalette(_dark())
+        turn.setPalette(dark_palette())
         turn.verdict.show_verdict(*turn.shown_verdict, answer=turn.answer_text,  # type: ignore[misc]
                                   corrected=turn.corrected)  # fmt: skip
         save_png(turn, "correct-key-point-thread-dark.png")

@@ -20,9 +20,10 @@ import pytest
 from fsrs import Card, Rating, Scheduler
 from layout_faults import layout_faults
 from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPalette
+from PySide6.QtGui import QColor, QHelpEvent, QPainter
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 from pytestqt.qtbot import QtBot
+from shots import dark_palette
 from stats_year import Review, Year, simulate_year
 from visible_text import assert_learner_words
 
@@ -303,17 +304,6 @@ def test_an_empty_journal_says_what_to_do(qtbot: QtBot, monkeypatch: pytest.Monk
         context.close()
 
 
-def _dark() -> QPalette:
-    palette = QPalette()
-    roles = QPalette.ColorRole
-    for role, colour in ((roles.Window, "#202020"), (roles.Base, "#262626"),
-                         (roles.Text, "#dcdcdc"), (roles.WindowText, "#dcdcdc"),
-                         (roles.Button, "#303030"), (roles.ButtonText, "#dcdcdc"),
-                         (roles.Highlight, "#2f65ca")):  # fmt: skip
-        palette.setColor(role, QColor(colour))
-    return palette
-
-
 def _text_pens(chart: QWidget) -> list[QColor]:
     """The pen colour of every word `chart` paints."""
     pens: list[QColor] = []
@@ -335,7 +325,7 @@ def test_in_a_dark_palette_every_painted_word_takes_the_palettes_text_colour(
     qtbot: QtBot, history: History
 ) -> None:
     view = _view(qtbot, history.context)
-    view.setPalette(_dark())
+    view.setPalette(dark_palette())
     text = QColor("#dcdcdc")
     for chart in (view.heatmap, view.retention_chart, view.forecast):
         pens = _text_pens(chart)
