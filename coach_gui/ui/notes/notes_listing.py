@@ -143,13 +143,6 @@ class NotesListing(QObject):
         self._host.guard_unsaved(lambda: self.load(fresh=True))
 
     def _loaded(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool = False) -> None:
-        self._show(snapshot, quietly=quietly)
-        if self._load_again is not None:  # more changed while this load ran, or F5
-            again, self._load_again = self._load_again, None
-            fresh, self._fresh_again = self._fresh_again, False
-            self.load(quietly=again == "quiet", fresh=fresh)
-
-    def _show(self, snapshot: KnowledgeBaseSnapshot, *, quietly: bool) -> None:
         host = self._host
         editor, note_list = host.editor, host.note_list
         self.loading = False
@@ -176,6 +169,10 @@ class NotesListing(QObject):
         if not first:  # the views showing notes read the new listing (Today's counts)
             host.views.broadcast(NOTES_LISTED)
         self.rebuild_index()  # folding 10,000 notes takes a while: list them first
+        if self._load_again is not None:  # more changed while this load ran, or F5
+            again, self._load_again = self._load_again, None
+            fresh, self._fresh_again = self._fresh_again, False
+            self.load(quietly=again == "quiet", fresh=fresh)
 
     def _failed(self, error: Exception) -> None:
         self.loading, self._load_again, self._fresh_again = False, None, False
