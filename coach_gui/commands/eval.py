@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 from coach_gui.commands.output import EXIT_OK, EXIT_USAGE, UsageError, emit_json, say
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from coach_gui.bootstrap import House
+    from coach_gui.domain.agreement import ArmAgreement
     from coach_gui.operations.evals import EvalRun
 
 _BAR = 30
@@ -79,16 +82,19 @@ class _ProgressBar:
             sys.stderr.flush()
 
 
-def _as_json(run: EvalRun) -> dict[str, Any]:
+def _as_json(run: EvalRun, learners: Sequence[ArmAgreement]) -> dict[str, Any]:
     found = {**run.report.to_json(), "key_id": run.key_id, "signature": run.signature}
     # How strictly each arm's judge graded (issue 36): sealed in the run's sampling, which
     # both arms share; a run from before strictness existed graded as standard.
     strictness = (run.report.judge_sampling or {}).get("judge_strictness", "standard")
     found["arms"] = [{**arm, "strictness": strictness} for arm in found["arms"]]
+    # The judge measured against its learner on the answers it judged again (issue 36):
+    # counted now against the learner's word, so not part of the signed report.
+    found["learner_agreement"] = [figures.to_json() for figures in learners]
     return found
 
 
-def _print(run: EvalRun) -> None:
+def _print(run: EvalRun, learners: Sequence[ArmAgreement]) -> None:
     from coach_gui.domain.evals import figure_rows
 
     report = run.report
@@ -99,6 +105,13 @@ def _print(run: EvalRun) -> None:
     print(f"{'':{width}}{first:>15}{second:>15}")
     for label, on, off in rows:
         print(f"{label:{width}}{on:>15}{off:>15}")
+    by_arm = {figures.arm: figures for figures in learners}
+    cells = []
+    for arm in (first, second):
+        mine = by_arm.get(arm)
+        share = None if mine is None else mine.agreement
+        cells.append("–" if share is None or mine is None else f"{share:.0%} of {mine.judged}")
+    print(f"{'agrees with you':{width}}{cells[0]:>15}{cells[1]:>15}")
 
 
 def run(args: argparse.Namespace, house: House) -> int:
@@ -176,16 +189,17 @@ def run(args: argparse.Namespace, house: House) -> int:
                             local=judge,
                             gemini=compare,
                         )
-                        return
-                    result["run"] = evals.run(
-                        context,
-                        items,
-                        repeats=args.repeats,
-                        concurrency=concurrency,
-                        on_progress=_ProgressBar(),
-                        cancelled=stop,
-                        judge=judge,
-                    )
+                    else:
+                        result["run"] = evals.run(
+                            context,
+                            items,
+                            repeats=args.repeats,
+                            concurrency=concurrency,
+                            on_progress=_ProgressBar(),
+                            cancelled=stop,
+                            judge=judge,
+                        )
+                    result["learners"] = evals.learner_agreement(context, result["run"])
                 except Exception as exc:  # handed to the main thread, raised there
                     result["error"] = exc
 
@@ -210,10 +224,11 @@ def run(args: argparse.Namespace, house: House) -> int:
     if error is not None:
         raise error
     eval_run: EvalRun = result["run"]
+    learners: list[ArmAgreement] = result["learners"]
     if args.json:
-        emit_json(_as_json(eval_run))
+        emit_json(_as_json(eval_run, learners))
     else:
-        _print(eval_run)
+        _print(eval_run, learners)
     say(eval_run.report.summary)
     say(f"Recorded and signed as {eval_run.report.eval_run_id}; `coach verify` it any time.")
     return EXIT_OK

@@ -76,6 +76,7 @@ def run(args: argparse.Namespace, house: House) -> int:
         text = g.assertion_text or "the challenge as a whole"
         print(f"  {to_the_minute(g.started_at)}  {g.note_title}")
         print(f"    asked: {g.challenge}")
-        print(f"    {PROBLEM_LABELS.get(g.problem, g.problem).lower()}: {text}")
+        mine = " (your word)" if g.by_learner else ""
+        print(f"    {PROBLEM_LABELS.get(g.problem, g.problem).lower()}: {text}{mine}")
         print(f"    {g.explanation}")
     return EXIT_OK

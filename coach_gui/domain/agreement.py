@@ -11,10 +11,11 @@ is neither. A correction taken back (the judge's word given back) is no disagree
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.corrections import correctable, in_force, judge_status
+from coach_gui.domain.evals import CallResult
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.tier2 import STRICTNESS_LEVELS, STRICTNESS_RULES, Strictness
@@ -146,19 +147,26 @@ class Suggestion:
 
     @property
     def text(self) -> str:
+        return f"{self.finding[:-1]}: change it in Settings › Judge if you wish."
+
+    @property
+    def finding(self) -> str:
+        """What the corrections show and the level that would have agreed more often."""
+        return (
+            f"At {self.current} strictness {self.why}. {self.suggested.capitalize()} "
+            "strictness would have agreed with you more often."
+        )
+
+    @property
+    def why(self) -> str:
         if self.too_strict > self.too_lenient:
-            why = (
+            return (
                 f"you marked {self.too_strict} key points explained that the judge did not "
                 f"count (and {self.too_lenient} the other way)"
             )
-        else:
-            why = (
-                f"you marked {self.too_lenient} key points not explained that the judge "
-                f"counted (and {self.too_strict} the other way)"
-            )
         return (
-            f"At {self.current} strictness {why}. {self.suggested.capitalize()} strictness "
-            "would have agreed with you more often: change it in Settings › Judge if you wish."
+            f"you marked {self.too_lenient} key points not explained that the judge "
+            f"counted (and {self.too_strict} the other way)"
         )
 
     def to_json(self) -> dict[str, object]:
@@ -183,3 +191,71 @@ def suggestion(rows: Iterable[Agreement], current: Strictness) -> Suggestion | N
     if lenient >= SUGGEST_AFTER and lenient >= SUGGEST_RATIO * strict and at < len(order) - 1:
         return Suggestion(current, order[at + 1], strict, lenient)
     return None
+
+
+@dataclass(frozen=True)
+class ArmAgreement:
+    """How one arm of an eval agreed with the learner on the answers it judged again: per
+    key point of an answer whose recorded verdict judged each one, the arm's status
+    against the learner's word now (the judge's then, unless they corrected it)."""
+
+    arm: str
+    judged: int  # key points the arm judged where the learner's word is known
+    agreed: int
+    too_strict: int  # the arm did not count one the learner explained
+    too_lenient: int  # the arm counted one the learner did not explain (or got wrong)
+
+    @property
+    def agreement(self) -> float | None:
+        return self.agreed / self.judged if self.judged else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "arm": self.arm,
+            "judged": self.judged,
+            "agreed": self.agreed,
+            "agreement": self.agreement,
+            "too_strict": self.too_strict,
+            "too_lenient": self.too_lenient,
+        }
+
+
+def learners_word_now(records: SessionRecords, attempt_id: str) -> tuple[str, ...] | None:
+    """The learner's word on each key point of an answer's verdict as it counts now (the
+    judge's, unless corrected); None when that verdict did not judge each key point."""
+    for state in attempt_states(records):
+        verdict = state.verdict
+        if state.attempt.id != attempt_id or verdict is None:
+            continue
+        if not correctable(verdict):
+            return None
+        mine = in_force(records.corrections, verdict)
+        return tuple(
+            mine[n].status if n in mine else judge_status(verdict, n)
+            for n in range(len(verdict.assertions))
+        )
+    return None
+
+
+def eval_agreement(
+    arms: Iterable[str],
+    results: Iterable[CallResult],
+    words: Mapping[int, Sequence[str]],
+) -> list[ArmAgreement]:
+    """Each arm's agreement with the learner's word (`words`: per item, per key point)."""
+    counts = {arm: [0, 0, 0, 0] for arm in arms}
+    for result in results:
+        said = words.get(result.item)
+        if said is None or result.arm not in counts:
+            continue
+        mine = counts[result.arm]
+        for assessment in result.assessments:
+            n = assessment.assertion
+            if not 0 <= n < len(said):
+                continue
+            theirs, learners = assessment.status, said[n]
+            mine[0] += 1
+            mine[1] += theirs == learners
+            mine[2] += theirs != "explained" and learners == "explained"
+            mine[3] += theirs == "explained" and learners != "explained"
+    return [ArmAgreement(arm, *figures) for arm, figures in counts.items()]

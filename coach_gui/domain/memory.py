@@ -32,6 +32,8 @@ from coach_gui.domain.corrections import (
     correctable,
     correction_gap_id,
     in_force,
+    judges_gap,
+    learners_explanation,
 )
 from coach_gui.domain.notes import Note
 from coach_gui.domain.practice import (
@@ -180,25 +182,16 @@ def _judged(
     verdict: VerdictRecord, index: int, correction: LearnerCorrection | None
 ) -> tuple[GapProblem | None, str | None, str | None]:
     """(problem, gap id, explanation) of one key point: the judge's word, or the learner's
-    where they corrected it. A misconception outranks an omission when both are listed."""
-    gaps = [(n, g) for n, g in enumerate(verdict.gaps) if g.assertion == index]
-    gaps.sort(key=lambda pair: pair[1].problem != "wrong")
-    first = gaps[0] if gaps else None
+    where they corrected it."""
+    judges = judges_gap(verdict, index)
     if correction is None:
-        if first is None:
+        if judges is None:
             return None, None, None
-        return first[1].problem, gap_id(verdict.id, first[0]), first[1].explanation
+        return judges[1].problem, gap_id(verdict.id, judges[0]), judges[1].explanation
     if correction.status == "explained":
         return None, None, None
-    ref = gap_id(verdict.id, first[0]) if first else correction_gap_id(correction)
-    said = correction.note or (first[1].explanation if first else "")
-    return correction.status, ref, said or LEARNER_SAID[correction.status]
-
-
-LEARNER_SAID = {
-    "unexplained": "You marked this key point as not explained in your answer.",
-    "wrong": "You marked this key point as wrong in your answer.",
-}
+    ref = gap_id(verdict.id, judges[0]) if judges else correction_gap_id(correction)
+    return correction.status, ref, learners_explanation(verdict, correction)
 
 
 def ratings_from_self(attempt: Attempt, ratings: Iterable[SelfRating]) -> list[AssertionRating]:

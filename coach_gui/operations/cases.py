@@ -41,7 +41,7 @@ from coach_gui.operations.today import DuePractice, today_with_plans
 if TYPE_CHECKING:
     from coach_gui.config import Config
     from coach_gui.domain.agreement import Agreement
-    from coach_gui.domain.corrections import Corrected, KeyPointStatus
+    from coach_gui.domain.corrections import AnswerWords, Corrected, KeyPointStatus
     from coach_gui.domain.local_servers import FoundServer
     from coach_gui.domain.note_search import NoteSearchIndex
     from coach_gui.domain.notes import BrokenNote, KnowledgeBaseSnapshot, Note, NoteEntry
@@ -213,6 +213,18 @@ class Review:
 
     def sent_to_judge(self) -> list[SentRequest]:
         return review_ops.sent_to_judge(self._ports)
+
+    def answer_words(self, attempt_id: str) -> AnswerWords:
+        """A judged answer's key points, the judge's word and the learner's on each (what
+        correcting one from the session detail or the gap board shows)."""
+        return self._ports.scheduler().answer_words(attempt_id)
+
+    def correct(
+        self, attempt_id: str, key_point: int, status: KeyPointStatus, note: str = ""
+    ) -> Corrected:
+        """The learner's word on key point `key_point` (0-based) of an answer's verdict
+        (issue 36); CorrectionRefused says why it cannot be."""
+        return self._ports.scheduler().correct(attempt_id, key_point, status, note)
 
 
 class Notes:

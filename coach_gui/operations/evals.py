@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from coach_gui.config import local_model_name
-from coach_gui.domain.evals import EvalReport
+from coach_gui.domain.agreement import ArmAgreement, eval_agreement, learners_word_now
+from coach_gui.domain.evals import CallResult, EvalReport
 from coach_gui.operations.app import EvalPorts, judge_for
 from coach_gui.operations.judging import cancelling
 from coach_gui.services.eval_verify import EvalCheckFailed, check_eval_run
@@ -144,3 +145,20 @@ def past_runs(app: EvalPorts, limit: int = 50) -> list[PastRun]:
             continue
         found.append(PastRun(report, True, f"signature and {checked - 1} child traces check out"))
     return found
+
+
+def learner_agreement(app: EvalPorts, run: EvalRun) -> list[ArmAgreement]:
+    """How each arm agreed with the learner's word now on the answers it judged again
+    (issue 36). Counted when asked, not sealed in the report: the learner may correct a
+    verdict after the run."""
+    refs = run.report.item_refs
+    sessions = list(dict.fromkeys(ref.session_id for ref in refs))
+    by_id = {r.session.id: r for r in app.traces().records_for(sessions)}
+    words: dict[int, tuple[str, ...]] = {}
+    for index, ref in enumerate(refs):
+        records = by_id.get(ref.session_id)
+        said = learners_word_now(records, ref.attempt_id) if records is not None else None
+        if said is not None:
+            words[index] = said
+    arms = [figures.arm for figures in run.report.arms]
+    return eval_agreement(arms, (CallResult.from_child(t) for t in run.traces), words)

@@ -44,7 +44,8 @@ def gaps_markdown(session: SessionSummary, gaps: Sequence[GapEntry]) -> str:
                 what = f"key point {gap.assertion + 1}: {_one_line(gap.assertion_text)}"
             else:
                 what = "the challenge"
-            lines.append(f"- **{problem}**: {what}")
+            mine = " (your word: you corrected the judge's)" if gap.by_learner else ""
+            lines.append(f"- **{problem}**: {what}{mine}")
             if gap.explanation.strip():
                 lines.append(f"  {_one_line(gap.explanation)}")
         if first.feedback.strip():

@@ -3,10 +3,11 @@ Gaps and Sent-to-judge views and `coach sessions`/`coach gaps` alike."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from coach_gui.domain.corrections import correctable, learners_words
 from coach_gui.domain.notes import Note
 from coach_gui.domain.session_records import SentRequest
 from coach_gui.domain.session_state import attempt_states
@@ -148,6 +149,11 @@ class AnswerDetail:
     assessments: tuple[Assessment, ...] = ()
     assertions: tuple[str, ...] = ()
     follow_up: bool = False  # a follow-up on the answer before it (shown nested under it)
+    attempt_id: str = ""
+    # The learner's word where they corrected the judge's (key point -> (status, note)),
+    # and whether the verdict judged each key point so that one can be (issue 36).
+    learners: Mapping[int, tuple[str, str]] = field(default_factory=dict)
+    correctable: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,9 @@ def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetail
                 assessments=verdict.assessments if verdict is not None else (),
                 assertions=verdict.assertions if verdict is not None else (),
                 follow_up=challenge is not None and challenge.parent_challenge_id is not None,
+                attempt_id=state.attempt.id,
+                learners=learners_words(verdict, records.corrections) if verdict else {},
+                correctable=verdict is not None and correctable(verdict),
             )
         )
     return SessionDetailData(tuple(answers), tuple(session_gaps(records)))

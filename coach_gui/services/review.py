@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from coach_gui.domain.corrections import gaps_in_force
 from coach_gui.domain.memory import (
     AssertionGap,
     AssertionRating,
@@ -67,7 +68,7 @@ def summarise(records: SessionRecords, reader: SessionReader) -> SessionSummary:
         note_title=session.note_title,
         items=len(states),
         passed=sum(v.passed for v in verdicts),
-        gaps=sum(len(v.gaps) for v in verdicts),
+        gaps=sum(len(gaps_in_force(v, records.corrections)) for v in verdicts),
         pending=len(states) - len(verdicts),
         mode=review_mode(states),
         disposition=None if session.disposition is None else session.disposition.value,
@@ -106,6 +107,7 @@ class GapEntry:
     problem: str  # unexplained | wrong
     explanation: str
     feedback: str
+    by_learner: bool = False  # the learner's word on the key point, not the judge's
 
 
 @dataclass(frozen=True)
@@ -120,13 +122,15 @@ class AssertionMisses:
 
 
 def session_gaps(records: SessionRecords) -> list[GapEntry]:
+    """The session's gaps as they count now: the judge's, with the learner's corrections
+    applied (issue 36)."""
     session = records.session
     entries: list[GapEntry] = []
     for state in attempt_states(records):
         verdict = state.verdict
         if verdict is None:
             continue
-        for gap in verdict.gaps:
+        for gap in gaps_in_force(verdict, records.corrections):
             index = gap.assertion
             known = index is not None and index < len(verdict.assertions)
             entries.append(
@@ -145,6 +149,7 @@ def session_gaps(records: SessionRecords) -> list[GapEntry]:
                     problem=gap.problem,
                     explanation=gap.explanation,
                     feedback=verdict.feedback,
+                    by_learner=gap.by_learner,
                 )
             )
     return entries

@@ -19,10 +19,11 @@ from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from coach_gui.domain.changes import REVIEW_TAKEN_BACK, Changes
 from coach_gui.domain.corrections import (
+    AnswerWords,
     Corrected,
     CorrectionRefused,
     KeyPointStatus,
-    LearnerCorrection,
+    answer_words,
     correctable,
     judge_status,
     learner_correction,
@@ -46,7 +47,7 @@ from coach_gui.domain.memory import (
     session_reviews,
 )
 from coach_gui.domain.notes import Note, NoteEntry
-from coach_gui.domain.practice import Attempt, GapPlan
+from coach_gui.domain.practice import Attempt, GapPlan, VerdictRecord
 from coach_gui.domain.schedule_control import (
     AppliedParameters,
     FitSummary,
@@ -404,21 +405,6 @@ class UndoneReview:
         return REVIEW_TAKEN_BACK
 
 
-def with_corrections(
-    records: Sequence[SessionRecords], corrections: Sequence[LearnerCorrection]
-) -> list[SessionRecords]:
-    """Each session with the learner's corrections of its verdicts (issue 36)."""
-    by_session: dict[str, list[LearnerCorrection]] = {}
-    for c in corrections:
-        by_session.setdefault(c.session_id, []).append(c)
-    return [
-        r.model_copy(update={"corrections": tuple(by_session[r.session.id])})
-        if r.session.id in by_session
-        else r
-        for r in records
-    ]
-
-
 class AssertionScheduler:
     """The use cases of issues 7 and 19 over the journal's ports."""
 
@@ -477,14 +463,12 @@ class AssertionScheduler:
     def history(self, note_ids: Sequence[str]) -> list[SessionRecords]:
         """The sessions practised on these notes, and only those, each with the learner's
         corrections of its verdicts (issue 36)."""
-        records = self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
-        return with_corrections(records, self._memory.corrections(note_ids))
+        return self._reader.records_for(self._memory.session_ids_for_notes(note_ids))
 
     def judged_history(self) -> list[SessionRecords]:
         """Every session, each with the learner's corrections of its verdicts: what the
         judge–learner agreement is counted over (issue 36)."""
-        records = self._reader.records_for(self._reader.session_ids())
-        return with_corrections(records, self._memory.corrections())
+        return self._reader.records_for(self._reader.session_ids())
 
     def correct(
         self, attempt_id: str, key_point: int, status: KeyPointStatus, note: str = ""
@@ -492,6 +476,44 @@ class AssertionScheduler:
         """The learner's word on key point `key_point` (0-based) of the verdict that counts
         for answer `attempt_id`: recorded, bound to that verdict; the note is replayed with
         it. Giving the judge's own word back takes an earlier correction back."""
+        records, verdict = self._correctable(attempt_id)
+        count = len(verdict.assertions)
+        if not 0 <= key_point < count:
+            raise CorrectionRefused(
+                f"This answer was judged on {count} key point{'s' if count != 1 else ''};"
+                f" give a number from 1 to {count}."
+            )
+        note_id = records.session.note_id
+        earlier = [
+            c.created_at
+            for c in records.corrections
+            if c.verdict_id == verdict.id and c.assertion == key_point
+        ]
+        at = later_than(self._clock.now(), max(earlier, key=utc, default=None))
+        correction = learner_correction(
+            note_id=note_id,
+            session_id=records.session.id,
+            attempt_id=attempt_id,
+            verdict_id=verdict.id,
+            assertion=key_point,
+            status=status,
+            note=" ".join(note.split()),
+            at=at,
+        )
+        self._memory.record_correction(correction)
+        return Corrected(
+            correction, verdict.assertions[key_point], judge_status(verdict, key_point)
+        )
+
+    def answer_words(self, attempt_id: str) -> AnswerWords:
+        """A judged answer's key points with the judge's word and the learner's on each:
+        what correcting one shows (CorrectionRefused says why it cannot be corrected)."""
+        records, verdict = self._correctable(attempt_id)
+        return answer_words(attempt_id, verdict, records.corrections)
+
+    def _correctable(self, attempt_id: str) -> tuple[SessionRecords, VerdictRecord]:
+        """The session and the verdict that counts for answer `attempt_id`, if it judged
+        each key point."""
         session_id = self._memory.session_of_attempt(attempt_id)
         found = self._reader.records_for([session_id]) if session_id is not None else []
         if not found:
@@ -512,33 +534,7 @@ class AssertionScheduler:
                 "The judge did not judge this answer key point by key point (your key points"
                 " were not sent with it), so there is no word on one to correct."
             )
-        count = len(verdict.assertions)
-        if not 0 <= key_point < count:
-            raise CorrectionRefused(
-                f"This answer was judged on {count} key point{'s' if count != 1 else ''};"
-                f" give a number from 1 to {count}."
-            )
-        note_id = records.session.note_id
-        earlier = [
-            c.created_at
-            for c in self._memory.corrections([note_id])
-            if c.verdict_id == verdict.id and c.assertion == key_point
-        ]
-        at = later_than(self._clock.now(), max(earlier, key=utc, default=None))
-        correction = learner_correction(
-            note_id=note_id,
-            session_id=records.session.id,
-            attempt_id=attempt_id,
-            verdict_id=verdict.id,
-            assertion=key_point,
-            status=status,
-            note=" ".join(note.split()),
-            at=at,
-        )
-        self._memory.record_correction(correction)
-        return Corrected(
-            correction, verdict.assertions[key_point], judge_status(verdict, key_point)
-        )
+        return records, verdict
 
     def undone(self, note_ids: Sequence[str]) -> frozenset[str]:
         """The sessions of these notes whose review the learner undid (ADR 0026)."""

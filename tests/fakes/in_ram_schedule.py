@@ -186,12 +186,16 @@ class InRamMemoryJournal:
         return sorted(found, key=lambda c: (c.created_at, c.id))
 
     def record_correction(self, correction: LearnerCorrection) -> None:
-        if correction not in self.learner_corrections:
-            self.learner_corrections.append(correction)
-
-    def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
-        found = [c for c in self.learner_corrections if note_ids is None or c.note_id in note_ids]
-        return sorted(found, key=lambda c: (c.created_at, c.id))
+        """Kept with the session it corrects, as the journal gives them (`records_for`)."""
+        if correction in self.learner_corrections:
+            return
+        self.learner_corrections.append(correction)
+        records = self.sessions.sessions.get(correction.session_id)
+        if records is not None:
+            mine = sorted((*records.corrections, correction), key=lambda c: (c.created_at, c.id))
+            self.sessions.sessions[correction.session_id] = records.model_copy(
+                update={"corrections": tuple(mine)}
+            )
 
     def session_of_attempt(self, attempt_id: str) -> str | None:
         for records in self.sessions.sessions.values():

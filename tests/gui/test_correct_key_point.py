@@ -1,5 +1,6 @@
 """The learner has the last word, in the window (issue 36): a key point the judge found not
-explained is corrected to explained from the practice thread. The thread shows the judge's
+explained is corrected to explained from the practice thread, and past verdicts are
+corrected from the session detail and the gap board. The thread shows the judge's
 word and the learner's side by side; the session summary, the open gaps (`coach gaps`, the
 gap board, Today) and the key point's schedule follow the learner's word; the correction is
 sealed (`coach verify`). Screenshots of correcting, light and dark."""
@@ -142,6 +143,126 @@ def test_a_key_point_corrected_in_the_thread_counts_as_the_learner_says(
         row = [table.item(0, n).text() for n in range(table.columnCount())]
         assert row[1:] == ["standard", "3", "2 (67%)", "1", "0"], row
         assert pane.shutdown(WAIT_MS)
+        window.close()
+    context = build_context()
+    try:
+        from coach_gui.services.verify import verify
+
+        assert verify(context.traces()).ok
+    finally:
+        context.close()
+
+
+def _practise_once(
+    qtbot: QtBot, tmp_path: Path, ollama: FakeOllama, gemini: FakeGemini
+) -> MainWindow:
+    """A window on a one-note vault, with one session practised: key point 2 not explained."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    listed = "\n".join(f"  - {text}" for text in POINTS)
+    (vault / "Natural selection.md").write_text(
+        f"---\ncore_assertions:\n{listed}\n---\n\n# Natural selection\n\nBody.\n", "utf-8"
+    )
+    ollama.queue_challenge("Why does selection need so much time to change a species?")
+    gemini.reply_for = _second_missed
+    KeyStore().set(KEY)
+    config = Path(os.environ["COACH_CONFIG"])
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({
+        "kb": {"path": str(vault)},
+        "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
+                  "challengesPerSession": 1},
+        "judge": {"enabled": True, "includeAssertions": True, "baseUrl": gemini.url,
+                  "maxRetries": 0},
+    }), encoding="utf-8")  # fmt: skip
+    window = MainWindow(build_cases())
+    qtbot.addWidget(window)
+    window.resize(1120, 720)
+    with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
+        window.show()
+    qtbot.waitExposed(window)
+    pane = window.practice
+    window.open_note(window.notes()[0].id)
+    qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
+    qtbot.keyClicks(pane.view.answer_box, "Selection works on inherited variation; the struggle.")
+    qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
+    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
+        qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Space)
+    return window
+
+
+def _answer_dialog(key_point: int, status: str, note: str, asked: list[int]) -> None:
+    dialog = QApplication.activeModalWidget()
+    assert isinstance(dialog, CorrectKeyPointDialog)
+    dialog.key_point.setCurrentIndex(dialog.key_point.findData(key_point))
+    dialog.buttons[status].setChecked(True)  # type: ignore[index]
+    dialog.note.setText(note)
+    asked.append(key_point)
+    dialog.accept()
+
+
+def test_past_verdicts_are_corrected_from_the_session_detail_and_the_gap_board(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
+        window = _practise_once(qtbot, tmp_path, ollama, gemini)
+        views = window.views
+        sessions = views.sessions
+        with qtbot.waitSignal(sessions.detail.shown, timeout=WAIT_MS):
+            views.show_sessions()
+        detail = sessions.detail
+        assert "Correct a key point…" in detail.text.toPlainText()
+        assert _open_gaps() == {POINTS[1]}
+
+        # The session detail: the link under the answer; key point 1 was wrong after all.
+        asked: list[int] = []
+        QTimer.singleShot(100, lambda: _answer_dialog(0, "wrong", "I mixed up the causes.", asked))
+        detail.text.setFocus()
+        qtbot.keyClick(detail.text, Qt.Key.Key_Tab)  # to the link, as a keyboard user would
+        with qtbot.waitSignal(detail.shown, timeout=WAIT_MS):  # read again once recorded
+            qtbot.keyClick(detail.text, Qt.Key.Key_Return)
+        assert asked == [0]
+        assert "now counts as wrong" in detail.status.text()
+        shown = detail.text.toPlainText()
+        assert "Your word: ✗ Wrong" in shown or "Your word: Wrong" in shown.replace("✗ ", ""), shown
+        assert "I mixed up the causes." in shown
+        markdown = detail.markdown()  # the gap export reads the learner's word too
+        assert "key point 1:" in markdown and "your word" in markdown
+        assert "I mixed up the causes." in markdown
+        assert _open_gaps() == {POINTS[0], POINTS[1]}
+        save_png(sessions, "correct-key-point-session-detail-light.png")
+        sessions.setPalette(dark_palette())
+        with qtbot.waitSignal(detail.shown, timeout=WAIT_MS):  # drawn in the dark palette
+            detail.show_session(detail.summary)
+        save_png(sessions, "correct-key-point-session-detail-dark.png")
+        sessions.setPalette(QPalette())
+
+        # The gap board: key point 2's gap, corrected to explained, leaves the board.
+        board = window.views.gap_board
+        with qtbot.waitSignal(board.loaded, timeout=WAIT_MS):
+            sessions.tabs.setCurrentWidget(board)
+        texts = [board.table.item(r, 0).text() for r in range(board.table.rowCount())]
+        assert any(POINTS[1] in t for t in texts) and any(POINTS[0] in t for t in texts)
+        assert not board.correct_button.isEnabled()  # nothing chosen yet
+        row = next(r for r, t in enumerate(texts) if POINTS[1] in t)
+        board.table.selectRow(row)
+        assert board.correct_button.isEnabled()
+        asked.clear()
+        QTimer.singleShot(100, lambda: _answer_dialog(1, "explained", "", asked))
+        with qtbot.waitSignal(board.loaded, timeout=WAIT_MS):  # read again once recorded
+            qtbot.mouseClick(board.correct_button, Qt.MouseButton.LeftButton)
+        assert asked == [1]
+        texts = [board.table.item(r, 0).text() for r in range(board.table.rowCount())]
+        assert texts == [f"1. {POINTS[0]}"]
+        assert "I mixed up the causes." in board.table.item(0, 3).text()
+        board.table.selectRow(0)
+        save_png(board, "correct-key-point-gap-board-light.png")
+        board.setPalette(dark_palette())
+        save_png(board, "correct-key-point-gap-board-dark.png")
+        board.setPalette(QPalette())
+        assert _open_gaps() == {POINTS[0]}
         window.close()
     context = build_context()
     try:

@@ -80,6 +80,13 @@ def test_a_corrected_key_point_counts_as_the_learner_says_everywhere(
     m.check(0.2, {("n1", KEY_POINTS[2], "wrong")})
     code, data, err = _coach(capsys, "sessions", "--json")
     assert code == 0, err
+    (listed,) = [s for s in data["sessions"] if s["session_id"] == judged_at.session_id]
+    assert listed["gaps"] == 1  # the session's gaps as they count now
+    # The history of gaps and "missed most often" read the learner's word too.
+    code, data, err = _coach(capsys, "gaps", judged_at.session_id, "--json")
+    assert code == 0, err
+    assert [(g["assertion_text"], g["problem"]) for g in data["gaps"]] == [(KEY_POINTS[2], "wrong")]
+    assert [m_["assertion_text"] for m_ in data["by_assertion"]] == [KEY_POINTS[2]]
 
     # The key point's next review: where FSRS puts one review rated Good at the answer.
     answered = _answer_time(judged_at.session_id)
@@ -94,6 +101,11 @@ def test_a_corrected_key_point_counts_as_the_learner_says_everywhere(
     assert code == 0, err
     mine = next(g for g in data["open"] if g["key_point"] == 1)
     assert mine["explanation"] == "I never said where variation comes from."
+    history = {g["assertion_text"]: g for g in data["gaps"]}
+    assert history[KEY_POINTS[0]]["by_learner"] is True  # a gap the judge did not see
+    assert history[KEY_POINTS[0]]["problem"] == "unexplained"
+    assert history[KEY_POINTS[2]]["problem"] == "unexplained"  # not wrong, in their word
+    assert KEY_POINTS[1] not in history
 
     # Giving the judge's word back takes a correction back (undo).
     back = _correct(m, attempt, "2", "unexplained")
@@ -235,3 +247,30 @@ def test_coach_stats_measures_the_judge_against_its_learner(
     assert code == 0, err
     assert "gemini-2.5-flash (cloud, standard): 4 of 7 left as judged (57%)" in text
     assert "too strict 1, too lenient 1" in text
+
+
+def test_the_eval_measures_each_arm_against_the_learners_word(
+    learner: Month, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The answers judged again, each key point against the learner's word now: counted
+    here from what the test did (the fake judge reads its misses from the answer, so it
+    repeats its first word; the learner corrected two key points, one each way)."""
+    m = learner
+    m.practise(0, NS, ["1u 2w"], judge="named")  # 4 key points: 1 unexplained, 2 wrong
+    code, data, err = _coach(capsys, "gaps", "--json")
+    attempt = next(g["attempt_id"] for g in data["open"] if g["note_id"] == "n1")
+    _correct(m, attempt, "2", "explained")  # the judge was too strict on key point 2
+    _correct(m, attempt, "4", "unexplained")  # and too lenient on key point 4
+    code, data, err = _coach(capsys, "eval", "--last", "1", "--repeats", "2", "--json")
+    assert code == 0, err
+    arms = {a["arm"]: a for a in data["learner_agreement"]}
+    on = arms["assertions_on"]
+    assert (on["judged"], on["agreed"]) == (8, 4)  # 4 key points, twice; 2 agree each time
+    assert (on["too_strict"], on["too_lenient"]) == (2, 2) and on["agreement"] == 0.5
+    off = arms["assertions_off"]  # judged without the key points: none to compare
+    assert off["judged"] == 0 and off["agreement"] is None
+    code, verified, err = _coach(capsys, "verify", "--json")
+    assert code == 0 and verified["ok"], err  # the figures are not part of what is signed
+    code, text, err = _coach(capsys, "eval", "--last", "1", "--repeats", "2")
+    assert code == 0, err
+    assert "agrees with you" in text and "50% of 8" in text

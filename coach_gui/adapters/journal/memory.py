@@ -265,21 +265,6 @@ class SqliteMemoryJournal:
             )  # fmt: skip
             log_record(conn, stored.rowcount == 1, c.id, c.created_at, key)
 
-    def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
-        rows = self._of_notes(
-            "SELECT id, note_id, session_id, attempt_id, verdict_id, assertion, status, note,"
-            " created_at FROM learner_corrections",
-            note_ids,
-        )
-        found = [
-            LearnerCorrection(
-                id=r[0], note_id=r[1], session_id=r[2], attempt_id=r[3], verdict_id=r[4],
-                assertion=r[5], status=r[6], note=r[7], created_at=r[8],
-            )
-            for r in rows
-        ]  # fmt: skip
-        return sorted(found, key=lambda c: (c.created_at, c.id))
-
     def session_of_attempt(self, attempt_id: str) -> str | None:
         rows = self._tuples("SELECT session_id FROM attempts WHERE id = ?", (attempt_id,))
         return str(rows[0][0]) if rows else None

@@ -12,6 +12,7 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator, Sequence
 
+from coach_gui.domain.corrections import LearnerCorrection
 from coach_gui.domain.session_records import OutboxRecord, SessionRecords, StoredTrace
 from coach_gui.domain.session_rows import assemble, stored_trace
 from coach_gui.domain.session_rows import outbox_record as _outbox
@@ -107,4 +108,23 @@ def _read_chunk(conn: sqlite3.Connection, ids: list[str]) -> list[SessionRecords
         for table, query in _QUERIES.items()
         for row in conn.execute(query.format(ids=marks), ids)
     )
-    return assemble(ids, sessions, rows)
+    found = assemble(ids, sessions, rows)
+    corrections: dict[str, list[LearnerCorrection]] = {}
+    for row in conn.execute(_CORRECTIONS.format(ids=marks), ids):
+        with contextlib.suppress(ValueError, TypeError):  # `coach verify` reports a changed one
+            corrections.setdefault(row["session_id"], []).append(
+                LearnerCorrection(**{k: row[k] for k in LearnerCorrection.model_fields})
+            )
+    return [
+        r.model_copy(update={"corrections": tuple(corrections[r.session.id])})
+        if r.session.id in corrections
+        else r
+        for r in found
+    ]
+
+
+# The learner's corrections of the sessions' verdicts (issue 36), oldest first: records of
+# their own, sealed in the trace log, given with the session they correct.
+_CORRECTIONS = (
+    "SELECT * FROM learner_corrections WHERE session_id IN ({ids}) ORDER BY created_at, id"
+)

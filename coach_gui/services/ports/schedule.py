@@ -73,10 +73,6 @@ class MemoryJournal(Protocol):
         """Store the learner's correction of a verdict's key point (its note goes stale)."""
         ...
 
-    def corrections(self, note_ids: Sequence[str] | None = None) -> list[LearnerCorrection]:
-        """Every correction (of these notes' answers), oldest first."""
-        ...
-
     def session_of_attempt(self, attempt_id: str) -> str | None:
         """The session an answer was given in, or None when there is no such answer."""
         ...

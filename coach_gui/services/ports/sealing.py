@@ -34,8 +34,9 @@ class SessionReader(TraceRowReader, Protocol):
         ...
 
     def records_for(self, session_ids: Sequence[str]) -> list[SessionRecords]:
-        """Each session's records, in the order given; unknown ids are left out. A row
-        that no longer reads as its record is listed in `broken`, never raised."""
+        """Each session's records, with the learner's corrections of its verdicts, in the
+        order given; unknown ids are left out. A row that no longer reads as its record is
+        listed in `broken`, never raised."""
         ...
 
     def schedule_records(self) -> list[tuple[str, str, dict[str, object]]]:

@@ -20,7 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from coach_gui.domain.corrections import KEY_POINT_STATUSES, MAX_NOTE_CHARS, KeyPointStatus
+from coach_gui.domain.corrections import (
+    KEY_POINT_STATUSES,
+    MAX_NOTE_CHARS,
+    Corrected,
+    KeyPointStatus,
+)
 
 WORDS: dict[KeyPointStatus, str] = {
     "explained": "Explained",
@@ -32,6 +37,22 @@ MEANS: dict[KeyPointStatus, str] = {
     "unexplained": "My answer leaves it out, or is too vague",
     "wrong": "My answer gets it wrong",
 }
+
+
+def corrected_message(done: Corrected, *, follow_up: bool = False) -> str:
+    """What the status line says once a correction is recorded."""
+    c = done.correction
+    if c.status == done.judge:
+        return f"Key point {c.assertion + 1} counts as the judge said again."
+    if follow_up and c.status == "unexplained":
+        return (
+            f"Key point {c.assertion + 1}: noted as not explained. A follow-up asks about "
+            "one part of your answer, so a key point it leaves out does not count against you."
+        )
+    return (
+        f"Key point {c.assertion + 1} now counts as {WORDS[c.status].lower()}: Today, open "
+        "gaps and the schedule follow your word; the judge's stays on record."
+    )
 
 
 @dataclass(frozen=True)

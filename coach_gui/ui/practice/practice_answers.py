@@ -285,22 +285,11 @@ class Answers(QObject):
         )
 
     def _corrected(self, turn: Turn, done: Corrected) -> None:
+        from coach_gui.ui.practice.correct_dialog import corrected_message
+
         c = done.correction
         turn.show_corrected(c.assertion, c.status, c.note, done.judge)
-        words = {"explained": "explained", "unexplained": "not explained", "wrong": "wrong"}
-        if c.status == done.judge:
-            said = f"Key point {c.assertion + 1} counts as the judge said again."
-        elif turn.follow_up and c.status == "unexplained":
-            said = (
-                f"Key point {c.assertion + 1}: noted as not explained. A follow-up asks about "
-                "one part of your answer, so a key point it leaves out does not count against "
-                "you."
-            )
-        else:
-            said = (
-                f"Key point {c.assertion + 1} now counts as {words[c.status]}: Today, open gaps "
-                "and the schedule follow your word; the judge's stays on record."
-            )
+        said = corrected_message(done, follow_up=bool(turn.follow_up))
         self._session.view.status_label.setText(said)
         self._session.changed.emit(done.changes)
 

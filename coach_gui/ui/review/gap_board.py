@@ -98,14 +98,25 @@ class GapBoard(QWidget):
         )
         self.practise_button.setEnabled(False)
         self.practise_button.clicked.connect(self._practise)
-        top = QHBoxLayout()
-        top.addWidget(picker_label)
-        top.addWidget(self.picker, 1)
-        top.addWidget(self.practise_button)
-
         self.message = QLabel(NO_NOTE, self)
         self.message.setWordWrap(True)
         self.message.setAccessibleName("Gaps: status")
+        self.correct_button = QPushButton("&Correct this key point…", self)
+        self.correct_button.setAccessibleName("Correct this key point")
+        self.correct_button.setAccessibleDescription(
+            "Your word on the chosen gap: whether your answer explained it after all"
+        )
+        self.correct_button.setEnabled(False)
+        self.correct_button.clicked.connect(self._correct_chosen)
+        self.correct_button.hide()  # until the window gives a way to correct
+        # Given by the window: correct key point `first` (0-based) of an answer (issue 36).
+        self._correct: Callable[[str, int | None], None] | None = None
+        top = QHBoxLayout()
+        top.addWidget(picker_label)
+        top.addWidget(self.picker, 1)
+        top.addWidget(self.correct_button)
+        top.addWidget(self.practise_button)
+
         self.table = QTableWidget(0, 4, self)
         self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows pick rows
         self.table.setHorizontalHeaderLabels(["Key point", "Missed", "Last time", "Why"])
@@ -123,6 +134,7 @@ class GapBoard(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.itemSelectionChanged.connect(self._enable_correct)
         self.chart = ProgressChart(self)
         chart_label = QLabel("Progress of this note", self)
         chart_label.setAccessibleName("Progress of this note")
@@ -223,7 +235,30 @@ class GapBoard(QWidget):
         self.table.resizeRowsToContents()
         self.message.setText(board_message(data))
         self.practise_button.setEnabled(bool(data.gaps))
+        self._enable_correct()
         self.chart.set_points(data.points)
+
+    def chosen_gap(self) -> OpenGap | None:
+        row = self.table.currentRow()
+        chosen = self.table.selectionModel().hasSelection()
+        return self.gaps[row] if chosen and 0 <= row < len(self.gaps) else None
+
+    def _enable_correct(self) -> None:
+        gap = self.chosen_gap()
+        self.correct_button.setEnabled(
+            gap is not None and bool(gap.attempt_id) and gap.key_point is not None
+        )
+
+    def set_corrector(self, correct: Callable[[str, int | None], None]) -> None:
+        """The chosen gap can be corrected: `correct(attempt_id, key point from 0)`."""
+        self._correct = correct
+        self.correct_button.show()
+
+    def _correct_chosen(self) -> None:
+        gap = self.chosen_gap()
+        if self._correct is None or gap is None or gap.key_point is None:
+            return
+        self._correct(gap.attempt_id, gap.key_point - 1)
 
     def _practise(self) -> None:
         note = self.current_note()

@@ -12,7 +12,7 @@ import html
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -43,10 +43,18 @@ def _esc(text: str) -> str:
     return html.escape(text).replace("\n", "<br>")
 
 
+CORRECT_LINK = "correct:"  # an answer's "Correct a key point…" link: correct:<attempt id>
+
+
 def detail_html(
-    summary: SessionSummary, data: SessionDetailData, palette: QPalette | None = None
+    summary: SessionSummary,
+    data: SessionDetailData,
+    palette: QPalette | None = None,
+    *,
+    correcting: bool = False,
 ) -> str:
-    """The session as HTML; `palette` colours each key point's evidence in the answers."""
+    """The session as HTML; `palette` colours each key point's evidence in the answers;
+    with `correcting`, each answer judged key point by key point links to correcting one."""
     palette = palette or QPalette()
     parts = [
         f"<h3>{_esc(summary.note_title)}</h3>",
@@ -59,7 +67,7 @@ def detail_html(
         parts.append("<p>No answers were submitted in this session.</p>")
     number = 0
     for answer in data.answers:
-        turn = _answer_html(answer, palette)
+        turn = _answer_html(answer, palette, correcting=correcting)
         if answer.follow_up and number:  # nested under the answer it follows up
             parts.append(f"<h4 style='margin-left: {FOLLOW_UP_INDENT_PX}px'>↳ Follow-up on "
                          f"your answer: {_esc(answer.challenge)}</h4>"
@@ -71,9 +79,10 @@ def detail_html(
     return "".join(parts)
 
 
-def _answer_html(answer: AnswerDetail, palette: QPalette) -> str:
+def _answer_html(answer: AnswerDetail, palette: QPalette, *, correcting: bool = False) -> str:
     """One answer under its challenge: the answer (its evidence marked), the verdict and
-    each key point, as the practice pane's thread shows it."""
+    each key point (with the learner's word where they corrected the judge's), as the
+    practice pane's thread shows it."""
     parts = []
     if answer.assessments:
         marked = marked_answer_html(answer.answer, answer.assessments, palette)
@@ -87,7 +96,9 @@ def _answer_html(answer: AnswerDetail, palette: QPalette) -> str:
     parts.append(f"<p><b>{'✓ Pass' if answer.verdict == 'pass' else 'Needs work'}</b></p>")
     if answer.assessments:
         muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
-        parts.append(assessments_html(answer.assessments, answer.assertions, palette, muted))
+        parts.append(
+            assessments_html(answer.assessments, answer.assertions, palette, muted, answer.learners)
+        )
     elif answer.gaps:
         items = "".join(
             f"<li><b>{_esc(problem)}</b>: {_esc(what)}<br><i>{_esc(why)}</i></li>"
@@ -96,6 +107,9 @@ def _answer_html(answer: AnswerDetail, palette: QPalette) -> str:
         parts.append(f"<ul>{items}</ul>")
     if answer.feedback.strip():
         parts.append(f"<p><b>Feedback:</b> {_esc(answer.feedback)}</p>")
+    if correcting and answer.correctable and answer.attempt_id:
+        href = html.escape(CORRECT_LINK + answer.attempt_id, quote=True)
+        parts.append(f"<p><a href='{href}'>Correct a key point…</a></p>")
     return "".join(parts)
 
 
@@ -106,7 +120,9 @@ class SessionDetail(QWidget):
     exported = Signal(str)  # the path written
 
     def __init__(
-        self, load: Callable[[str], SessionDetailData], parent: QWidget | None = None
+        self,
+        load: Callable[[str], SessionDetailData],
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setAccessibleName("Session detail")
@@ -118,6 +134,9 @@ class SessionDetail(QWidget):
         self.text.setAccessibleName("The session, answer by answer")
         self.text.setOpenLinks(False)
         self.text.setPlainText(NOTHING_CHOSEN)
+        # Given by the window: correct a key point of an answer (by its id; issue 36).
+        self._correct: Callable[[str, int | None], None] | None = None
+        self.text.anchorClicked.connect(self._link)
         self.export_button = QPushButton("E&xport gaps as Markdown…", self)
         self.export_button.setAccessibleName("Export gaps as Markdown")
         self.export_button.setAccessibleDescription("Saves this session's gap list to a file")
@@ -137,9 +156,15 @@ class SessionDetail(QWidget):
     def show_session(self, summary: SessionSummary | None) -> None:
         if self._task is not None:
             self._task.cancel()
+        same = (
+            summary is not None
+            and self.summary is not None
+            and (summary.session_id == self.summary.session_id)
+        )
         self.summary, self.data = summary, None
         self.export_button.setEnabled(False)
-        self.status.clear()
+        if not same:  # read again (a correction, say): what it said stays
+            self.status.clear()
         if summary is None:
             self.text.setPlainText(NOTHING_CHOSEN)
             return
@@ -156,13 +181,30 @@ class SessionDetail(QWidget):
     def _on_loaded(self, summary: SessionSummary, data: SessionDetailData) -> None:
         self._task = None
         self.data = data
-        self.text.setHtml(detail_html(summary, data, self.text.palette()))
+        self.text.setHtml(
+            detail_html(summary, data, self.text.palette(), correcting=self._correct is not None)
+        )
         self.export_button.setEnabled(True)
         self.shown.emit(summary.session_id)
 
     def _on_failed(self, error: Exception) -> None:
         self._task = None
         self.text.setPlainText(f"This session could not be read.\n\n{learner_message(error)}")
+
+    def set_corrector(self, correct: Callable[[str, int | None], None]) -> None:
+        """Each answer judged key point by key point links to `correct(attempt_id, None)`
+        (None: the dialog starts on the first key point the judge did not count)."""
+        self._correct = correct
+
+    def _link(self, url: QUrl) -> None:
+        target = url.toString()
+        if self._correct is not None and target.startswith(CORRECT_LINK):
+            self._correct(target[len(CORRECT_LINK) :], None)
+
+    def say(self, text: str) -> None:
+        """A line under the session (what a correction did)."""
+        self.status.setText(text)
+        self.status.setToolTip("")
 
     def markdown(self) -> str:
         assert self.summary is not None and self.data is not None

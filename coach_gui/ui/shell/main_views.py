@@ -16,6 +16,7 @@ from coach_gui.domain.changes import (
     Changes,
 )
 from coach_gui.ui.kit import tasks, window_state
+from coach_gui.ui.practice.correct_key_point import KeyPointCorrector
 from coach_gui.ui.practice.practice_pane import QUIT_WAIT_MS, PracticePane
 from coach_gui.ui.practice.tier1_status import Tier1StatusIndicator
 from coach_gui.ui.review.gap_board import GapBoard
@@ -58,6 +59,14 @@ class MainViews:
         self.gap_board = GapBoard(cases.review.gap_board, window.notes, window)  # on a worker
         self.gap_board.practise_requested.connect(self.practise_gaps)
         self.sessions = SessionsView(cases.review, self.gap_board, window)
+        # A key point corrected where a past verdict is shown (issue 36).
+        detail, board = self.sessions.detail, self.gap_board
+        from_detail = KeyPointCorrector(cases.review, detail, say=detail.say)
+        from_board = KeyPointCorrector(cases.review, board, say=board.message.setText)
+        for corrector in (from_detail, from_board):
+            corrector.corrected.connect(lambda done: self._corrected(done.changes))
+        detail.set_corrector(from_detail.correct)
+        board.set_corrector(from_board.correct)
         self.judge_pending = JudgePendingAction(
             cases.practice, window, window.menu_actions.judge_pending
         )
@@ -72,7 +81,8 @@ class MainViews:
         self._due: list[DuePractice] = []  # due notes still to practise, from Today's Start
         self._choose_start_view = False
         self.practice.session_finished.connect(self._after_session)
-        self.practice.changed.connect(lambda made: self.broadcast(made, source=self.practice))
+        # (the thread's only changes are corrections; the pane shows its own already)
+        self.practice.changed.connect(lambda made: self._corrected(made, source=self.practice))
         self.practice.next_due_requested.connect(self._practise_next_due)
         self.tier1_status = Tier1StatusIndicator.for_server(cases.practice.local_server, window)
         self.practice.tier1_offline.connect(lambda _why: self.tier1_status.refresh())
@@ -131,6 +141,12 @@ class MainViews:
             self._stats.fit_requested.connect(window.menu_actions.fit_schedule.trigger)
             self.stack.addWidget(self._stats)
         return self._stats
+
+    def _corrected(self, changes: Changes, *, source: object = None) -> None:
+        """A key point corrected (in the thread, the session detail or the gap board): the
+        views take it, and the strictness may be worth offering (said once)."""
+        self.broadcast(changes, source=source)
+        self.window.strictness_offer.check()
 
     def broadcast(self, changes: Changes, *, source: object = None) -> None:
         """Something changed (DESIGN §2): each view, built so far, but the one it came from

@@ -168,6 +168,10 @@ class MainWindow(QMainWindow):
         status.insertPermanentWidget(3, self.sync_status)
         self.sync_status.imported.connect(lambda report: self.views.broadcast(report.changes))
         self._follow_settings(self.config_owner)
+        from coach_gui.ui.settings.strictness_offer import StrictnessOffer
+
+        # Corrections leaning one way: said once, with the strictness that would have agreed.
+        self.strictness_offer = StrictnessOffer(cases.schedule, self.config_owner, self)
         self.window_undo = WindowUndo(self)  # its Undo button goes first, after the folder
 
         self._update_actions()
