@@ -14,6 +14,9 @@ from html.parser import HTMLParser
 
 _CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 _SOUND = re.compile(r"\[sound:([^\]\n]+)\]")
+_IMG_SRC = re.compile(
+    r"""<img\b[^>]*?\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE
+)
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _BLOCKS = {"div", "p", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "ul", "ol"}
 _DROPPED = {"script", "style", "head", "title"}
@@ -91,6 +94,7 @@ class _ToMarkdown(HTMLParser):
                 self._break()
             if tag in ("ul", "ol") and self.lists:
                 self.lists.pop()
+                self.lines.append("")  # what follows is not part of the last item
         elif tag in _MARKS:
             self.line.append(_MARKS[tag])
         elif tag == "code" and not self.pre:
@@ -118,10 +122,8 @@ class _ToMarkdown(HTMLParser):
 
 
 def _tidy(text: str) -> str:
-    """Empty marks (`****`), the space Anki leaves inside them, runs of blank lines."""
-    text = re.sub(r"(\*\*|~~)\s*\1", "", text)
-    text = re.sub(r"(?<!\*)\*\s*\*(?!\*)", "", text)
-    return text
+    """Empty marks (`****`, `~~~~`): Anki leaves them where a word was deleted."""
+    return re.sub(r"(\*\*|~~)\1", "", text)
 
 
 def to_markdown(html: str, link: Link = _no_link) -> str:
@@ -146,7 +148,11 @@ def to_markdown(html: str, link: Link = _no_link) -> str:
 
 def media_names(html: str) -> list[str]:
     """The media files a field names, in order, each once."""
-    names = re.findall(r"<img\b[^>]*?\bsrc\s*=\s*[\"']?([^\"'>\s]+)", html, re.IGNORECASE)
+    names = [
+        next(g for g in m.groups() if g is not None)
+        for m in _IMG_SRC.finditer(html)
+        if any(g is not None for g in m.groups())
+    ]
     names += _SOUND.findall(html)
     return list(dict.fromkeys(n.strip() for n in names if n.strip()))
 

@@ -142,11 +142,15 @@ def plan_note(
 ) -> PlannedNote | Skipped:
     notetype = package.notetypes.get(note.notetype_id)
     fields = _field_map(note, notetype) if notetype else {}
-    label = title_of(plain(to_markdown(note.fields[0] if note.fields else ""))) or note.guid
+    first = next((f for f in note.fields if f.strip()), "")
+    label = title_of(plain(cloze_question(to_markdown(first)))) or f"note {note.guid}"
     if notetype is None:
         return Skipped(label, "its note type is missing from the package")
     if notetype.image_occlusion or any("image-occlusion:" in f for f in note.fields):
-        return Skipped(label, "an image occlusion note: Coach has no way to mask a picture")
+        return Skipped(
+            f"{notetype.name} note {note.guid}",
+            "an image occlusion note: Coach has no way to mask a picture",
+        )
     if not any(plain(to_markdown(f)) for f in note.fields):
         return Skipped(label, "the note is empty")
     decks = {c.card.deck_id for c in cards.get(note.id, [])}
