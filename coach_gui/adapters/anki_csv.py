@@ -43,11 +43,11 @@ def _text(path: Path) -> str:
 def read_csv(path: Path) -> Package:
     lines = [ln for ln in _text(path).splitlines() if not ln.startswith("#")]
     text = "\n".join(lines)
-    try:
-        dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:8192], ",;\t")
-    except csv.Error:
-        dialect = csv.excel
-    rows = [r for r in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in r)]
+    first = next((ln for ln in lines if ln.strip()), "")
+    separator = max("\t;,", key=first.count)  # the one the first row uses most
+    rows = [
+        r for r in csv.reader(io.StringIO(text), delimiter=separator) if any(c.strip() for c in r)
+    ]
     order = (0, 1, 2)
     if rows and {c.strip().lower() for c in rows[0]} & {"question", "answer", "front", "back"}:
         header = [c.strip().lower() for c in rows.pop(0)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from html import escape as html_escape
 from html.parser import HTMLParser
 
 _CLOZE = re.compile(r"\{\{c(\d+)::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
@@ -73,6 +74,11 @@ class _ToMarkdown(HTMLParser):
                 self._break()
             self.lines.append("```")
             self.pre += 1
+        elif tag == "coach-sound":  # Anki's [sound:name], marked before parsing
+            name = found.get("name") or ""
+            target = self.link(name) if name else None
+            if target is not None:
+                self.line.append(f"[{name}](<{target}>)")
         elif tag == "img":
             src = found.get("src") or ""
             target = self.link(src) if src else None
@@ -130,8 +136,7 @@ def to_markdown(html: str, link: Link = _no_link) -> str:
     """`html` (one field) as Markdown lines; `[sound:x]` becomes a link to x when copied."""
 
     def sound(match: re.Match[str]) -> str:
-        target = link(match.group(1).strip())
-        return f"[{match.group(1).strip()}](<{target}>)" if target is not None else ""
+        return f'<coach-sound name="{html_escape(match.group(1).strip())}">'
 
     parser = _ToMarkdown(link)
     parser.feed(_SOUND.sub(sound, html))

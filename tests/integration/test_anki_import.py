@@ -16,8 +16,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from anki_packages import Packages, make_packages
 from cli_run import coach
-from fakes.anki_packages import Packages, make_packages
 from fakes.vaults import obsidian_vault
 
 from coach_gui.bootstrap import build_context
