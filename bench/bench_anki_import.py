@@ -141,8 +141,10 @@ def main() -> None:
     package = folder / "big.apkg"
     started = time.perf_counter()
     build_package(package, args.cards, args.reviews)
+    built = time.perf_counter() - started
+    size = package.stat().st_size / 2**20
     print(f"package: {args.cards:,} cards, {args.reviews:,} review-log entries, "
-          f"{package.stat().st_size / 2**20:.1f} MiB, built in {time.perf_counter() - started:.1f} s")  # fmt: skip
+          f"{size:.1f} MiB, built in {built:.1f} s")  # fmt: skip
     before = peak_mib()
     figures = run_import(package, folder / "home", traced=False)
     print(f"import: {figures['notes']:,.0f} notes, {figures['reviews']:,.0f} reviews; "
