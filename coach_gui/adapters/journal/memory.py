@@ -297,7 +297,7 @@ class SqliteMemoryJournal:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (r.id, r.note_id, r.digest, r.text, r.source, r.card,
                      json.dumps([list(x) for x in r.reviews], separators=(",", ":")), r.due,
-                     r.stability, r.difficulty, r.imported_at),
+                     repr(r.stability), repr(r.difficulty), r.imported_at),
                 )  # fmt: skip
                 if cursor.rowcount == 1:
                     stored.append(r.id)
@@ -316,7 +316,7 @@ class SqliteMemoryJournal:
             ImportedReview(
                 id=r[0], note_id=r[1], digest=r[2], text=r[3], source=r[4], card=r[5],
                 reviews=tuple((str(at), int(rating)) for at, rating in json.loads(r[6])),
-                due=r[7], stability=r[8], difficulty=r[9], imported_at=r[10],
+                due=r[7], stability=float(r[8]), difficulty=float(r[9]), imported_at=r[10],
             )
             for r in rows
         ]  # fmt: skip

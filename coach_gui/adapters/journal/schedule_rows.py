@@ -45,7 +45,7 @@ def schedule_fields(table: str, row: Mapping[str, Any]) -> dict[str, object] | N
                 "note_id": row["note_id"], "digest": row["assertion_digest"],
                 "text": row["assertion"], "source": row["source"], "card": row["card"],
                 "reviews": json.loads(row["reviews"]), "due": row["due"],
-                "stability": row["stability"], "difficulty": row["difficulty"],
+                "stability": float(row["stability"]), "difficulty": float(row["difficulty"]),
                 "imported_at": row["imported_at"],
             }  # fmt: skip
         if table == "scheduler_decisions":

@@ -597,7 +597,8 @@ CREATE INDEX learner_corrections_by_note ON learner_corrections (note_id);
 
 # v13 (issue 37): review histories imported from Anki, one row per key point and card: the
 # counted review log (JSON [[when, rating], ...]) and the card's state as Anki left it, the
-# anchor the replay continues from. Write-once, its id its content's, logged as it is made
+# anchor the replay continues from (stability and difficulty as the text of the float:
+# sync carries no float). Write-once, its id its content's, logged as it is made
 # (`log_record`); its note's memory goes stale, so the note is replayed with it.
 _V13 = f"""
 CREATE TABLE imported_reviews (
@@ -609,8 +610,8 @@ CREATE TABLE imported_reviews (
     card TEXT NOT NULL,
     reviews TEXT NOT NULL,
     due TEXT NOT NULL,
-    stability REAL NOT NULL CHECK (stability > 0),
-    difficulty REAL NOT NULL CHECK (difficulty BETWEEN 1 AND 10),
+    stability TEXT NOT NULL CHECK (CAST(stability AS REAL) > 0),
+    difficulty TEXT NOT NULL CHECK (CAST(difficulty AS REAL) BETWEEN 1 AND 10),
     imported_at TEXT NOT NULL
 ) STRICT;
 CREATE INDEX imported_reviews_by_note ON imported_reviews (note_id);
