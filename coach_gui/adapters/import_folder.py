@@ -27,6 +27,7 @@ _HEAD = 16_384  # the front matter of any note Coach wrote
 class ImportFolder:
     def __init__(self, root: Path) -> None:
         self._root = root
+        self._taken: dict[Path, set[str]] = {}  # per folder, the note names seen or made
 
     @property
     def location(self) -> str:
@@ -57,12 +58,19 @@ class ImportFolder:
         where = self._where(folder)
         where.mkdir(parents=True, exist_ok=True)
         raw = f"---\n{front_matter.render_front_matter(note, dict(extra))}---\n{note.body}"
-        taken = [p.stem for p in where.iterdir() if p.suffix.lower() == ".md"]
+        if where not in self._taken:  # listed once per folder: a deck has thousands of notes
+            self._taken[where] = {
+                p.stem.casefold() for p in where.iterdir() if p.suffix.lower() == ".md"
+            }
+        taken = self._taken[where]
         for _ in range(100):
-            stem = note_file_stem(note.title, taken=taken)
+            stem = note_file_stem(note.title)
+            if stem.casefold() in taken:  # only the names it could clash with
+                base = stem.casefold()
+                stem = note_file_stem(note.title, taken=[t for t in taken if t.startswith(base)])
+            taken.add(stem.casefold())  # made now, or by another program meanwhile
             if _write_new(where / f"{stem}.md", raw.encode("utf-8")):
                 return (where / f"{stem}.md").relative_to(self._root).as_posix()
-            taken.append(stem)  # made meanwhile by another program: the next free name
         raise NoteError(f"No free file name for “{note.title}” in {folder}.")
 
     def copy_media(self, folder: str, name: str, data: bytes) -> str:
