@@ -277,11 +277,14 @@ def _contents(
             "SELECT id, guid, mid, tags, flds FROM notes ORDER BY id"
         )
     )  # fmt: skip
+    # A card in a filtered deck keeps its own deck and due date in odid and odue.
     cards = tuple(
-        PackageCard(id=r[0], note_id=r[1], deck_id=r[2], ord=r[3], type=r[4], queue=r[5],
-                    due=r[6], interval=r[7], factor=r[8], memory=_memory(r[9] or ""))
+        PackageCard(id=r[0], note_id=r[1], deck_id=r[10] or r[2], ord=r[3], type=r[4],
+                    queue=r[5], due=r[11] if r[10] and r[11] else r[6], interval=r[7],
+                    factor=r[8], memory=_memory(r[9] or ""))
         for r in conn.execute(
-            "SELECT id, nid, did, ord, type, queue, due, ivl, factor, data FROM cards ORDER BY id"
+            "SELECT id, nid, did, ord, type, queue, due, ivl, factor, data, odid, odue"
+            " FROM cards ORDER BY id"
         )
     )  # fmt: skip
     reviews: dict[int, list[PackageReview]] = {}

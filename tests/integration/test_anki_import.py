@@ -299,3 +299,29 @@ def test_a_csv_becomes_notes_and_a_second_import_adds_nothing(
     assert notes["Capital of Japan?"].tags == ("geo", "asia")
     code, again, err = coach(capsys, "import", str(path), "--json")
     assert code == 0 and again["created"] == [], err
+
+
+def test_the_window_can_preview_show_progress_and_cancel(packages: Packages, kb: Path) -> None:
+    """What File › Import… will call: a preview that writes nothing, then the import with
+    progress, stopped by its cancel check after the first note (that note is kept)."""
+    from coach_gui.bootstrap import use_cases
+
+    cases = use_cases(build_context(seed=False))
+    try:
+        preview = cases.imports.preview(packages.legacy)
+        assert preview.notes[0].title == "What does the mitochondrion do?"
+        assert preview.reviews == packages.expected.reviews and preview.media == 1
+        assert preview.folders == ("Biology/Cells", "Geography")
+        assert list(kb.rglob("*")) == []  # a preview writes nothing
+        seen: list[tuple[int, int]] = []
+        report = cases.imports.apply(
+            preview, progress=lambda done, total: seen.append((done, total)),
+            cancelled=lambda: len(seen) >= 1,
+        )  # fmt: skip
+        assert report.cancelled and seen == [(1, 3)] and len(report.created) == 1
+        assert report.changes.notes and report.changes.reviews
+        rest = cases.imports.apply(cases.imports.preview(packages.legacy))
+        assert len(rest.created) == 2 and not rest.cancelled
+        assert "already imported" in {s.reason for s in rest.skipped}
+    finally:
+        cases.close()
