@@ -56,7 +56,7 @@ class ImportFolder:
     def write_note(self, folder: str, note: Note, extra: Mapping[str, str]) -> str:
         """A new note file named after its title in `folder`; its path, '/'-separated."""
         where = self._where(folder)
-        where.mkdir(parents=True, exist_ok=True)
+        _make(where)
         raw = f"---\n{front_matter.render_front_matter(note, dict(extra))}---\n{note.body}"
         if where not in self._taken:  # listed once per folder: a deck has thousands of notes
             self._taken[where] = {
@@ -77,7 +77,7 @@ class ImportFolder:
         """`data` as `attachments/<name>` beside the notes of `folder` (the same bytes
         there already: that file); the link target, relative to the note."""
         where = self._where(folder) / ATTACHMENTS
-        where.mkdir(parents=True, exist_ok=True)
+        _make(where)
         safe = " ".join(_UNSAFE_MEDIA.sub("-", name).split()).lstrip(".") or "media"
         stem, dot, ext = safe.rpartition(".")
         if not dot:
@@ -94,6 +94,16 @@ class ImportFolder:
         raise NoteError(f"No free file name for the media file {name}.")
 
 
+def _make(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise NoteError(
+            f"Could not make the folder {folder}: {exc.strerror or exc}. Check that the notes "
+            "folder is writable, then import again."
+        ) from None
+
+
 def _scalar(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         with contextlib.suppress(Exception):
@@ -104,7 +114,19 @@ def _scalar(text: str) -> str:
 
 
 def _write_new(path: Path, data: bytes) -> bool:
-    """Write `data` at `path` unless something is there: False then, nothing changed."""
+    """Write `data` at `path` unless something is there: False then, nothing changed.
+    NoteError says what went wrong in the learner's words."""
+    try:
+        return _link_new(path, data)
+    except OSError as exc:
+        raise NoteError(
+            f"Could not write {path}: {exc.strerror or exc}. Check that the notes folder is "
+            "writable and has free space, then import again (what was written is kept, and "
+            "is not written twice)."
+        ) from None
+
+
+def _link_new(path: Path, data: bytes) -> bool:
     if os.path.lexists(path):
         return False
     tmp = path.with_name(f".{path.name}.{TEMP_MARK}{secrets.token_hex(4)}.tmp")

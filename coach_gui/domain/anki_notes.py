@@ -122,9 +122,11 @@ def _field_map(note: PackageNote, notetype: NoteType) -> dict[str, str]:
 
 
 def _histories(
-    note: PackageNote, points: tuple[str, ...], cloze: dict[int, int], package: Package,
+    note: PackageNote,
+    points: tuple[str, ...],
+    cloze: dict[int, int],
     cards: dict[int, list[CardHistory]],
-) -> tuple[tuple[int, CardHistory], ...]:  # fmt: skip
+) -> tuple[tuple[int, CardHistory], ...]:
     usable = [h for h in cards.get(note.id, []) if h.usable]
     if not usable:
         return ()
@@ -191,7 +193,7 @@ def plan_note(
         notetype=notetype.name,
         sections=tuple(sections),
         media=media,
-        histories=_histories(note, points, cloze, package, cards),
+        histories=_histories(note, points, cloze, cards),
     )
 
 

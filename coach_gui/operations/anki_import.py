@@ -191,6 +191,25 @@ def _histories(note: PlannedNote, at: str) -> list[ImportedReview]:
     ]
 
 
+def _write(
+    folder: ImportFolder, planned: PlannedNote, media: _Media, at: str
+) -> tuple[CreatedNote, list[ImportedReview]] | Skipped:
+    """One planned note written, with its histories, or why it cannot be a note."""
+    try:
+        note = Note(
+            id=planned.note_id, title=planned.title, tags=planned.tags,
+            core_assertions=planned.key_points, body=planned.body(media.linker(planned)),
+        )  # fmt: skip
+    except ValidationError as exc:
+        reason = exc.errors()[0].get("msg", "its text cannot be a note")
+        return Skipped(planned.title, f"it cannot be a note: {reason}")
+    extra = {"anki_guid": planned.guid, "anki_deck": planned.deck,
+             "anki_note_type": planned.notetype}  # fmt: skip
+    file_name = folder.write_note(planned.folder, note, extra)
+    made = CreatedNote(file_name, note.id, note.title, len(note.core_assertions), planned.reviews)
+    return made, _histories(planned, at)
+
+
 def apply(
     ports: ImportPorts,
     plan: ImportPreview,
@@ -200,7 +219,9 @@ def apply(
 ) -> ImportReport:
     """Write the planned notes (new files only), copy their media and record their review
     histories. `cancelled` is asked before each note: the notes written by then stay,
-    with their histories. `progress(done, total)` after each note."""
+    with their histories. `progress(done, total)` after each note, skipped or written.
+    A note that cannot be written (NoteError: the folder is not writable, the disk is
+    full) stops the import; what was written stays, with its histories."""
     folder = ports.import_folder()
     already = folder.imported_guids()  # another import may have run since the preview
     memory = ports.scheduler().memory
@@ -212,38 +233,30 @@ def apply(
     stored = histories = 0
     stopped = False
     total = len(plan.notes)
-    for done, planned in enumerate(plan.notes):
-        if cancelled is not None and cancelled():
-            stopped = True
-            break
-        if planned.guid in already:
-            skipped.append(Skipped(planned.title, "already imported"))
-            continue
-        try:
-            note = Note(
-                id=planned.note_id, title=planned.title, tags=planned.tags,
-                core_assertions=planned.key_points, body=planned.body(media.linker(planned)),
-            )  # fmt: skip
-        except ValidationError as exc:
-            reason = exc.errors()[0].get("msg", "its text cannot be a note")
-            skipped.append(Skipped(planned.title, f"it cannot be a note: {reason}"))
-            continue
-        extra = {"anki_guid": planned.guid, "anki_deck": planned.deck,
-                 "anki_note_type": planned.notetype}  # fmt: skip
-        file_name = folder.write_note(planned.folder, note, extra)
-        records = _histories(planned, at)
-        pending += records
-        histories += len(records)
-        stored += planned.reviews
-        created.append(
-            CreatedNote(file_name, note.id, note.title, len(note.core_assertions), planned.reviews)
-        )
-        if len(created) % _BATCH == 0:
-            memory.record_imported_reviews(pending)
-            pending = []
-        if progress is not None:
-            progress(done + 1, total)
-    memory.record_imported_reviews(pending)
+    try:
+        for done, planned in enumerate(plan.notes):
+            if cancelled is not None and cancelled():
+                stopped = True
+                break
+            if planned.guid in already:
+                skipped.append(Skipped(planned.title, "already imported"))
+            else:
+                found = _write(folder, planned, media, at)
+                if isinstance(found, Skipped):
+                    skipped.append(found)
+                else:
+                    made, records = found
+                    created.append(made)
+                    pending += records
+                    histories += len(records)
+                    stored += made.reviews
+                    if len(created) % _BATCH == 0:
+                        memory.record_imported_reviews(pending)
+                        pending = []
+            if progress is not None:
+                progress(done + 1, total)
+    finally:  # the histories of the notes written so far, whatever stopped the import
+        memory.record_imported_reviews(pending)
     skipped += [Skipped(f"media file {name}", why) for name, why in media.missing.items()]
     return ImportReport(
         path=plan.path, kind=plan.kind, created=tuple(created), skipped=tuple(skipped),

@@ -325,3 +325,19 @@ def test_the_window_can_preview_show_progress_and_cancel(packages: Packages, kb:
         assert "already imported" in {s.reason for s in rest.skipped}
     finally:
         cases.close()
+
+
+def test_a_notes_folder_that_cannot_be_written_is_a_sentence(
+    packages: Packages, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file where the deck's folder would go (as a read-only or full disk would): one
+    sentence, the file untouched, what was written before kept with its history."""
+    (kb / "Geography").write_text("a file, not a folder\n", encoding="utf-8")
+    code, _, err = coach(capsys, "import", str(packages.current))
+    assert code == 1 and "Traceback" not in err
+    assert "Check that the notes folder is writable" in err.strip().splitlines()[-1]
+    assert (kb / "Geography").read_text("utf-8") == "a file, not a folder\n"
+    written = [p.relative_to(kb).as_posix() for p in kb.rglob("*.md")]
+    assert written == ["Biology/Cells/What does the mitochondrion do.md"]  # before the cloze
+    with sqlite3.connect(kb.parent / "coach-home" / "journal.sqlite3") as conn:
+        assert conn.execute("SELECT count(*) FROM imported_reviews").fetchone()[0] == 2
