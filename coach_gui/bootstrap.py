@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from coach_gui.domain.sync_pairing import Pairing
     from coach_gui.operations.cases import UseCases
     from coach_gui.operations.keys import Keys
+    from coach_gui.services.ports.imports import ImportFolder, PackageSource
     from coach_gui.services.practice_settings import PracticeSettings
     from coach_gui.services.scheduler import AssertionScheduler
 
@@ -366,6 +367,22 @@ class AppContext:
             ),
         )
 
+    # --- importing from Anki (issue 37) ---------------------------------------------------
+    def package_source(self, path: Path) -> PackageSource:
+        """What reads `path`: a CSV by its suffix, else an Anki package."""
+        from coach_gui.adapters.anki_sources import AnkiPackageSource, CsvSource
+        from coach_gui.operations.anki_import import CSV_SUFFIXES
+
+        if path.suffix.lower() in CSV_SUFFIXES:
+            return CsvSource()
+        return AnkiPackageSource()
+
+    def import_folder(self) -> ImportFolder:
+        """The knowledge base, written with new files only."""
+        from coach_gui.adapters.import_folder import ImportFolder as Folder
+
+        return Folder(Path(self.notes.location))
+
     def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:
         from coach_gui.services.practice_settings import PracticeSettings
 
@@ -524,6 +541,7 @@ def use_cases(context: AppContext) -> UseCases:
         schedule=cases.Schedule(context),
         sync=cases.Sync(context),
         evals=cases.Evals(context),
+        imports=cases.Imports(context),
         _resources=context,
     )
 

@@ -33,6 +33,7 @@ COMMANDS: tuple[str, ...] = (
     "stats",
     "schedule",
     "correct",
+    "import_",
     "optimize",
     "judge_pending",
     "verify",

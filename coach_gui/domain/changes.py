@@ -39,5 +39,6 @@ SESSION_SEALED = Changes(sessions=True, verdicts=True, reviews=True)
 ANSWERS_JUDGED = Changes(verdicts=True, reviews=True)
 REVIEW_TAKEN_BACK = Changes(reviews=True)  # Undo review, Redo review
 KEY_POINT_CORRECTED = Changes(verdicts=True, reviews=True)  # the learner's word on a verdict
+NOTES_IMPORTED = Changes(notes=True, reviews=True)  # coach import, File › Import…
 SCHEDULE_CHANGED = Changes(schedule=True)  # suspend, bury, resume; Settings; parameters
 RECORDS_ARRIVED = Changes(sessions=True, verdicts=True, reviews=True, synced=True)

@@ -52,7 +52,7 @@ AGAIN, HARD, GOOD, EASY = 1, 2, 3, 4
 RATING_NAMES = {AGAIN: "again", HARD: "hard", GOOD: "good", EASY: "easy"}
 Rating = Annotated[int, Field(ge=AGAIN, le=EASY)]
 GapProblem = Literal["unexplained", "wrong"]
-Source = Literal["verdict", "self"]
+Source = Literal["verdict", "self", "imported"]
 
 
 def normalised_assertion(text: str) -> str:
@@ -360,9 +360,10 @@ class MemoryState:
     first_review: str = ""  # when it was first reviewed: a new note is begun that day
 
 
-ReviewSource = Literal["judge", "self", "later"]
+ReviewSource = Literal["judge", "self", "later", "imported"]
 SOURCE_WORDS: dict[ReviewSource, str] = {
     "judge": "judge", "self": "self-rating", "later": "judged later",
+    "imported": "imported from Anki",
 }  # fmt: skip
 
 
@@ -371,6 +372,8 @@ def review_source(rating: AssertionRating) -> ReviewSource:
     the learner's own rating."""
     if rating.source == "self":
         return "self"
+    if rating.source == "imported":
+        return "imported"
     return "later" if rating.later else "judge"
 
 

@@ -71,7 +71,8 @@ SYNC_FOLDER_HOLDS = (
     "points (core assertions) your answers were judged against, even for verdicts made "
     "with \u201cSend core assertions\u201d off; what was sent to the judge and its "
     "replies; answers judged later and your own ratings; your corrections of the judge's "
-    "word on a key point, with your note; and your schedule changes (holds, undos, "
+    "word on a key point, with your note; the review histories imported from Anki, with "
+    "the texts of their key points; and your schedule changes (holds, undos, "
     "parameter sets). Never a key: this computer's signing key stays in "
     "its keyring."
 )

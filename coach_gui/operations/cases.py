@@ -1,5 +1,5 @@
 """The use cases, as objects (DESIGN §2, issue 35): what the window may do, grouped by
-feature — practice, review, notes, settings, keys, schedule, sync, evals — each built by
+feature — practice, review, notes, settings, keys, schedule, sync, evals, imports — each built by
 `bootstrap` with the ports it needs, typed on exactly those (the small port sets of
 `operations.app`), so the type checker holds each to them. The window is given a
 `UseCases` and nothing else: no app context to reach past them, no port it was not given.
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from coach_gui.domain.session_records import SentRequest
     from coach_gui.domain.sync import SyncReport
     from coach_gui.domain.sync_pairing import Pairing
+    from coach_gui.operations.anki_import import ImportPorts, ImportPreview, ImportReport
     from coach_gui.operations.evals import JudgedSession, PastRun
     from coach_gui.operations.practice import JudgeWrapper
     from coach_gui.operations.review import SessionDetailData, SessionRow
@@ -388,6 +389,33 @@ class Schedule:
         return optimize_ops.reset(self._ports)
 
 
+class Imports:
+    """An Anki package (.apkg, .colpkg) or a CSV into new notes with their review history
+    (issue 37): a preview first, then the import with progress and cancel (a worker's:
+    a large deck takes seconds)."""
+
+    def __init__(self, ports: ImportPorts) -> None:
+        self._ports = ports
+
+    def preview(self, path: Path) -> ImportPreview:
+        """What importing `path` would write and skip; PackageUnreadable says why not."""
+        from coach_gui.operations import anki_import
+
+        return anki_import.preview(self._ports, path)
+
+    def apply(
+        self,
+        preview: ImportPreview,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> ImportReport:
+        """Write what `preview` planned; `report.changes` is what to broadcast."""
+        from coach_gui.operations import anki_import
+
+        return anki_import.apply(self._ports, preview, progress=progress, cancelled=cancelled)
+
+
 class Sync:
     """The sync folder: a sync now, and pairing a computer by its fingerprint."""
 
@@ -468,6 +496,7 @@ class UseCases:
     schedule: Schedule
     sync: Sync
     evals: Evals
+    imports: Imports
     _resources: Closes
 
     def close(self) -> None:

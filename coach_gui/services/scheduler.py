@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib.metadata import version
@@ -29,6 +29,7 @@ from coach_gui.domain.corrections import (
     learner_correction,
 )
 from coach_gui.domain.digests import digest
+from coach_gui.domain.imported_reviews import ImportedReview
 from coach_gui.domain.memory import (
     AGAIN,
     RATING_NAMES,
@@ -66,6 +67,7 @@ from coach_gui.domain.schedule_control import (
 )
 from coach_gui.domain.session_records import SessionRecords
 from coach_gui.domain.session_state import attempt_states
+from coach_gui.services.imported_memory import imported_ratings
 from coach_gui.services.ports.notes import NoteLookup
 from coach_gui.services.ports.practice import Clock
 from coach_gui.services.ports.schedule import MemoryJournal
@@ -78,7 +80,8 @@ FORECAST_DAYS = 14
 # /6: undone reviews count for nothing; the review rows, lapses and first review are kept;
 # /7: "was due" on the learner's day; a lapse is a miss on a later day than the last review;
 # /8: one row per note with a memory is kept beside it (new notes, notes begun today).
-_RULES = "assertion-memory/8"
+# /9: review histories imported from Anki, continued from the card as Anki left it.
+_RULES = "assertion-memory/9"
 
 
 def fsrs_scheduler(
@@ -129,6 +132,7 @@ def replay(
     scheduler: Scheduler,
     gap: AssertionGap | None = None,
     day_offset: timedelta = timedelta(0),
+    anchors: Mapping[str, Card] | None = None,
 ) -> tuple[MemoryState, list[ReviewRow]]:
     """An assertion's memory after its reviews, in time order (at least one), with its
     open gap (`domain.memory.open_gaps`), if any; and each review as a row, saying
@@ -153,6 +157,8 @@ def replay(
                       review_source(review), was_due)
         )  # fmt: skip
         card, _ = scheduler.review_card(card, Rating(review.rating), at)
+        if anchors and review.session_id in anchors:  # imported: as Anki left it (ADR 0038)
+            card = anchors[review.session_id]
     latest = reviews[-1]
     assert card.stability is not None and card.difficulty is not None
     state = MemoryState(
@@ -181,18 +187,21 @@ def note_memory(
     scheduler: Scheduler,
     undone: frozenset[str] = frozenset(),
     day_offset: timedelta = timedelta(0),
+    imported: Sequence[ImportedReview] = (),
 ) -> tuple[list[MemoryState], list[ReviewRow]]:
     """Every assertion of one note that was ever rated, replayed from its sessions, and
     every review as a row. An answer's verdict rates it; until there is one, the
     learner's own rating does. An `undone` session's reviews are rows marked undone and
-    count for nothing else (ADR 0026)."""
+    count for nothing else (ADR 0026). Review histories `imported` from Anki come first
+    in time, and the replay continues from the card as Anki left it (ADR 0038)."""
     every_rating = note_ratings(note_id, records, self_ratings)  # read once, split by session
     ratings = [r for r in every_rating if r.session_id not in undone]
     gaps = open_gaps(ratings)
+    from_anki, anchors = imported_ratings(note_id, imported)
     states: list[MemoryState] = []
     rows: list[ReviewRow] = []
-    for digest_, found in session_reviews(ratings).items():
-        state, replayed = replay(note_id, found, scheduler, gaps.get(digest_), day_offset)
+    for digest_, found in session_reviews([*from_anki, *ratings]).items():
+        state, replayed = replay(note_id, found, scheduler, gaps.get(digest_), day_offset, anchors)
         states.append(state)
         rows += replayed
     if undone:
@@ -544,11 +553,18 @@ class AssertionScheduler:
         records = self.history(note_ids)
         self_ratings = self._memory.self_ratings(note_ids)
         undone = self.undone(note_ids)
+        imported = self._memory.imported_reviews(note_ids)
         states: list[MemoryState] = []
         rows: list[ReviewRow] = []
         for note_id in note_ids:
             found, reviewed = note_memory(
-                note_id, records, self_ratings, self.fsrs, undone, self.settings.day_offset
+                note_id,
+                records,
+                self_ratings,
+                self.fsrs,
+                undone,
+                self.settings.day_offset,
+                imported,
             )
             states += found
             rows += reviewed

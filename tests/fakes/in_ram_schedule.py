@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from coach_gui.domain.corrections import LearnerCorrection
+from coach_gui.domain.imported_reviews import ImportedReview
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.practice import (
     Attempt,
@@ -134,6 +135,7 @@ class InRamMemoryJournal:
     changes: list[ReviewChange] = field(default_factory=list)
     hold_records: list[ScheduleHold] = field(default_factory=list)
     learner_corrections: list[LearnerCorrection] = field(default_factory=list)
+    imported: list[ImportedReview] = field(default_factory=list)
     applied: list[AppliedParameters] = field(default_factory=list)
     seen: dict[str, str] = field(default_factory=dict)
 
@@ -152,7 +154,10 @@ class InRamMemoryJournal:
 
     def refresh(self, fingerprint: str, replay: Replay) -> int:
         self.refreshed.append(fingerprint)
-        notes = sorted({r.session.note_id for r in self.sessions.sessions.values()})
+        notes = sorted(
+            {r.session.note_id for r in self.sessions.sessions.values()}
+            | {r.note_id for r in self.imported}
+        )
         states, self.rows = replay(notes)
         self.cache = {(m.note_id, m.digest): m for m in states}
         self.rows.sort(key=lambda r: (r.at, r.session_id))
@@ -196,6 +201,14 @@ class InRamMemoryJournal:
             self.sessions.sessions[correction.session_id] = records.model_copy(
                 update={"corrections": tuple(mine)}
             )
+
+    def record_imported_reviews(self, records: Sequence[ImportedReview]) -> int:
+        new = [r for r in records if r not in self.imported]
+        self.imported += new
+        return len(new)
+
+    def imported_reviews(self, note_ids: Sequence[str] | None = None) -> list[ImportedReview]:
+        return [r for r in self.imported if note_ids is None or r.note_id in note_ids]
 
     def session_of_attempt(self, attempt_id: str) -> str | None:
         for records in self.sessions.sessions.values():

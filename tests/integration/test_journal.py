@@ -21,6 +21,7 @@ TABLES = {
     "assertion_review_minutes",
     "assertion_reviews",
     "fsrs_parameters",
+    "imported_reviews",
     "learner_corrections",
     "note_first_seen",
     "review_changes",

@@ -433,3 +433,33 @@ def test_a_learners_correction_travels_and_both_computers_count_it(make_device: 
         with sqlite3.connect(device.home / "journal.sqlite3") as conn:
             (count,) = conn.execute("SELECT count(*) FROM learner_corrections").fetchone()
         assert count == 1
+
+
+def test_a_history_imported_from_anki_travels_and_both_computers_count_it(
+    make_device: Any, tmp_path: Path
+) -> None:
+    """Issue 37: review histories imported on the laptop reach the desktop through sync
+    (the notes through the learner's own vault sync), and both replay them the same way
+    and verify."""
+    import shutil
+
+    pytest.importorskip("anki")
+    from anki_packages import make_packages
+
+    packages = make_packages(tmp_path / "anki")
+    laptop, desktop = make_device("laptop"), make_device("desktop")
+    imported = laptop.ok("import", str(packages.current))
+    assert imported["histories"] == 3
+    for created in imported["created"]:  # the learner's vault sync carries the files
+        target = desktop.vault / created["file"]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(laptop.vault / created["file"], target)
+    for _ in range(2):
+        sync_all([laptop, desktop])
+        SyncTool([laptop, desktop], seed=3).settle()
+    sync_all([laptop, desktop])
+    agree([laptop, desktop])
+    for device in (laptop, desktop):
+        with sqlite3.connect(device.home / "journal.sqlite3") as conn:
+            (count,) = conn.execute("SELECT count(*) FROM imported_reviews").fetchone()
+        assert count == 3

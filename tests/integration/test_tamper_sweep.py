@@ -240,8 +240,12 @@ def _undo_v8(conn: sqlite3.Connection) -> None:
 
 
 def _without_sync(conn: sqlite3.Connection) -> None:
-    """Undo schema v9 (sync, ADR 0027), v11 (paired computers, ADR 0033) and v12 (the
-    learner's corrections, issue 36), as a journal from before them has none of it."""
+    """Undo schema v9 (sync, ADR 0027), v11 (paired computers, ADR 0033), v12 (the
+    learner's corrections, issue 36) and v13 (histories imported from Anki, issue 37), as a
+    journal from before them has none of it."""
+    for event in ("update", "delete"):
+        conn.execute(f"DROP TRIGGER imported_reviews_no_{event}")
+    conn.execute("DROP TABLE imported_reviews")
     for event in ("update", "delete"):
         conn.execute(f"DROP TRIGGER learner_corrections_no_{event}")
     conn.execute("DROP TABLE learner_corrections")
@@ -319,7 +323,7 @@ def test_a_v4_journal_keeps_its_verdicts_readable_and_verifiable_after_the_v5_up
         conn.close()
     before = _rows(path, "SELECT id, verdict, gaps FROM verdicts ORDER BY id")
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 12
+        assert journal.schema_version == LATEST_VERSION == 13
         report = verify(SqliteTraceJournal(journal))
     assert report.ok, report.first_failure
     after = _rows(path, "SELECT id, verdict, gaps, assessments FROM verdicts ORDER BY id")
@@ -359,7 +363,7 @@ def test_a_journal_that_already_has_the_outbox_provider_column_upgrades_to_v6(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 12
+        assert journal.schema_version == LATEST_VERSION == 13
     assert sweep.check(path).ok
 
 
@@ -379,7 +383,7 @@ def test_a_v6_journal_gains_the_open_gaps_index_and_reads_the_same(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 12
+        assert journal.schema_version == LATEST_VERSION == 13
     indexes = _rows(path, "SELECT name FROM sqlite_master WHERE type = 'index'")
     assert ("assertion_memory_open_gaps",) in [tuple(r) for r in indexes]
     plan = _rows(
@@ -407,7 +411,7 @@ def test_a_v7_journal_gains_the_schedule_tables_and_rebuilds_its_memory(
     finally:
         conn.close()
     with Journal.open(path) as journal:
-        assert journal.schema_version == LATEST_VERSION == 12
+        assert journal.schema_version == LATEST_VERSION == 13
         assert journal.counts()["assertion_reviews"] == 0  # derived: filled on the next read
     fingerprint = _rows(path, "SELECT value FROM assertion_memory_meta WHERE key = 'fingerprint'")
     assert fingerprint == []  # so the next read replays every note

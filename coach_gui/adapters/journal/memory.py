@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from coach_gui.adapters.journal.database import Journal
-from coach_gui.adapters.journal.trace_log import log_record
+from coach_gui.adapters.journal.trace_log import append_traces, log_record
 from coach_gui.domain.corrections import LearnerCorrection
+from coach_gui.domain.imported_reviews import ImportedReview
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.schedule_control import (
     AppliedParameters,
@@ -189,6 +190,7 @@ class SqliteMemoryJournal:
         conn.execute(
             "INSERT OR IGNORE INTO assertion_memory_stale (note_id) "
             "SELECT note_id FROM sessions UNION SELECT note_id FROM self_ratings"
+            " UNION SELECT note_id FROM imported_reviews"
         )
 
     def mark_all_stale(self) -> None:
@@ -264,6 +266,45 @@ class SqliteMemoryJournal:
                  c.status, c.note, c.created_at),
             )  # fmt: skip
             log_record(conn, stored.rowcount == 1, c.id, c.created_at, key)
+
+    def record_imported_reviews(self, records: Sequence[ImportedReview]) -> int:
+        """Store review histories imported from Anki in one transaction, each logged as
+        it is stored (their notes go stale); how many were new."""
+        if not records:
+            return 0
+        key = self._journal.head_key()
+        stored: list[str] = []
+        with self._journal.write() as conn:
+            for r in records:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO imported_reviews (id, note_id, assertion_digest,"
+                    " assertion, source, card, reviews, due, stability, difficulty, imported_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (r.id, r.note_id, r.digest, r.text, r.source, r.card,
+                     json.dumps([list(x) for x in r.reviews], separators=(",", ":")), r.due,
+                     repr(r.stability), repr(r.difficulty), r.imported_at),
+                )  # fmt: skip
+                if cursor.rowcount == 1:
+                    stored.append(r.id)
+            if stored:
+                append_traces(conn, stored, records[-1].imported_at, key)
+        return len(stored)
+
+    def imported_reviews(self, note_ids: Sequence[str] | None = None) -> list[ImportedReview]:
+        """Every imported review history (of these notes)."""
+        rows = self._of_notes(
+            "SELECT id, note_id, assertion_digest, assertion, source, card, reviews, due,"
+            " stability, difficulty, imported_at FROM imported_reviews",
+            note_ids,
+        )
+        return [
+            ImportedReview(
+                id=r[0], note_id=r[1], digest=r[2], text=r[3], source=r[4], card=r[5],
+                reviews=tuple((str(at), int(rating)) for at, rating in json.loads(r[6])),
+                due=r[7], stability=float(r[8]), difficulty=float(r[9]), imported_at=r[10],
+            )
+            for r in rows
+        ]  # fmt: skip
 
     def session_of_attempt(self, attempt_id: str) -> str | None:
         rows = self._tuples("SELECT session_id FROM attempts WHERE id = ?", (attempt_id,))

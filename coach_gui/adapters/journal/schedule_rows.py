@@ -17,6 +17,7 @@ SCHEDULE_TABLES = {
     "fsrs_parameters": "fsrs_parameters",
     "scheduler_decisions": "scheduler_decision",
     "learner_corrections": "learner_correction",
+    "imported_reviews": "imported_review",
 }
 
 
@@ -39,6 +40,14 @@ def schedule_fields(table: str, row: Mapping[str, Any]) -> dict[str, object] | N
             names = ("note_id", "session_id", "attempt_id", "verdict_id", "assertion",
                      "status", "note", "created_at")  # fmt: skip
             return {name: row[name] for name in names}
+        if table == "imported_reviews":
+            return {
+                "note_id": row["note_id"], "digest": row["assertion_digest"],
+                "text": row["assertion"], "source": row["source"], "card": row["card"],
+                "reviews": json.loads(row["reviews"]), "due": row["due"],
+                "stability": float(row["stability"]), "difficulty": float(row["difficulty"]),
+                "imported_at": row["imported_at"],
+            }  # fmt: skip
         if table == "scheduler_decisions":
             fields = json.loads(row["fields"])
             return fields if isinstance(fields, dict) else None

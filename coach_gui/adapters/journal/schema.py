@@ -595,6 +595,61 @@ CREATE INDEX learner_corrections_by_note ON learner_corrections (note_id);
 """
 
 
+# v13 (issue 37): review histories imported from Anki, one row per key point and card: the
+# counted review log (JSON [[when, rating], ...]) and the card's state as Anki left it, the
+# anchor the replay continues from (stability and difficulty as the text of the float:
+# sync carries no float). Write-once, its id its content's, logged as it is made
+# (`log_record`); its note's memory goes stale, so the note is replayed with it.
+_V13 = f"""
+CREATE TABLE imported_reviews (
+    id TEXT PRIMARY KEY {_hex("id")},
+    note_id TEXT NOT NULL,
+    assertion_digest TEXT NOT NULL {_hex("assertion_digest")},
+    assertion TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('anki', 'csv')),
+    card TEXT NOT NULL,
+    reviews TEXT NOT NULL,
+    due TEXT NOT NULL,
+    stability TEXT NOT NULL CHECK (CAST(stability AS REAL) > 0),
+    difficulty TEXT NOT NULL CHECK (CAST(difficulty AS REAL) BETWEEN 1 AND 10),
+    imported_at TEXT NOT NULL
+) STRICT;
+CREATE INDEX imported_reviews_by_note ON imported_reviews (note_id);
+{_immutable("imported_reviews")}
+{_marks_stale("imported_reviews_stale", "INSERT ON imported_reviews FOR EACH ROW", "NEW.note_id")}
+-- The derived review rows may now say a review was imported: the cache is rebuilt.
+DROP TABLE assertion_reviews;
+DELETE FROM assertion_review_minutes;
+CREATE TABLE assertion_reviews (
+    note_id TEXT NOT NULL,
+    assertion_digest TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+    source TEXT NOT NULL CHECK (source IN ('judge', 'self', 'later', 'imported')),
+    was_due INTEGER NOT NULL CHECK (was_due IN (0, 1)),
+    undone INTEGER NOT NULL CHECK (undone IN (0, 1)),
+    PRIMARY KEY (note_id, assertion_digest, session_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX assertion_reviews_by_time ON assertion_reviews (at);
+CREATE TRIGGER assertion_reviews_counted AFTER INSERT ON assertion_reviews
+WHEN NEW.undone = 0 BEGIN
+INSERT INTO assertion_review_minutes (minute, reviews, due, recalled)
+VALUES (substr(NEW.at, 1, 16), 1, NEW.was_due, NEW.was_due AND NEW.rating > 1)
+ON CONFLICT (minute) DO UPDATE SET reviews = reviews + 1, due = due + excluded.due,
+    recalled = recalled + excluded.recalled;
+END;
+CREATE TRIGGER assertion_reviews_uncounted AFTER DELETE ON assertion_reviews
+WHEN OLD.undone = 0 BEGIN
+UPDATE assertion_review_minutes SET reviews = reviews - 1, due = due - OLD.was_due,
+    recalled = recalled - (OLD.was_due AND OLD.rating > 1)
+WHERE minute = substr(OLD.at, 1, 16);
+DELETE FROM assertion_review_minutes WHERE minute = substr(OLD.at, 1, 16) AND reviews = 0;
+END;
+DELETE FROM assertion_memory_meta WHERE key = 'fingerprint';
+"""
+
+
 def _add_outbox_provider(conn: sqlite3.Connection) -> None:
     """v6's outbox column, unless the journal has it already: a development build put it in
     v5 for a while (issue 22), and such a journal must open too."""
@@ -619,6 +674,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, _V10),
     Migration(11, _V11),
     Migration(12, _V12),
+    Migration(13, _V13),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

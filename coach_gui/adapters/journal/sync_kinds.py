@@ -74,6 +74,28 @@ def _correction_problem(row: Row) -> str | None:
     return id_problem("learner_corrections", row)
 
 
+def _imported_problem(row: Row) -> str | None:
+    """An imported review history from another computer reads as one, and its id is its
+    content's."""
+    from pydantic import ValidationError
+
+    from coach_gui.adapters.journal.schedule_rows import schedule_fields
+    from coach_gui.domain.imported_reviews import ImportedReview
+
+    fields = schedule_fields("imported_reviews", row)
+    if fields is None:
+        return "its fields do not read"
+    try:
+        reviews = fields["reviews"]
+        ImportedReview.model_validate(
+            {**fields, "id": row.get("id"),
+             "reviews": tuple(tuple(r) for r in reviews) if isinstance(reviews, list) else reviews}
+        )  # fmt: skip
+    except (ValidationError, TypeError):
+        return "it does not read as an imported review history"
+    return id_problem("imported_reviews", row)
+
+
 def _sealed_session(row: Row) -> str | None:
     return None if row.get("sealed_trace_id") else "an unsealed session never travels"
 
@@ -244,6 +266,15 @@ _SCHEDULE_KINDS: tuple[Kind, ...] = (
         f" WHERE {_not_yet_synced('learner_correction', 't.id')}",
         None,
         lambda row: _correction_problem(row),
+    ),
+    Kind(
+        "imported_review",
+        "imported_reviews",
+        ("id",),
+        "SELECT 'schedule' AS owner, t.* FROM imported_reviews t"
+        f" WHERE {_not_yet_synced('imported_review', 't.id')}",
+        None,
+        lambda row: _imported_problem(row),
     ),
     Kind(
         "schedule_hold",

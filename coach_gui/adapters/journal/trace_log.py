@@ -136,6 +136,7 @@ _MUST_BE_LOGGED = "SELECT trace_id FROM sealed_traces UNION ALL SELECT id FROM s
 _SCHEDULE_RECORD_IDS = (
     "SELECT id FROM schedule_holds UNION ALL SELECT id FROM review_changes"
     " UNION ALL SELECT id FROM fsrs_parameters UNION ALL SELECT id FROM learner_corrections"
+    " UNION ALL SELECT id FROM imported_reviews"
 )
 
 

@@ -180,6 +180,7 @@ class SqliteTraceJournal:
                 "schedule_holds",
                 "fsrs_parameters",
                 "learner_corrections",
+                "imported_reviews",
             ):
                 for row in conn.execute(f"SELECT * FROM {table}"):
                     fields = schedule_fields(table, dict(row))

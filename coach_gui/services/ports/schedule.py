@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from coach_gui.domain.corrections import LearnerCorrection
+from coach_gui.domain.imported_reviews import ImportedReview
 from coach_gui.domain.memory import MemoryState, ReviewRow, SelfRating
 from coach_gui.domain.schedule_control import AppliedParameters, ReviewChange, ScheduleHold
 
@@ -71,6 +72,15 @@ class MemoryJournal(Protocol):
 
     def record_correction(self, correction: LearnerCorrection) -> None:
         """Store the learner's correction of a verdict's key point (its note goes stale)."""
+        ...
+
+    def record_imported_reviews(self, records: Sequence[ImportedReview]) -> int:
+        """Store review histories imported from Anki (their notes go stale); how many
+        were new."""
+        ...
+
+    def imported_reviews(self, note_ids: Sequence[str] | None = None) -> list[ImportedReview]:
+        """Every imported review history (of these notes)."""
         ...
 
     def session_of_attempt(self, attempt_id: str) -> str | None:
