@@ -23,6 +23,7 @@ from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    from coach_gui.adapters.anki_package import AnkiCardFiles
     from coach_gui.adapters.gemini import GeminiJudge
     from coach_gui.adapters.journal.backups import JournalBackups
     from coach_gui.adapters.journal.database import Journal
@@ -366,6 +367,12 @@ class AppContext:
             ),
         )
 
+    def card_files(self) -> AnkiCardFiles:
+        """The writer of card files for `coach export` and File › Export… (issue 37)."""
+        from coach_gui.adapters.anki_package import AnkiCardFiles
+
+        return AnkiCardFiles()
+
     def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:
         from coach_gui.services.practice_settings import PracticeSettings
 
@@ -514,6 +521,7 @@ def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
 def use_cases(context: AppContext) -> UseCases:
     """The window's use cases over `context`, each given the ports it needs (issue 35)."""
     from coach_gui.operations import cases
+    from coach_gui.operations.anki_export import Exports
 
     return cases.UseCases(
         practice=cases.Practice(context),
@@ -524,6 +532,7 @@ def use_cases(context: AppContext) -> UseCases:
         schedule=cases.Schedule(context),
         sync=cases.Sync(context),
         evals=cases.Evals(context),
+        exports=Exports(context),
         _resources=context,
     )
 
