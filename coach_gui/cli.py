@@ -33,6 +33,7 @@ COMMANDS: tuple[str, ...] = (
     "stats",
     "schedule",
     "correct",
+    "export",
     "optimize",
     "judge_pending",
     "verify",
