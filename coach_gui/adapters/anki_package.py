@@ -65,6 +65,7 @@ _BACK = (
 CSV_HEADER = (
     "note_title", "note_id", "note_file", "key_point", "key_points", "key_point_text",
     "tags", "deck", "due", "last_review", "stability", "difficulty", "reviews", "lapses",
+    "suspended",
 )  # fmt: skip
 
 
@@ -230,7 +231,7 @@ def csv_row(card: KeyPointCard) -> list[str]:
         _spreadsheet_safe(" ".join(card.tags)), card.deck,
         m.due if m else "", m.last_review if m else "",
         f"{m.stability:.4f}" if m else "", f"{m.difficulty:.4f}" if m else "",
-        str(len(card.reviews)), str(m.lapses) if m else "0",
+        str(len(card.reviews)), str(m.lapses) if m else "0", "yes" if card.suspended else "",
     ]  # fmt: skip
 
 
@@ -262,6 +263,8 @@ def _collection(
         if card.memory is not None and card_id is not None:
             _schedule(cursor, card_id, card, today)
             reviews += _review_log(cursor, card_id, card, taken)
+        if card.suspended and card_id is not None:
+            cursor.execute("UPDATE cards SET queue = -1 WHERE id = ?", (card_id,))
     return reviews
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from coach_gui.domain.errors import CoachError
@@ -60,6 +60,7 @@ class KeyPointCard:
     deck: str
     memory: MemoryState | None  # None: never reviewed (a new card)
     reviews: tuple[CardReview, ...] = ()
+    suspended: bool = False  # the learner suspended it (or its note) in Coach
 
     @property
     def front(self) -> str:
@@ -105,10 +106,12 @@ def key_point_cards(
     entries: Sequence[NoteEntry],
     memory: Mapping[tuple[str, str], MemoryState],
     reviews: Mapping[tuple[str, str], Sequence[ReviewRow]],
+    suspended: Callable[[str, str], bool] = lambda note_id, digest: False,
 ) -> list[KeyPointCard]:
     """Every key point of every note, in the notes' order: with its memory and counted
-    reviews (keyed by note id and assertion digest) where it has them. A note without key
-    points gives no card; a key point written twice in a note is one card."""
+    reviews (keyed by note id and assertion digest) where it has them, and whether the
+    learner suspended it. A note without key points gives no card; a key point written
+    twice in a note is one card."""
     cards: list[KeyPointCard] = []
     for entry in entries:
         note = entry.note
@@ -126,7 +129,7 @@ def key_point_cards(
                     guid=card_guid(note.id, digest), note_id=note.id, title=note.title,
                     file_name=entry.file_name, number=number, count=len(texts), text=text,
                     source=note.source, tags=tags, deck=deck, memory=memory.get(key),
-                    reviews=counted,
+                    reviews=counted, suspended=suspended(note.id, digest),
                 )
             )  # fmt: skip
     return cards

@@ -70,8 +70,14 @@ def export_cards(ports: ExportPorts) -> tuple[list[KeyPointCard], int]:
     for row in memory.reviews(since=""):
         if not row.undone:
             reviews.setdefault((row.note_id, row.digest), []).append(row)
+    holds = scheduler.holds()
+
+    def suspended(note_id: str, digest: str) -> bool:
+        hold = holds.holds(note_id, digest)
+        return hold is not None and hold.suspended  # a bury lasts a day: not carried
+
     entries = sorted(ports.notes.load().notes, key=lambda e: e.file_name)
-    cards = key_point_cards(entries, states, reviews)
+    cards = key_point_cards(entries, states, reviews, suspended)
     return cards, sum(1 for e in entries if not e.note.core_assertions)
 
 

@@ -110,6 +110,9 @@ def _import(col: Any, package: Path) -> Any:
 def test_anki_imports_every_key_point_with_its_history(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, history: list[History], anki: Any
 ) -> None:
+    for hold in (["note3"], ["note1", "--assertion", "2"]):  # held back in Coach
+        code, _, err = coach(capsys, "schedule", "suspend", *hold)
+        assert code == 0, err
     package = tmp_path / "out" / "coach.apkg"
     package.parent.mkdir()
     code, out, err = coach(capsys, "export", "--anki", str(package), "--json")
@@ -125,7 +128,7 @@ def test_anki_imports_every_key_point_with_its_history(
     memory = _memory()
     assert anki.card_count() == 3 * REVIEWED
     today_utc = datetime.now(UTC).date()
-    reviewed = []
+    reviewed, suspended = [], 0
     for card_id in anki.find_cards(""):
         card = anki.get_card(card_id)
         note = card.note()
@@ -144,20 +147,23 @@ def test_anki_imports_every_key_point_with_its_history(
         folder = FOLDERS[n].replace("/", "::")
         assert anki.decks.name(card.did) == ("Coach::" + folder if folder else "Coach")
         eases = anki.db.list("SELECT ease FROM revlog WHERE cid = ? ORDER BY id", card_id)
+        if n == 3 or (n, number) == (1, 2):
+            assert card.queue == -1  # suspended in Coach, suspended in Anki
+            suspended += 1
         if number != 1:
             assert card.type == 0 and eases == []  # never reviewed: a new card
             continue
         assert eases == [rating for _, rating in history[n]]
         state = memory[note_id]
         assert state.digest == assertion_digest(texts[0])
-        assert card.type == 2 and card.queue == 2
+        assert card.type == 2 and card.queue == (-1 if n == 3 else 2)
         due_days = (datetime.fromisoformat(state.due).astimezone(UTC).date() - today_utc).days
         assert card.due - anki.sched.today == due_days
         assert card.memory_state.stability == pytest.approx(state.stability, abs=1e-3)
         assert card.memory_state.difficulty == pytest.approx(state.difficulty, abs=1e-3)
         assert card.reps == len(history[n])
         reviewed.append(card_id)
-    assert len(reviewed) == REVIEWED
+    assert len(reviewed) == REVIEWED and suspended == 4
 
     # A second export, into the same collection: nothing twice.
     revlog = anki.db.scalar("SELECT count() FROM revlog")

@@ -101,4 +101,4 @@ def test_a_csv_cell_never_runs_as_a_formula() -> None:
     row = csv_row(hostile)
     assert row[0] == '\'=HYPERLINK("http://x")' and row[5] == "'-1 is less than 0"
     assert row[6] == "'@x"
-    assert row[8:] == [_state().due, _state().last_review, "12.5000", "5.2500", "0", "1"]
+    assert row[8:] == [_state().due, _state().last_review, "12.5000", "5.2500", "0", "1", ""]
