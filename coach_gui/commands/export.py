@@ -6,6 +6,7 @@ file is written whole or not at all."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,13 @@ def _plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
+def _progress(done: int, total: int) -> None:
+    """One line on a terminal, rewritten in place; nothing when stderr is a file or pipe."""
+    if sys.stderr.isatty():
+        sys.stderr.write(f"\rWriting cards: {done:,} of {total:,}")
+        sys.stderr.flush()
+
+
 def run(args: argparse.Namespace, house: House) -> int:
     from coach_gui.commands.recovery import opened_journal
     from coach_gui.domain.anki_cards import ExportFailed
@@ -43,12 +51,15 @@ def run(args: argparse.Namespace, house: House) -> int:
             "say which file to write: --anki FILE.apkg for Anki, or --csv FILE.csv for a "
             "spreadsheet."
         )
-    path = (args.anki or args.csv).expanduser()
+    path = (args.anki or args.csv).expanduser().absolute()
     with opened_journal(house) as context:
         try:
-            result = export(context, path, "anki" if args.anki else "csv")
+            result = export(context, path, "anki" if args.anki else "csv", progress=_progress)
         except ExportFailed as exc:
             raise UsageError(str(exc)) from None
+        finally:
+            if sys.stderr.isatty():
+                sys.stderr.write("\r\x1b[K")  # the progress line goes when done
     if args.json:
         emit_json(result.to_json())
     else:

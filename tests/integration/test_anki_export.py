@@ -21,7 +21,7 @@ from cli_run import coach
 from fakes.review_history import History, assertion_text, seed_journal, simulate
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
-from coach_gui.bootstrap import build_context
+from coach_gui.bootstrap import build_context, use_cases
 from coach_gui.domain.anki_cards import ExportCancelled, ExportFailed
 from coach_gui.domain.memory import MemoryState, assertion_digest
 from coach_gui.operations.anki_export import export
@@ -257,3 +257,18 @@ def test_a_failed_write_is_a_sentence(tmp_path: Path, history: list[History]) ->
             export(context, tmp_path / "gone" / "x.apkg", "anki")
     finally:
         context.close()
+
+
+def test_the_window_exports_through_its_use_case(tmp_path: Path, history: list[History]) -> None:
+    cases = use_cases(build_context())
+    seen: list[tuple[int, int]] = []
+    try:
+        result = cases.exports.anki(tmp_path / "a.apkg", progress=lambda d, t: seen.append((d, t)))
+        assert (result.cards, result.notes) == (3 * REVIEWED, REVIEWED)
+        assert result.reviews == sum(len(h) for h in history)
+        with pytest.raises(ExportCancelled):
+            cases.exports.csv(tmp_path / "a.csv", cancelled=lambda: True)
+    finally:
+        cases.close()
+    assert seen[-1] == (3 * REVIEWED, 3 * REVIEWED)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".apkg", ".csv")) == ["a.apkg"]
