@@ -11,15 +11,18 @@ import json
 import os
 import socket
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from cli_run import coach
+from cli_run import coach, practise
+from fakes.gemini_server import FakeGemini
 from fakes.review_history import History, assertion_text, seed_journal, simulate
 from fsrs.scheduler import DEFAULT_PARAMETERS
+from test_cli_sessions import ASSERTIONS, KEY, _configure, _set_key
+from test_cli_today import START, Judge
 
 from coach_gui.bootstrap import build_context, use_cases
 from coach_gui.domain.anki_cards import ExportCancelled, ExportFailed
@@ -272,3 +275,39 @@ def test_the_window_exports_through_its_use_case(tmp_path: Path, history: list[H
         cases.close()
     assert seen[-1] == (3 * REVIEWED, 3 * REVIEWED)
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".apkg", ".csv")) == ["a.apkg"]
+
+
+def test_sessions_practised_and_judged_go_to_anki_rating_for_rating(
+    coach_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    anki: Any,
+) -> None:
+    """Four sessions judged by the fake Gemini over loopback: the second key point missed
+    twice (Again), then explained (Good); Anki gets each rating as the review's ease."""
+    judge = Judge()
+    with FakeGemini(api_keys={KEY}) as gemini:
+        gemini.reply_for = judge
+        _configure(coach_home, gemini.url)
+        _set_key(monkeypatch, capsys)
+        for n in range(4):
+            judge.learned = n >= 2
+            monkeypatch.setenv("COACH_NOW", (START + timedelta(days=n)).isoformat())
+            data = practise(capsys, tmp_path, "Selection keeps inherited differences.")
+            assert data["items"][0]["status"] == "judged"
+    monkeypatch.delenv("COACH_NOW")
+    package = tmp_path / "practised.apkg"
+    code, out, err = coach(capsys, "export", "--anki", str(package), "--json")
+    assert code == 0, err
+    assert (out["cards"], out["reviews"]) == (2, 8)
+    _import(anki, package)
+    eases = {}
+    for card_id in anki.find_cards(""):
+        card = anki.get_card(card_id)
+        assert card.note()["Title"] == "Natural selection"
+        assert card.note()["KeyPoint"] not in card.question()
+        eases[card.note()["KeyPoint"]] = anki.db.list(
+            "SELECT ease FROM revlog WHERE cid = ? ORDER BY id", card_id
+        )
+    assert eases == {ASSERTIONS[0]: [3, 3, 3, 3], ASSERTIONS[1]: [1, 1, 3, 3]}
