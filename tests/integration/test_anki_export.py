@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from anki.collection import Collection  # Anki's own library: a test dependency, never skipped
 from cli_run import coach, practise
 from fakes.gemini_server import FakeGemini
 from fakes.review_history import History, assertion_text, seed_journal, simulate
@@ -28,8 +29,6 @@ from coach_gui.bootstrap import build_context, use_cases
 from coach_gui.domain.anki_cards import ExportCancelled, ExportFailed
 from coach_gui.domain.memory import MemoryState, assertion_digest
 from coach_gui.operations.anki_export import export
-
-anki_collection = pytest.importorskip("anki.collection")
 
 REVIEWED = 5  # notes note0..note4, each with one reviewed key point of three
 FOLDERS = ["Biology", "Biology/Evolution", "", "History", "History"]
@@ -92,7 +91,7 @@ def _memory() -> dict[str, MemoryState]:
 @pytest.fixture
 def anki(tmp_path: Path) -> Iterator[Any]:
     (tmp_path / "anki").mkdir()
-    col = anki_collection.Collection(str(tmp_path / "anki" / "collection.anki2"))
+    col = Collection(str(tmp_path / "anki" / "collection.anki2"))
     try:
         yield col
     finally:
