@@ -23,6 +23,7 @@ from coach_gui.domain.privacy import LivePrivacy, PrivacySwitches
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    from coach_gui.adapters.anki_writer import AnkiCardFiles
     from coach_gui.adapters.gemini import GeminiJudge
     from coach_gui.adapters.journal.backups import JournalBackups
     from coach_gui.adapters.journal.database import Journal
@@ -383,6 +384,12 @@ class AppContext:
 
         return Folder(Path(self.notes.location))
 
+    def card_files(self) -> AnkiCardFiles:
+        """The writer of card files for `coach export` and File › Export… (issue 37)."""
+        from coach_gui.adapters.anki_writer import AnkiCardFiles
+
+        return AnkiCardFiles()
+
     def practice_settings(self, *, judge_enabled: bool | None = None) -> PracticeSettings:
         from coach_gui.services.practice_settings import PracticeSettings
 
@@ -531,6 +538,7 @@ def note_store(kb: Path, data: Path) -> MarkdownNoteStore:
 def use_cases(context: AppContext) -> UseCases:
     """The window's use cases over `context`, each given the ports it needs (issue 35)."""
     from coach_gui.operations import cases
+    from coach_gui.operations.anki_export import Exports
 
     return cases.UseCases(
         practice=cases.Practice(context),
@@ -542,6 +550,7 @@ def use_cases(context: AppContext) -> UseCases:
         sync=cases.Sync(context),
         evals=cases.Evals(context),
         imports=cases.Imports(context),
+        exports=Exports(context),
         _resources=context,
     )
 

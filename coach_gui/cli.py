@@ -34,6 +34,7 @@ COMMANDS: tuple[str, ...] = (
     "schedule",
     "correct",
     "import_",
+    "export",
     "optimize",
     "judge_pending",
     "verify",

@@ -1,7 +1,7 @@
 """The use cases, as objects (DESIGN §2, issue 35): what the window may do, grouped by
-feature — practice, review, notes, settings, keys, schedule, sync, evals, imports — each built by
-`bootstrap` with the ports it needs, typed on exactly those (the small port sets of
-`operations.app`), so the type checker holds each to them. The window is given a
+feature — practice, review, notes, settings, keys, schedule, sync, evals, imports,
+exports — each built by `bootstrap` with the ports it needs, typed on exactly those (the small port
+sets of `operations.app`), so the type checker holds each to them. The window is given a
 `UseCases` and nothing else: no app context to reach past them, no port it was not given.
 (The schedule's, optimizer's, sync's, eval's and judging's modules are imported when first
 used, as the window did before: opening the window does not need the FSRS optimizer or
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from coach_gui.operations import review as review_ops
+from coach_gui.operations.anki_export import Exports
 from coach_gui.operations.app import (
     EvalPorts,
     HasConfig,
@@ -497,6 +498,7 @@ class UseCases:
     sync: Sync
     evals: Evals
     imports: Imports
+    exports: Exports
     _resources: Closes
 
     def close(self) -> None:
