@@ -105,6 +105,18 @@ def _inside_syllable(char: str) -> bool:
     return "\u1160" <= char <= "\u11ff" or "\ud7b0" <= char <= "\ud7ff"
 
 
+def _jamo(char: str) -> bool:
+    return (
+        "\u1100" <= char <= "\u11ff" or "\ua960" <= char <= "\ua97f" or "\ud7b0" <= char <= "\ud7ff"
+    )
+
+
+def _cuts_syllable(haystack: str, at: int) -> bool:
+    """Whether a span starting or ending at `at` would cut a Hangul syllable: a vowel or
+    final consonant there, joined to the jamo before it (a vowel standing alone is not)."""
+    return 0 < at < len(haystack) and _inside_syllable(haystack[at]) and _jamo(haystack[at - 1])
+
+
 def _occurrences(needle: str, haystack: str) -> Iterator[int]:
     """Where `needle` (folded, non-empty) starts in `haystack` on word boundaries, and
     never inside a Hangul syllable."""
@@ -115,8 +127,8 @@ def _occurrences(needle: str, haystack: str) -> Iterator[int]:
         if (
             not (head and start > 0 and _word(haystack[start - 1]))
             and not (tail and end < len(haystack) and _word(haystack[end]))
-            and not (end < len(haystack) and _inside_syllable(haystack[end]))
-            and not _inside_syllable(haystack[start])
+            and not _cuts_syllable(haystack, end)
+            and not _cuts_syllable(haystack, start)
         ):
             yield start
         start = haystack.find(needle, start + 1)

@@ -161,3 +161,11 @@ def test_the_fold_drops_exactly_the_characters_the_fence_strips() -> None:
     dropped = set(_DROP)
     matched = {p for p in range(0x110000) if _INVISIBLE.match(chr(p))}
     assert dropped == matched
+
+
+def test_a_hangul_vowel_standing_alone_is_found_but_a_syllable_is_never_cut() -> None:
+    """Found by Hypothesis: a vowel jamo written on its own is a word of the answer; the
+    rule against cutting a syllable applies only where it joins the jamo before it."""
+    assert FoldedAnswer("\u1161").holds("\u1161")
+    assert evidence_ranges("\u1161", ["\u1161"]) == [(0, 1)]
+    assert not FoldedAnswer("기회비용입니다").holds("기회비용이")
