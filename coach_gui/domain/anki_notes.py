@@ -149,8 +149,9 @@ def plan_note(
     if notetype is None:
         return Skipped(label, "its note type is missing from the package")
     if notetype.image_occlusion or any("image-occlusion:" in f for f in note.fields):
+        header = title_of(plain(to_markdown(fields.get("Header", ""))))
         return Skipped(
-            f"{notetype.name} note {note.guid}",
+            f"{notetype.name} note" + (f" “{header}”" if header else ""),
             "an image occlusion note: Coach has no way to mask a picture",
         )
     if not any(plain(to_markdown(f)) for f in note.fields):

@@ -42,6 +42,9 @@ class MainActions:
     fit_schedule: QAction  # the Statistics view's button triggers it too
     reload: QAction
     open_folder: QAction
+    import_notes: QAction
+    export_anki: QAction
+    export_csv: QAction
     settings: QAction
     quit: QAction
     find: QAction
@@ -168,6 +171,12 @@ def _make_actions(window: MainWindow) -> MainActions:
             window, "Open notes &folder…", lambda: attached(window.open_notes_folder), "Ctrl+O",
             pix.SP_DirOpenIcon,
         ),
+        import_notes=_action(window, "I&mport from Anki or CSV…",
+                             lambda: attached(lambda: window.import_notes())),
+        export_anki=_action(window, "E&xport to Anki…",
+                            lambda: attached(lambda: window.exporter.ask("anki"))),
+        export_csv=_action(window, "Export as CS&V…",
+                           lambda: attached(lambda: window.exporter.ask("csv"))),
         settings=_action(window, "Se&ttings…", lambda: attached(window.open_settings), "Ctrl+,"),
         quit=_action(window, "&Quit", window.close, "Ctrl+Q"),
         find=_action(window, "&Find note", window.focus_search, "Ctrl+F"),
@@ -198,6 +207,11 @@ def _make_actions(window: MainWindow) -> MainActions:
     )  # fmt: skip
     actions.practise.setStatusTip("Practise the open note: challenges, your answers, the judge")
     actions.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+    actions.import_notes.setStatusTip(
+        "New notes from an Anki deck or a CSV file, with their review history: a preview first"
+    )
+    actions.export_anki.setStatusTip("Every key point a card, with its history, for Anki")
+    actions.export_csv.setStatusTip("Every key point a row, for a spreadsheet or another tool")
     actions.deleted_notes.setStatusTip("Notes Coach moved to a trash: put one back where it was")
     actions.fit_schedule.setStatusTip(
         "Fit the schedule's settings to your own reviews; nothing changes until you apply them"
@@ -242,6 +256,8 @@ def _build_menus(window: MainWindow, actions: MainActions, views_shown: list[QAc
     file_menu.addAction(actions.judge_pending)
     file_menu.addSeparator()
     file_menu.addActions([actions.reload, actions.open_folder])
+    file_menu.addSeparator()
+    file_menu.addActions([actions.import_notes, actions.export_anki, actions.export_csv])
     file_menu.addSeparator()
     file_menu.addAction(actions.settings)
     file_menu.addSeparator()

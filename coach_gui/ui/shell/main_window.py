@@ -13,6 +13,7 @@ the list in place. `MainWindow(cases)` does both at once; the window is given th
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -43,7 +44,10 @@ if TYPE_CHECKING:
         Note,
         NoteEntry,
     )
+    from coach_gui.operations.anki_import import ImportReport
     from coach_gui.operations.cases import UseCases
+    from coach_gui.ui.exchange.export_task import Exporter
+    from coach_gui.ui.exchange.import_dialog import ImportDialog
     from coach_gui.ui.notes.note_editor import NoteEditor
     from coach_gui.ui.notes.notes_listing import NotesListing
     from coach_gui.ui.notes.window_undo import WindowUndo
@@ -85,6 +89,8 @@ class MainWindow(QMainWindow):
         self._listed_once = False
         self._shown_once = False
         self._picks_kept = False  # the kept listing's picks are the list's own until attach
+        self._exporter: Exporter | None = None
+        self.import_dialog: ImportDialog | None = None
         self.setWindowTitle("Coach")
         self.setAccessibleName("Coach")
 
@@ -345,6 +351,43 @@ class MainWindow(QMainWindow):
                 self, self.cases.notes, self.config_owner, self._notes_folder_changed
             ).choose
         )
+
+    # --- Anki in and out (issue 37) -------------------------------------------------
+    def import_notes(self, path: Path | None = None) -> None:
+        """File › Import from Anki or CSV…: choose the file, then its preview."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from coach_gui.ui.exchange.import_dialog import ImportDialog
+
+        if path is None:
+            chosen, _filter = QFileDialog.getOpenFileName(
+                self, "Import from Anki or CSV", str(Path.home()),
+                "Anki packages and CSV (*.apkg *.colpkg *.csv *.tsv *.txt);;All files (*)",
+            )  # fmt: skip
+            if not chosen:
+                return
+            path = Path(chosen)
+        dialog = self.import_dialog = ImportDialog(self.cases.imports, path, self)
+        dialog.imported.connect(self._imported)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+
+    def _imported(self, report: ImportReport) -> None:
+        if report.created:  # new files: listed at once, not when the watcher wakes
+            self.listing.load(quietly=True)
+        self.views.broadcast(report.changes)
+
+    @property
+    def exporter(self) -> Exporter:
+        """File › Export to Anki… / Export as CSV…"""
+        if self._exporter is None:
+            from coach_gui.ui.exchange.export_task import Exporter
+
+            bar = self.statusBar()
+            self._exporter = Exporter(
+                self.cases.exports, self, say=lambda text: bar.showMessage(text, 15_000)
+            )
+        return self._exporter
 
     def _notes_folder_changed(self) -> None:
         from coach_gui.operations.vocabulary import short_path
