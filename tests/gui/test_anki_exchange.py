@@ -62,7 +62,8 @@ def _settled(qtbot: QtBot) -> None:
     qtbot.waitUntil(still, timeout=WAIT_MS)
 
 
-def _shots(dialog: ImportDialog, name: str) -> None:
+def _shots(qtbot: QtBot, dialog: ImportDialog, name: str) -> None:
+    qtbot.wait(50)  # laid out as the learner sees it (the button's new text)
     save_png(dialog, f"anki-import-{name}-light.png")
     dialog.setPalette(dark_palette())
     save_png(dialog, f"anki-import-{name}-dark.png")
@@ -92,7 +93,7 @@ def test_a_deck_made_by_anki_is_previewed_imported_and_listed(qtbot: QtBot, tmp_
     skipped = [dialog.skipped.item(n).text() for n in range(dialog.skipped.count())]
     assert skipped and all(" — " in line for line in skipped)  # each with its reason
     assert file_hashes(vault) == before  # the preview writes nothing
-    _shots(dialog, "preview")
+    _shots(qtbot, dialog, "preview")
 
     with qtbot.waitSignal(dialog.imported, timeout=WAIT_MS) as done:
         qtbot.mouseClick(dialog.import_button, Qt.MouseButton.LeftButton)
@@ -100,7 +101,7 @@ def test_a_deck_made_by_anki_is_previewed_imported_and_listed(qtbot: QtBot, tmp_
     assert report.created and not report.cancelled and report.reviews_imported > 0
     assert "Imported" in dialog.heading.text()
     assert dialog.cancel_button.text() == "Close"
-    _shots(dialog, "result")
+    _shots(qtbot, dialog, "result")
     new = {made.title for made in report.created}
     qtbot.waitUntil(lambda: new <= _titles(window), timeout=WAIT_MS)  # listed at once
     assert _titles(window) == listed | new
