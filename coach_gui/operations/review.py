@@ -7,9 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coach_gui.domain.agreement import strictness_of
 from coach_gui.domain.corrections import correctable, learners_words
 from coach_gui.domain.notes import Note
-from coach_gui.domain.session_records import SentRequest
+from coach_gui.domain.session_records import OutboxRecord, SentRequest
 from coach_gui.domain.session_state import attempt_states
 from coach_gui.domain.verdicts import Assessment, gap_subject
 from coach_gui.files import atomic_write
@@ -154,6 +155,9 @@ class AnswerDetail:
     # and whether the verdict judged each key point so that one can be (issue 36).
     learners: Mapping[int, tuple[str, str]] = field(default_factory=dict)
     correctable: bool = False
+    # Who judged it and how strictly (read from the request as it was sent; issue 36).
+    judged_by: str = ""
+    strictness: str = ""
 
 
 @dataclass(frozen=True)
@@ -162,12 +166,18 @@ class SessionDetailData:
     gaps: tuple[GapEntry, ...]
 
 
+def _strictness(request: OutboxRecord | None) -> str:
+    """How strictly the judge was asked to grade, from the request's own instructions."""
+    return strictness_of(request.request_body) if request is not None else ""
+
+
 def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetailData:
     """Runs on a worker: the session's answers as the detail shows them."""
     found = reader.records_for([session_id])
     if not found:
         return SessionDetailData((), ())
     records = found[0]
+    sent = {o.id: o for o in records.outbox}
     answers = []
     for state in attempt_states(records):
         verdict = state.verdict
@@ -191,6 +201,8 @@ def load_session_detail(reader: SessionReader, session_id: str) -> SessionDetail
                 attempt_id=state.attempt.id,
                 learners=learners_words(verdict, records.corrections) if verdict else {},
                 correctable=verdict is not None and correctable(verdict),
+                judged_by=verdict.judge_model if verdict is not None else "",
+                strictness=_strictness(sent.get(verdict.outbox_id or "")) if verdict else "",
             )
         )
     return SessionDetailData(tuple(answers), tuple(session_gaps(records)))

@@ -24,6 +24,7 @@ from coach_gui.bootstrap import build_cases, build_context
 from coach_gui.operations.app import notes_by_id
 from coach_gui.operations.review import gap_board
 from coach_gui.operations.today import today
+from coach_gui.ui.kit import tasks
 from coach_gui.ui.practice.correct_dialog import CorrectKeyPointDialog
 from coach_gui.ui.practice.practice_view import Phase
 from coach_gui.ui.shell.main_window import MainWindow
@@ -214,6 +215,8 @@ def test_past_verdicts_are_corrected_from_the_session_detail_and_the_gap_board(
             views.show_sessions()
         detail = sessions.detail
         assert "Correct a key point…" in detail.text.toPlainText()
+        # Who judged, and how strictly (from the request as it was sent).
+        assert "judged by gemini-2.5-flash, at standard strictness" in detail.text.toPlainText()
         assert _open_gaps() == {POINTS[1]}
 
         # The session detail: the link under the answer; key point 1 was wrong after all.
@@ -263,6 +266,8 @@ def test_past_verdicts_are_corrected_from_the_session_detail_and_the_gap_board(
         save_png(board, "correct-key-point-gap-board-dark.png")
         board.setPalette(QPalette())
         assert _open_gaps() == {POINTS[0]}
+        # The sessions list reads itself again too (the broadcast): let it finish.
+        qtbot.waitUntil(lambda: not tasks.pending_tasks(), timeout=WAIT_MS)
         window.close()
     context = build_context()
     try:

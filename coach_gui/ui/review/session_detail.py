@@ -93,9 +93,14 @@ def _answer_html(answer: AnswerDetail, palette: QPalette, *, correcting: bool = 
         why = answer.pending_reason or "not judged yet"
         parts.append(f"<p><b>Not judged yet</b>: {_esc(why)}</p>")
         return "".join(parts)
-    parts.append(f"<p><b>{'✓ Pass' if answer.verdict == 'pass' else 'Needs work'}</b></p>")
+    muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
+    by = f"judged by {_esc(answer.judged_by)}" if answer.judged_by else ""
+    if answer.strictness:
+        by += f"{', ' if by else 'judged '}at {answer.strictness} strictness"
+    if by:
+        by = f" <span style='color: {muted}'>· {by}</span>"
+    parts.append(f"<p><b>{'✓ Pass' if answer.verdict == 'pass' else 'Needs work'}</b>{by}</p>")
     if answer.assessments:
-        muted = palette.color(QPalette.ColorRole.PlaceholderText).name()
         parts.append(
             assessments_html(answer.assessments, answer.assertions, palette, muted, answer.learners)
         )
