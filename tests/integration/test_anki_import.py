@@ -14,6 +14,7 @@ import sqlite3
 import zipfile
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from anki_packages import Packages, make_packages
@@ -353,3 +354,63 @@ def test_a_notes_folder_that_cannot_be_written_is_a_sentence(
     assert written == ["Biology/Cells/What does the mitochondrion do.md"]  # before the cloze
     with sqlite3.connect(kb.parent / "coach-home" / "journal.sqlite3") as conn:
         assert conn.execute("SELECT count(*) FROM imported_reviews").fetchone()[0] == 2
+
+
+def _anki_import(folder: Path, package: Path) -> Any:
+    """A fresh collection of Anki's own, with `package` imported with its scheduling."""
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    folder.mkdir(parents=True)
+    col = Collection(str(folder / "collection.anki2"))
+    col.import_anki_package(
+        ImportAnkiPackageRequest(
+            package_path=str(package),
+            options=ImportAnkiPackageOptions(with_scheduling=True, with_deck_configs=False),
+        )
+    )
+    return col
+
+
+def _reviewed(col: Any, question_has: str) -> list[tuple[list[int], int]]:
+    """Each card whose question holds `question_has`: its counted eases and days to due."""
+    found = []
+    for card_id in col.find_cards(""):
+        card = col.get_card(card_id)
+        if question_has not in card.question():
+            continue
+        eases = col.db.list(
+            "SELECT ease FROM revlog WHERE cid = ? AND ease > 0 AND type < 4 ORDER BY id", card_id
+        )
+        found.append((eases, card.due - col.sched.today if card.type == 2 else -1))
+    return found
+
+
+def test_a_deck_goes_from_anki_through_coach_back_to_anki_with_its_history(
+    packages: Packages, kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The round trip: Anki's package imported, Coach's export imported by Anki again.
+    Every key point is a card, and a key point taken from a reviewed card comes back with
+    that card's reviews and falls due on Anki's day (within a day: Anki's rollover)."""
+    code, data, err = coach(capsys, "import", str(packages.current), "--json")
+    assert code == 0, err
+    key_points = sum(int(c["key_points"]) for c in data["created"])
+    out = tmp_path / "back.apkg"
+    code, exported, err = coach(capsys, "export", "--anki", str(out), "--json")
+    assert code == 0, err
+    assert exported["cards"] == key_points == 6
+    original = _anki_import(tmp_path / "original", packages.current)
+    back = _anki_import(tmp_path / "back", out)
+    try:
+        assert back.card_count() == key_points
+        fields = {back.get_note(n)["KeyPoint"] for n in back.find_notes("")}
+        assert "It makes *ATP* for the cell" in fields and "It has its own DNA" in fields
+        (before,) = _reviewed(original, "mitochondrion")  # one card, its answer two points
+        assert len(before[0]) == 3 and before[1] > 1  # reviewed three times, not due soon
+        after = _reviewed(back, "mitochondrion")
+        assert len(after) == 2
+        for eases, due_in in after:
+            assert eases == before[0]  # the card's reviews, each key point's now
+            assert abs(due_in - before[1]) <= 1
+    finally:
+        original.close()
+        back.close()
