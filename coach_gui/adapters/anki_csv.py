@@ -45,9 +45,18 @@ def read_csv(path: Path) -> Package:
     text = "\n".join(lines)
     first = next((ln for ln in lines if ln.strip()), "")
     separator = max("\t;,", key=first.count)  # the one the first row uses most
-    rows = [
-        r for r in csv.reader(io.StringIO(text), delimiter=separator) if any(c.strip() for c in r)
-    ]
+    csv.field_size_limit(MAX_CSV)  # a long answer is a cell, not an error
+    try:
+        rows = [
+            r
+            for r in csv.reader(io.StringIO(text), delimiter=separator)
+            if any(c.strip() for c in r)
+        ]
+    except csv.Error:
+        raise PackageUnreadable(
+            f"{path.name} does not read as CSV (a quote is never closed, say). Save it as "
+            "CSV UTF-8 and import it again."
+        ) from None
     order = (0, 1, 2)
     if rows and {c.strip().lower() for c in rows[0]} & {"question", "answer", "front", "back"}:
         header = [c.strip().lower() for c in rows.pop(0)]

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import sqlite3
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -38,6 +40,7 @@ from coach_gui.domain.anki_package import (
 
 MAX_COLLECTION = 512 * 2**20  # the largest shared decks' collections are near 100 MB
 MAX_MEDIA_FILE = 128 * 2**20
+MAX_MEDIA_FILES = 100_000
 MAX_META = 2**20
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _FIELD_REF = re.compile(r"\{\{([^}]+)\}\}")
@@ -50,7 +53,14 @@ def _read_member(zf: zipfile.ZipFile, name: str, limit: int, what: str) -> bytes
     try:
         with zf.open(name) as handle:
             data = _bounded(handle, limit, what)
-    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as exc:
+    except (
+        zipfile.BadZipFile,
+        OSError,
+        EOFError,
+        RuntimeError,
+        NotImplementedError,
+        zlib.error,
+    ) as exc:
         raise PackageUnreadable(
             f"The package is damaged: its {what} cannot be read ({_reason(exc)}). "
             "Export it from Anki again."
@@ -152,7 +162,7 @@ def _media_map(raw: bytes, current: bool) -> dict[str, str]:
             raise PackageUnreadable("The package's media list is damaged.") from None
         if not isinstance(found, dict):
             raise PackageUnreadable("The package's media list is damaged.")
-        return {str(name): str(member) for member, name in found.items()}
+        return _one_file_each({str(name): str(member) for member, name in found.items()})
     try:
         entries = fields_of(raw).get(1, [])
         found = {}
@@ -162,9 +172,25 @@ def _media_map(raw: bytes, current: bool) -> dict[str, str]:
             fields = fields_of(entry)
             member = varint_field(fields, 255)
             found[text_field(fields, 1)] = str(n if member is None else member)
-        return found
     except ValueError:
         raise PackageUnreadable("The package's media list is damaged.") from None
+    return _one_file_each(found)
+
+
+def _one_file_each(found: dict[str, str]) -> dict[str, str]:
+    """A media list naming each file of the package once: a file named twice or more
+    would be copied once per name (a tiny package filling the disk), so it is refused."""
+    if len(set(found.values())) != len(found):
+        raise PackageUnreadable(
+            "The package's media list names one file under several names, which Anki never "
+            "does. Export the deck from Anki again."
+        )
+    if len(found) > MAX_MEDIA_FILES:
+        raise PackageUnreadable(
+            f"The package holds more than {MAX_MEDIA_FILES:,} pictures and sounds, more than "
+            "Coach copies in one import."
+        )
+    return found
 
 
 def _read_collection(data: bytes, current: bool, kind: str) -> Package:
@@ -182,7 +208,7 @@ def _read_collection(data: bytes, current: bool, kind: str) -> Package:
         raise PackageUnreadable(
             f"The package's collection is damaged ({_reason(exc)}). Export it from Anki again."
         ) from None
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError, AttributeError):
         raise PackageUnreadable(
             "The package's collection does not read as Anki writes it (a note type or deck "
             "is damaged). Export it from Anki again."
@@ -261,9 +287,24 @@ def _memory(data: str) -> Memory | None:
         s, d = found.get("s"), found.get("d")
     except (ValueError, AttributeError):
         return None
-    if isinstance(s, int | float) and isinstance(d, int | float) and s > 0:
+    numbers = isinstance(s, int | float) and isinstance(d, int | float)
+    # (Python's JSON reads Infinity and NaN: no memory of Anki's)
+    if numbers and s > 0 and math.isfinite(s) and math.isfinite(d):
         return Memory(float(s), float(d))
     return None
+
+
+def _first_scheduler(conn: sqlite3.Connection) -> bool:
+    """Whether the collection was scheduled by Anki's first scheduler (a legacy collection
+    whose settings say no `schedVer`, or 1); Anki 2.1.50 and later write only later ones."""
+    try:
+        (conf,) = conn.execute("SELECT conf FROM col").fetchone()
+        if not conf:
+            return False  # schema 18 keeps its settings elsewhere
+        version = json.loads(conf).get("schedVer", 1)
+    except (sqlite3.DatabaseError, ValueError, TypeError, AttributeError):
+        return False
+    return bool(version == 1)
 
 
 def _contents(
@@ -288,9 +329,12 @@ def _contents(
         )
     )  # fmt: skip
     reviews: dict[int, list[PackageReview]] = {}
+    three_buttons = _first_scheduler(conn)
     for rid, cid, ease, ivl, kind_ in conn.execute(
         "SELECT id, cid, ease, ivl, type FROM revlog ORDER BY id"
     ):
+        if three_buttons and kind_ in (0, 2) and ease in (2, 3):
+            ease += 1  # Anki's first scheduler learned with three buttons: 2 good, 3 easy
         reviews.setdefault(cid, []).append(PackageReview(rid, cid, ease, ivl, kind_))
     return Package(
         kind=kind, created=int(created), notetypes=notetypes, decks=decks, notes=notes,

@@ -80,6 +80,9 @@ class NotesPlan:
     skipped: tuple[Skipped, ...]
     left_out_reviews: int = 0
     media: tuple[str, ...] = field(default=())
+    # Notes a former import wrote, with the histories they came with: importing again
+    # gives them any history they never got (an import stopped between the two).
+    again: tuple[PlannedNote, ...] = ()
 
 
 def coach_note_id(guid: str) -> str:
@@ -209,12 +212,15 @@ def plan_notes(package: Package, already: Iterable[str] = ()) -> NotesPlan:
         histories.setdefault(card.note_id, []).append(history)
     planned: list[PlannedNote] = []
     skipped: list[Skipped] = []
+    again: list[PlannedNote] = []
     for note in package.notes:
         result = plan_note(note, package, histories)
         if isinstance(result, Skipped):
             skipped.append(result)
         elif note.guid in done:
             skipped.append(Skipped(result.title, "already imported"))
+            if result.histories:
+                again.append(result)
         else:
             planned.append(result)
             done.add(note.guid)
@@ -228,4 +234,4 @@ def plan_notes(package: Package, already: Iterable[str] = ()) -> NotesPlan:
             )
         )
     media = tuple(dict.fromkeys(m for p in planned for m in p.media))
-    return NotesPlan(tuple(planned), tuple(skipped), left_out, media)
+    return NotesPlan(tuple(planned), tuple(skipped), left_out, media, tuple(again))

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from coach_gui.domain.anki_package import PackageCard, PackageReview
 from coach_gui.domain.digests import content_id
@@ -28,6 +28,22 @@ from coach_gui.domain.records import Record
 ImportSource = Literal["anki", "csv"]
 NEW, LEARNING, REVIEW, RELEARNING = 0, 1, 2, 3
 MANUAL, RESCHEDULED, FILTERED = 4, 5, 3
+
+
+def _moment(value: str) -> str:
+    """An ISO-8601 time with its offset (what the replay reads): anything else, from a
+    forged synced record say, is refused before it is stored."""
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError("not an ISO-8601 time") from None
+    if when.tzinfo is None:
+        raise ValueError("an ISO-8601 time without its offset")
+    return value
+
+
+Moment = Annotated[str, AfterValidator(_moment)]
+Rating = Annotated[int, Field(ge=1, le=4)]
 
 
 class ImportedReview(Record):
@@ -39,11 +55,11 @@ class ImportedReview(Record):
     text: str = Field(min_length=1)
     source: ImportSource
     card: str = Field(min_length=1)  # the card's id in the package
-    reviews: tuple[tuple[str, int], ...] = Field(min_length=1)  # (when, rating 1..4)
-    due: str  # ISO-8601 UTC, as Anki had it
-    stability: float = Field(gt=0)
-    difficulty: float = Field(ge=1, le=10)
-    imported_at: str
+    reviews: tuple[tuple[Moment, Rating], ...] = Field(min_length=1)  # (when, 1 again…4 easy)
+    due: Moment  # ISO-8601 UTC, as Anki had it
+    stability: float = Field(gt=0, allow_inf_nan=False)
+    difficulty: float = Field(ge=1, le=10, allow_inf_nan=False)
+    imported_at: Moment
 
 
 def imported_review_fields(record: ImportedReview) -> dict[str, object]:

@@ -12,6 +12,7 @@ history is recorded, sealed, with its key points (`domain/imported_reviews.py`).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,9 @@ from coach_gui.operations.app import HasClock, HasScheduler
 from coach_gui.services.ports.imports import ImportFolder, PackageSource
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+# Pictures and sounds copied in one import, at most: a hostile package's files, each
+# small in the zip and huge unpacked, must not fill the disk.
+MAX_MEDIA_BYTES = 4 * 2**30
 _BATCH = 200  # notes whose reviews are stored in one transaction
 
 Progress = Callable[[int, int], None]  # (notes done, notes to do)
@@ -55,6 +59,7 @@ class ImportPreview:
     media: int  # media files the notes name
     location: str  # the knowledge base
     package: Package = field(repr=False)
+    again: tuple[PlannedNote, ...] = field(default=(), repr=False)  # see NotesPlan.again
 
     @property
     def folders(self) -> tuple[str, ...]:
@@ -130,12 +135,19 @@ def preview(ports: ImportPorts, path: Path) -> ImportPreview:
     with a damaged or unknown file."""
     package = ports.package_source(path).read(path)
     folder = ports.import_folder()
-    plan = plan_notes(package, folder.imported_guids())
+    try:
+        plan = plan_notes(package, folder.imported_guids())
+    except (OverflowError, ValueError, OSError):  # a date no Anki writes (day 900,000,000…)
+        raise PackageUnreadable(
+            f"{path.name} holds dates in its review log or schedule that Anki never writes, "
+            "so its history cannot be read. Export the deck from Anki again."
+        ) from None
     return ImportPreview(
         path=path,
         kind=package.kind,
         notes=plan.notes,
         skipped=plan.skipped,
+        again=plan.again,
         reviews=sum(n.reviews for n in plan.notes),
         media=len(plan.media),
         location=folder.location,
@@ -152,6 +164,7 @@ class _Media:
         self._folder = folder
         self.copied: dict[tuple[str, str], str] = {}
         self.missing: dict[str, str] = {}  # name -> why
+        self.size = 0  # bytes copied so far
 
     def linker(self, note: PlannedNote) -> Callable[[str], str | None]:
         def link(name: str) -> str | None:
@@ -167,6 +180,14 @@ class _Media:
             except PackageUnreadable as exc:
                 self.missing.setdefault(name, str(exc))
                 return None
+            if self.size + len(data) > MAX_MEDIA_BYTES:
+                self.missing.setdefault(
+                    name,
+                    f"the package's pictures and sounds add up to more than "
+                    f"{MAX_MEDIA_BYTES // 2**30} GB; copy the rest from Anki's media folder",
+                )
+                return None
+            self.size += len(data)
             self.copied[key] = self._folder.copy_media(note.folder, name, data)
             return self.copied[key]
 
@@ -194,8 +215,10 @@ def _histories(note: PlannedNote, at: str) -> list[ImportedReview]:
 def _write(
     folder: ImportFolder, planned: PlannedNote, media: _Media, at: str
 ) -> tuple[CreatedNote, list[ImportedReview]] | Skipped:
-    """One planned note written, with its histories, or why it cannot be a note."""
+    """One planned note written, with its histories, or why it cannot be a note. The
+    histories are made first: a note is never written without the history it comes with."""
     try:
+        records = _histories(planned, at)
         note = Note(
             id=planned.note_id, title=planned.title, tags=planned.tags,
             core_assertions=planned.key_points, body=planned.body(media.linker(planned)),
@@ -207,7 +230,7 @@ def _write(
              "anki_note_type": planned.notetype}  # fmt: skip
     file_name = folder.write_note(planned.folder, note, extra)
     made = CreatedNote(file_name, note.id, note.title, len(note.core_assertions), planned.reviews)
-    return made, _histories(planned, at)
+    return made, records
 
 
 def apply(
@@ -233,6 +256,16 @@ def apply(
     stored = histories = 0
     stopped = False
     total = len(plan.notes)
+    # Notes imported before whose history never was (an import stopped by a crash or a
+    # quit between a note and its batch of histories): importing again gives them it.
+    wanting = [p for p in plan.again if p.guid in already]
+    have = {r.note_id for r in memory.imported_reviews([p.note_id for p in wanting])}
+    for planned in (p for p in wanting if p.note_id not in have):
+        with contextlib.suppress(ValidationError):
+            restored = _histories(planned, at)
+            pending += restored
+            histories += len(restored)
+            stored += planned.reviews
     try:
         for done, planned in enumerate(plan.notes):
             if cancelled is not None and cancelled():

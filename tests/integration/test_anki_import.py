@@ -281,6 +281,82 @@ def test_a_damaged_unknown_or_hostile_file_is_a_sentence_and_exit_2(
     assert list(kb.rglob("*.md")) == []
 
 
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, value = value & 0x7F, value >> 7
+        out.append(low | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def test_a_media_list_that_names_one_file_many_times_is_refused(
+    packages: Packages, kb: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tiny package whose media list names one huge file under many names would be
+    copied once per name (1 KB in, gigabytes out): refused before anything is written."""
+    import zstandard
+
+    entries = b"".join(
+        _field(1, _field(1, f"p{n}.png".encode()) + _varint(255 << 3) + _varint(0))
+        for n in range(20)
+    )
+    hostile = tmp_path / "many-names.apkg"
+    with zipfile.ZipFile(packages.current) as source, zipfile.ZipFile(hostile, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "media":
+                data = zstandard.ZstdCompressor().compress(entries)
+            target.writestr(name, data)
+    code, out, err = coach(capsys, "import", str(hostile), "--json")
+    assert code == 2 and out == "", err
+    assert "names one file under several names" in err
+    assert list(kb.rglob("*")) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ("UPDATE cards SET due = 900000000 WHERE type = 2", "dates"),
+        ("UPDATE revlog SET id = id + 100000000000000000", "dates"),
+        ('UPDATE cards SET data = \'{"s": Infinity, "d": 5}\' WHERE type = 2', None),
+    ],
+)
+def test_a_package_with_values_anki_never_writes_is_a_sentence_or_is_read_without_them(
+    change: str,
+    why: str | None,
+    packages: Packages,
+    kb: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found by review: a due day or review time out of any calendar was a crash, and an
+    infinite FSRS memory wrote a note without its history."""
+    legacy = tmp_path / "changed.apkg"
+    with zipfile.ZipFile(packages.legacy) as source, zipfile.ZipFile(legacy, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "collection.anki21":
+                db = tmp_path / "c.sqlite"
+                db.write_bytes(data)
+                with sqlite3.connect(db) as conn:
+                    conn.execute(change)
+                data = db.read_bytes()
+            target.writestr(name, data)
+    code, data, err = coach(capsys, "import", str(legacy), "--json")
+    if why is not None:
+        assert code == 2 and "never writes" in err and "Traceback" not in err, err
+        assert list(kb.rglob("*.md")) == []
+        return
+    assert code == 0, err  # the memory Anki would not have is left out, the history kept
+    assert data["reviews_imported"] == packages.expected.reviews
+    assert len(data["created"]) == 3
+
+
 def _last(capsys: pytest.CaptureFixture[str], path: Path) -> str:
     code, _, err = coach(capsys, "import", str(path))
     assert code == 2
@@ -414,3 +490,26 @@ def test_a_deck_goes_from_anki_through_coach_back_to_anki_with_its_history(
     finally:
         original.close()
         back.close()
+
+
+def test_importing_again_gives_notes_the_history_they_never_got(
+    packages: Packages,
+    kb: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Notes on disk without their history (an import stopped between a note and its
+    batch of histories; here, a journal started afresh): importing the deck again adds
+    no note and gives each its history."""
+    code, first, err = coach(capsys, "import", str(packages.current), "--json")
+    assert code == 0, err
+    monkeypatch.setenv("COACH_HOME", str(tmp_path / "another-journal"))
+    assert _memory() == {}
+    code, again, err = coach(capsys, "import", str(packages.current), "--json")
+    assert code == 0, err
+    assert again["created"] == []
+    assert again["reviews_imported"] == first["reviews_imported"] > 0
+    assert {m.due for m in _memory().values()}  # the schedule goes on where Anki left it
+    code, third, err = coach(capsys, "import", str(packages.current), "--json")
+    assert code == 0 and third["reviews_imported"] == 0, err  # and only once

@@ -209,3 +209,45 @@ def test_the_protobuf_reader_reads_varints_and_strings_and_refuses_junk() -> Non
     for junk in (b"\x12\x09short", b"\x08", b"\x0b"):
         with pytest.raises(ValueError):
             fields_of(junk)
+
+
+def test_a_forged_history_from_another_computer_is_refused_before_it_is_stored() -> None:
+    """Found by review: a rating of 9, a time that is no time, or no due day passed the
+    sync check and then stopped every schedule read (the row cannot be deleted)."""
+    import json
+
+    from pydantic import ValidationError
+
+    from coach_gui.adapters.journal.sync_kinds import _imported_problem
+    from coach_gui.domain.imported_reviews import imported_review
+    from coach_gui.domain.memory import assertion_digest
+
+    good = dict(
+        note_id="n1", digest=assertion_digest("key one"), text="key one", source="anki",
+        card="1", reviews=[("2025-01-01T00:00:00+00:00", 3)], due="2025-02-01T00:00:00+00:00",
+        stability=5.0, difficulty=5.0, imported_at="2025-03-01T00:00:00+00:00",
+    )  # fmt: skip
+    record = imported_review(**good)  # type: ignore[arg-type]
+    row = {
+        "id": record.id, "note_id": record.note_id, "assertion_digest": record.digest,
+        "assertion": record.text, "source": record.source, "card": record.card,
+        "reviews": json.dumps([list(r) for r in record.reviews]), "due": record.due,
+        "stability": repr(record.stability), "difficulty": repr(record.difficulty),
+        "imported_at": record.imported_at,
+    }  # fmt: skip
+    assert _imported_problem(row) is None
+    forged = {
+        "reviews": json.dumps([["2025-01-01T00:00:00+00:00", 9]]),
+        "due": "",
+        "imported_at": "yesterday",
+    }
+    for key, value in forged.items():
+        assert _imported_problem({**row, key: value}) is not None, key
+    for bad in (
+        {"reviews": [("2025-01-01T00:00:00+00:00", 9)]},
+        {"reviews": [("yesterday", 3)]},
+        {"due": ""},
+        {"stability": float("inf")},
+    ):
+        with pytest.raises(ValidationError):
+            imported_review(**{**good, **bad})  # type: ignore[arg-type]

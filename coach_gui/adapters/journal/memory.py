@@ -9,6 +9,7 @@ reading a note's history and storing its memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -291,20 +292,25 @@ class SqliteMemoryJournal:
         return len(stored)
 
     def imported_reviews(self, note_ids: Sequence[str] | None = None) -> list[ImportedReview]:
-        """Every imported review history (of these notes)."""
+        """Every imported review history (of these notes). A row that no longer reads as
+        one (changed outside Coach) is left out of the schedule; `coach verify` names it."""
         rows = self._of_notes(
             "SELECT id, note_id, assertion_digest, assertion, source, card, reviews, due,"
             " stability, difficulty, imported_at FROM imported_reviews",
             note_ids,
         )
-        return [
-            ImportedReview(
-                id=r[0], note_id=r[1], digest=r[2], text=r[3], source=r[4], card=r[5],
-                reviews=tuple((str(at), int(rating)) for at, rating in json.loads(r[6])),
-                due=r[7], stability=float(r[8]), difficulty=float(r[9]), imported_at=r[10],
-            )
-            for r in rows
-        ]  # fmt: skip
+        found: list[ImportedReview] = []
+        for r in rows:
+            with contextlib.suppress(ValueError, TypeError):  # pydantic's errors are ValueErrors
+                found.append(
+                    ImportedReview(
+                        id=r[0], note_id=r[1], digest=r[2], text=r[3], source=r[4], card=r[5],
+                        reviews=tuple((str(at), int(rating)) for at, rating in json.loads(r[6])),
+                        due=r[7], stability=float(r[8]), difficulty=float(r[9]),
+                        imported_at=r[10],
+                    )
+                )  # fmt: skip
+        return found
 
     def session_of_attempt(self, attempt_id: str) -> str | None:
         rows = self._tuples("SELECT session_id FROM attempts WHERE id = ?", (attempt_id,))

@@ -289,8 +289,12 @@ class ImportDialog(QDialog):
         """Cancel: before *Import*, closes; while importing, stops after the note being
         written (the dialog closes once the import has said what it kept)."""
         if self.applying:
-            self._stop.set()
-            self.heading.setText("Stopping after the note being written…")
-            self.cancel_button.setEnabled(False)
+            self.stop()
             return
         super().reject()
+
+    def stop(self) -> None:
+        """Stop the import after the note being written (it keeps its history)."""
+        self._stop.set()
+        self.heading.setText("Stopping after the note being written…")
+        self.cancel_button.setEnabled(False)

@@ -3,6 +3,7 @@ the log file (never a traceback on screen)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import threading
@@ -37,12 +38,22 @@ def learner_message(error: BaseException) -> str:
     Settings names it, never by its key), else a calm generic one."""
     if isinstance(error, CoachError):
         return error.learner_text
+    _log_unexpected(error)  # what the message promises
     return (
         "Coach hit an unexpected problem and could not finish what it was doing. "
         "Notes already saved are safe on disk.\n\n"
         f"The details were written to the log file:\n{log_file()}\n\n"
         "If it happens again, please report it and attach that file."
     )
+
+
+def _log_unexpected(error: BaseException) -> None:
+    """Log an unexpected error with its traceback, once however often it is shown."""
+    if getattr(error, "_coach_logged", False):
+        return
+    log.error("unexpected error", exc_info=(type(error), error, error.__traceback__))
+    with contextlib.suppress(AttributeError, TypeError):  # (an exception without a __dict__)
+        error._coach_logged = True  # type: ignore[attr-defined]
 
 
 def show_failure(parent: QWidget | None, error: BaseException) -> QMessageBox | None:
@@ -55,7 +66,7 @@ def show_failure(parent: QWidget | None, error: BaseException) -> QMessageBox | 
     if expected:
         log.info("shown to the learner: %s", error)
     else:
-        log.error("unexpected error", exc_info=(type(error), error, error.__traceback__))
+        _log_unexpected(error)
         previous = _state["open_box"]
         if (
             isinstance(previous, QMessageBox)

@@ -650,6 +650,8 @@ class MainWindow(QMainWindow):
 
             self.guard_unsaved(close_now)
             return
+        if self.import_dialog is not None and self.import_dialog.applying:
+            self.import_dialog.stop()  # the note being written, its history, then it ends
         kept = self.editor.current_note_id() if self.editor.file_name() else None
         window_state.remember_layout(
             self, self.splitter, self.editor.splitter, self.editor.body_tabs, kept or ""
