@@ -64,39 +64,9 @@ def _open_gaps() -> set[str]:
 def test_a_key_point_corrected_in_the_thread_counts_as_the_learner_says(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    listed = "\n".join(f"  - {text}" for text in POINTS)
-    (vault / "Natural selection.md").write_text(
-        f"---\ncore_assertions:\n{listed}\n---\n\n# Natural selection\n\nBody.\n", "utf-8"
-    )
     with FakeOllama() as ollama, FakeGemini(api_keys={KEY}) as gemini:
-        ollama.queue_challenge("Why does selection need so much time to change a species?")
-        gemini.reply_for = _second_missed
-        KeyStore().set(KEY)
-        config = Path(os.environ["COACH_CONFIG"])
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(json.dumps({
-            "kb": {"path": str(vault)},
-            "tier1": {"ollamaUrl": ollama.url, "model": DEFAULT_MODEL, "followUps": False,
-                      "challengesPerSession": 1},
-            "judge": {"enabled": True, "includeAssertions": True, "baseUrl": gemini.url,
-                      "maxRetries": 0},
-        }), encoding="utf-8")  # fmt: skip
-        window = MainWindow(build_cases())
-        qtbot.addWidget(window)
-        window.resize(1120, 720)
-        with qtbot.waitSignal(window.notes_listed, timeout=WAIT_MS):
-            window.show()
-        qtbot.waitExposed(window)
+        window = _answered(qtbot, tmp_path, ollama, gemini)
         pane = window.practice
-        window.open_note(window.notes()[0].id)
-        qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
-        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-        answer = "Selection works on inherited variation; the struggle comes from increase."
-        qtbot.keyClicks(pane.view.answer_box, answer)
-        qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-        qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
         assert _open_gaps() == {POINTS[1]}
         (turn,) = pane.view.thread_view.turns
         assert turn.correct_button.isVisible()
@@ -154,10 +124,9 @@ def test_a_key_point_corrected_in_the_thread_counts_as_the_learner_says(
         context.close()
 
 
-def _practise_once(
-    qtbot: QtBot, tmp_path: Path, ollama: FakeOllama, gemini: FakeGemini
-) -> MainWindow:
-    """A window on a one-note vault, with one session practised: key point 2 not explained."""
+def _answered(qtbot: QtBot, tmp_path: Path, ollama: FakeOllama, gemini: FakeGemini) -> MainWindow:
+    """A window on a one-note vault, its one challenge answered and judged: key point 2
+    not explained."""
     vault = tmp_path / "vault"
     vault.mkdir()
     listed = "\n".join(f"  - {text}" for text in POINTS)
@@ -186,11 +155,20 @@ def _practise_once(
     window.open_note(window.notes()[0].id)
     qtbot.keyClick(window, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERING, timeout=WAIT_MS)
-    qtbot.keyClicks(pane.view.answer_box, "Selection works on inherited variation; the struggle.")
+    answer = "Selection works on inherited variation; the struggle comes from increase."
+    qtbot.keyClicks(pane.view.answer_box, answer)
     qtbot.keyClick(pane.view.answer_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: pane.phase is Phase.ANSWERED, timeout=WAIT_MS)
-    with qtbot.waitSignal(pane.session_finished, timeout=WAIT_MS):
-        qtbot.keyClick(pane.view.next_button, Qt.Key.Key_Space)
+    return window
+
+
+def _practise_once(
+    qtbot: QtBot, tmp_path: Path, ollama: FakeOllama, gemini: FakeGemini
+) -> MainWindow:
+    """The same, and the session ended: its summary shown."""
+    window = _answered(qtbot, tmp_path, ollama, gemini)
+    with qtbot.waitSignal(window.practice.session_finished, timeout=WAIT_MS):
+        qtbot.keyClick(window.practice.view.next_button, Qt.Key.Key_Space)
     return window
 
 
