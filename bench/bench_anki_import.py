@@ -60,7 +60,7 @@ def build_package(path: Path, cards: int, reviews: int) -> None:
         " ivl INTEGER, lastIvl INTEGER, factor INTEGER, time INTEGER, type INTEGER);"
     )
     conn.execute(
-        "INSERT INTO col VALUES (1, ?, ?, 0, 11, 0, 0, 0, '{}', ?, ?, '{}', '{}')",
+        "INSERT INTO col VALUES (1, ?, ?, 0, 11, 0, 0, 0, '{"schedVer": 2}', ?, ?, '{}', '{}')",
         (crt, now, json.dumps(models), json.dumps(decks)),
     )
     per_card = max(1, reviews // cards)
