@@ -131,6 +131,31 @@ def run_import(package: Path, home: Path, *, traced: bool) -> dict[str, float]:
     return figures
 
 
+def anki_import_seconds(package: Path, folder: Path) -> float | None:
+    """The same package imported by Anki's own library (a test dependency), for scale."""
+    try:
+        from anki.collection import (
+            Collection,
+            ImportAnkiPackageOptions,
+            ImportAnkiPackageRequest,
+        )
+    except ImportError:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    col = Collection(str(folder / "collection.anki2"))
+    try:
+        started = time.perf_counter()
+        col.import_anki_package(
+            ImportAnkiPackageRequest(
+                package_path=str(package),
+                options=ImportAnkiPackageOptions(with_scheduling=True),
+            )
+        )
+        return time.perf_counter() - started
+    finally:
+        col.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cards", type=int, default=20_000)
@@ -151,6 +176,9 @@ def main() -> None:
           f"preview {figures['preview_s']:.1f} s, preview + import {figures['import_s']:.1f} s; "
           f"first replay of the histories {figures['replay_s']:.1f} s")  # fmt: skip
     print(f"peak resident memory: {before:.0f} MiB before, {peak_mib():.0f} MiB after")
+    anki = anki_import_seconds(package, folder / "anki")
+    if anki is not None:
+        print(f"side by side: Anki's own library imports the same package in {anki:.1f} s")
     traced = run_import(package, folder / "home-traced", traced=True)
     print(f"Python's peak allocation during preview + import: {traced['python_peak_mib']:.0f} MiB "
           f"(tracemalloc run: {traced['import_s']:.1f} s)")  # fmt: skip
