@@ -60,8 +60,8 @@ def build_package(path: Path, cards: int, reviews: int) -> None:
         " ivl INTEGER, lastIvl INTEGER, factor INTEGER, time INTEGER, type INTEGER);"
     )
     conn.execute(
-        "INSERT INTO col VALUES (1, ?, ?, 0, 11, 0, 0, 0, '{"schedVer": 2}', ?, ?, '{}', '{}')",
-        (crt, now, json.dumps(models), json.dumps(decks)),
+        "INSERT INTO col VALUES (1, ?, ?, 0, 11, 0, 0, 0, ?, ?, ?, '{}', '{}')",
+        (crt, now, json.dumps({"schedVer": 2}), json.dumps(models), json.dumps(decks)),
     )
     per_card = max(1, reviews // cards)
     notes, card_rows, log = [], [], []
