@@ -152,7 +152,7 @@ def anki_import_seconds(package: Path, folder: Path) -> float | None:
             )
         )
         return time.perf_counter() - started
-    except Exception as exc:  # noqa: BLE001 — a bench says why it has no figure
+    except Exception as exc:  # a bench says why it has no figure
         print(f"side by side: Anki's own importer refuses this synthetic package ({exc})"[:200])
         return None
     finally:
