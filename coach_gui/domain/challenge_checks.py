@@ -36,6 +36,10 @@ _PLACEHOLDER = re.compile(
     r"|\{\{[^{}]*\}\}|\[(?:your|the|one|a)\b[^\]]*\]",
     re.I,
 )
+# A run of hex digits as long as an id or a digest: a small model, given ids and fences,
+# once wrote a "question" of tag-like ids ("<jb-challenge-6008c1c2f815f9ca98b8…"); no
+# question a learner should read is made of them.
+_MACHINE_ID = re.compile(r"[0-9a-f]{16,}", re.I)
 # The words of the schema and of a bare reply skeleton: a challenge made only of them is an
 # echo ("challenge", "explain", "question", "...").
 _SCHEMA_WORDS = frozenset(
@@ -154,6 +158,8 @@ class ChallengeChecks:
         """Why `challenge` is not a challenge a learner should see, or None."""
         if _PLACEHOLDER.search(challenge):
             return "it was a placeholder from the request, not a question"
+        if _MACHINE_ID.search(challenge):
+            return "it was made of ids or markup, not a question"
         words = normalise_words(challenge)
         if words and all(w in _SCHEMA_WORDS for w in words):
             return "it repeated the request's own words, not a question"

@@ -31,6 +31,10 @@ MESSAGES = tier1_messages("Natural selection", "Body of the note.", ["One point.
         ("<one question>", "placeholder"),
         ("Question: <your question here>", "placeholder"),
         ("Why does <concept> matter?", "placeholder"),
+        # Seen from SmolLM2 in CI: tag-like ids, no question (shown to the learner, once).
+        ("<jb-challenge-6008c1c2f815f9ca98b8d00b890507e47a92975f1443c3c4c-jb-challenge-"
+         "6008c1c2f815f9ca98b8d00b890507e47a92975f1443c3c-16728d458b9c55bac312d12f2e7?",
+         "ids or markup"),
         ("challenge", "own words"),
         ("What it is not", "neither a question nor a task"),
         ("Why?", "too short"),
