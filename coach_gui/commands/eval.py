@@ -105,13 +105,11 @@ def _print(run: EvalRun, learners: Sequence[ArmAgreement]) -> None:
     print(f"{'':{width}}{first:>15}{second:>15}")
     for label, on, off in rows:
         print(f"{label:{width}}{on:>15}{off:>15}")
-    by_arm = {figures.arm: figures for figures in learners}
-    cells = []
-    for arm in (first, second):
-        mine = by_arm.get(arm)
-        share = None if mine is None else mine.agreement
-        cells.append("–" if share is None or mine is None else f"{share:.0%} of {mine.judged}")
-    print(f"{'agrees with you':{width}}{cells[0]:>15}{cells[1]:>15}")
+    shares = {
+        a.arm: f"{a.agreement:.0%} of {a.judged}" for a in learners if a.agreement is not None
+    }
+    mine, theirs = shares.get(first, "–"), shares.get(second, "–")
+    print(f"{'agrees with you':{width}}{mine:>15}{theirs:>15}")
 
 
 def run(args: argparse.Namespace, house: House) -> int:
